@@ -1,0 +1,271 @@
+#include "boo/ops/conv_problem.h"
+
+#include <string_view>
+
+#include "boo/core/strings.h"
+
+namespace boo::ops {
+namespace {
+
+using core::DType;
+using core::invalid_argument;
+using core::Layout;
+using core::Status;
+
+// MIOpen flag names per spatial dim, outermost first, for the last `dims` of D, H, W.
+struct SpatialFlags {
+  const char* input[3];
+  const char* filter[3];
+  const char* pad[3];
+  const char* stride[3];
+  const char* dilation[3];
+  const char* out_pad[3];
+};
+constexpr SpatialFlags kFlags = {
+    {"-!", "-H", "-W"}, {"-@", "-y", "-x"}, {"-$", "-p", "-q"},
+    {"-#", "-u", "-v"}, {"-^", "-l", "-j"}, {"-%", "-Y", "-X"}};
+
+// Flag for spatial index i of a problem with `dims` spatial dims (1D uses the W flags).
+const char* flag_at(const char* const (&names)[3], int dims, size_t i) {
+  return names[3 - dims + static_cast<int>(i)];
+}
+
+std::string_view dtype_command(DType t) {
+  switch (t) {
+    case DType::kF16: return "convfp16";
+    case DType::kBF16: return "convbfp16";
+    default: return "conv";
+  }
+}
+
+std::string join_x(const std::vector<int64_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? "x" : "") + std::to_string(v[i]);
+  return out;
+}
+
+Status check_min(std::string_view flag, int64_t v, int64_t min) {
+  if (v < min) {
+    return invalid_argument(std::string(flag) + ": must be >= " + std::to_string(min) + ", got " +
+                            std::to_string(v));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string_view conv_direction_name(ConvDirection d) {
+  switch (d) {
+    case ConvDirection::kForward: return "fwd";
+    case ConvDirection::kBackwardData: return "bwd";
+    case ConvDirection::kBackwardWeight: return "wrw";
+  }
+  return "?";
+}
+
+std::vector<int64_t> ConvProblem::output() const {
+  std::vector<int64_t> out(input.size());
+  for (size_t i = 0; i < input.size(); ++i) {
+    const int64_t span = input[i] + 2 * padding[i] - dilation[i] * (filter[i] - 1) - 1;
+    // Floor division that stays correct for a negative span (reported by validate()).
+    out[i] = (span >= 0 ? span / stride[i] : -((-span + stride[i] - 1) / stride[i])) + 1;
+  }
+  return out;
+}
+
+Status ConvProblem::validate_fields() const {
+  if (spatial_dims < 1 || spatial_dims > 3) {
+    return invalid_argument("--spatial_dim: must be 1, 2 or 3, got " +
+                            std::to_string(spatial_dims));
+  }
+  const size_t dims = static_cast<size_t>(spatial_dims);
+  if (input.size() != dims || filter.size() != dims || stride.size() != dims ||
+      padding.size() != dims || dilation.size() != dims) {
+    return core::internal_error("ConvProblem spatial vectors do not have spatial_dims entries");
+  }
+  BOO_RETURN_IF_ERROR(check_min("-n", n, 1));
+  BOO_RETURN_IF_ERROR(check_min("-c", c, 1));
+  BOO_RETURN_IF_ERROR(check_min("-k", k, 1));
+  BOO_RETURN_IF_ERROR(check_min("-g", groups, 1));
+  for (size_t i = 0; i < dims; ++i) {
+    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.input, spatial_dims, i), input[i], 1));
+    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.filter, spatial_dims, i), filter[i], 1));
+    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.stride, spatial_dims, i), stride[i], 1));
+    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.pad, spatial_dims, i), padding[i], 0));
+    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.dilation, spatial_dims, i), dilation[i], 1));
+    // Keep 2 * pad + dilation * filter far from overflow before computing the output size.
+    constexpr int64_t kMaxExtent = int64_t{1} << 40;
+    if (input[i] > kMaxExtent || filter[i] > kMaxExtent || padding[i] > kMaxExtent ||
+        dilation[i] > kMaxExtent || stride[i] > kMaxExtent) {
+      return invalid_argument(std::string(flag_at(kFlags.input, spatial_dims, i)) +
+                              ": spatial sizes above 2^40 are not supported");
+    }
+  }
+  if (c % groups != 0) {
+    return invalid_argument("-c " + std::to_string(c) + " is not divisible by -g " +
+                            std::to_string(groups));
+  }
+  if (k % groups != 0) {
+    return invalid_argument("-k " + std::to_string(k) + " is not divisible by -g " +
+                            std::to_string(groups));
+  }
+  return Status::ok();
+}
+
+Status ConvProblem::validate() const {
+  BOO_RETURN_IF_ERROR(validate_fields());
+  const size_t dims = static_cast<size_t>(spatial_dims);
+  const std::vector<int64_t> out = output();
+  for (size_t i = 0; i < dims; ++i) {
+    if (out[i] < 1) {
+      return invalid_argument(
+          "output size " + std::to_string(out[i]) + " <= 0 along " +
+          flag_at(kFlags.input, spatial_dims, i) + " " + std::to_string(input[i]) +
+          ": the dilated filter (" + flag_at(kFlags.filter, spatial_dims, i) + " " +
+          std::to_string(filter[i]) + ", dilation " + std::to_string(dilation[i]) +
+          ") is larger than the padded input (padding " + std::to_string(padding[i]) + ")");
+    }
+  }
+  // Element counts of every tensor, and the FLOP count's integer part, must fit in 64 bits.
+  for (const auto& [name, desc] : {std::pair{"input", x_desc()}, std::pair{"filter", w_desc()},
+                                   std::pair{"output", y_desc()}}) {
+    auto count = core::checked_product(desc.dims);
+    if (!count) {
+      return invalid_argument(std::string(name) + " tensor " + core::format_shape(desc.dims) +
+                              ": element count overflows 64 bits");
+    }
+  }
+  if (core::is_fp8(dtype)) {
+    return core::unsupported("fp8 convolutions are not supported (dtype " +
+                             std::string(core::dtype_name(dtype)) + ")");
+  }
+  if (math == core::MathMode::kTF32 && dtype != DType::kF32) {
+    return invalid_argument("--math tf32 applies to fp32 convolutions only (this one is " +
+                            std::string(core::dtype_name(dtype)) + ")");
+  }
+  if ((bias || activation != Activation::kNone) &&
+      (direction != ConvDirection::kForward || transposed)) {
+    return invalid_argument(
+        "-b/--activation: bias and activation are fused into the forward pass of -m conv only "
+        "(this problem is " +
+        std::string(conv_direction_name(direction)) + (transposed ? " of -m trans" : "") + ")");
+  }
+  return Status::ok();
+}
+
+core::TensorDesc ConvProblem::x_desc() const {
+  return core::make_nc_spatial_tensor(dtype, n, c, input, in_layout);
+}
+
+core::TensorDesc ConvProblem::w_desc() const {
+  return core::make_nc_spatial_tensor(dtype, k, c / groups, filter, fil_layout);
+}
+
+core::TensorDesc ConvProblem::y_desc() const {
+  return core::make_nc_spatial_tensor(dtype, n, k, output(), out_layout);
+}
+
+double ConvProblem::flops() const {
+  double f = 2.0 * static_cast<double>(n) * static_cast<double>(k) *
+             static_cast<double>(c / groups);
+  for (int64_t o : output()) f *= static_cast<double>(o);
+  for (int64_t r : filter) f *= static_cast<double>(r);
+  return f;
+}
+
+int64_t ConvProblem::min_bytes() const {
+  int64_t elements = x_desc().element_count() + w_desc().element_count() +
+                     y_desc().element_count() + (bias ? k : 0);
+  return elements * core::dtype_bytes(dtype);
+}
+
+std::string ConvProblem::key() const {
+  static constexpr char kInLetters[] = "dhw";
+  static constexpr char kFilLetters[] = "zyx";
+  const int first = 3 - spatial_dims;
+  std::string s = "conv" + std::to_string(spatial_dims) + "d_" +
+                  std::string(core::dtype_name(dtype)) +
+                  (math == core::MathMode::kTF32 ? "_tf32_" : "_f32acc_") +
+                  std::string(conv_direction_name(direction)) + (transposed ? ".trans" : "") +
+                  "_n" + std::to_string(n) + "c" + std::to_string(c);
+  for (int i = 0; i < spatial_dims; ++i) s += kInLetters[first + i] + std::to_string(input[i]);
+  s += "_k" + std::to_string(k);
+  for (int i = 0; i < spatial_dims; ++i) s += kFilLetters[first + i] + std::to_string(filter[i]);
+  s += "_s" + join_x(stride) + "p" + join_x(padding) + "d" + join_x(dilation);
+  s += "_g" + std::to_string(groups) + "_" +
+       core::to_lower(core::layout_name(in_layout, spatial_dims)) + "." +
+       core::to_lower(core::layout_name(fil_layout, spatial_dims)) + "." +
+       core::to_lower(core::layout_name(out_layout, spatial_dims));
+  s += std::string(bias ? "_bias." : "_nobias.") + std::string(activation_name(activation));
+  return s;
+}
+
+std::string ConvProblem::to_command() const {
+  // A transposed problem prints the command of the transposed convolution the user wrote:
+  // input/output and C/K swap back, and the output padding is what makes the sizes agree.
+  const std::vector<int64_t> out = output();
+  const std::vector<int64_t>& in_sizes = transposed ? out : input;
+  const int64_t in_c = transposed ? k : c;
+  const int64_t out_c = transposed ? c : k;
+  const Layout cmd_in = transposed ? out_layout : in_layout;
+  const Layout cmd_out = transposed ? in_layout : out_layout;
+  int forw = direction == ConvDirection::kForward ? 1
+             : direction == ConvDirection::kBackwardData ? 2 : 4;
+  if (transposed && direction != ConvDirection::kBackwardWeight) forw = 3 - forw;
+
+  // MIOpen has no 1D flags: a 1D problem is a 2D one with H = 1 (DESIGN.md §2).
+  const int cmd_dims = spatial_dims == 1 ? 2 : spatial_dims;
+  auto at = [&](const std::vector<int64_t>& v, int i, int64_t unit) {
+    return spatial_dims == 1 ? (i == 0 ? unit : v[0]) : v[i];
+  };
+  std::string s(dtype_command(dtype));
+  if (spatial_dims == 3) s += " --spatial_dim 3";
+  s += " -n " + std::to_string(n) + " -c " + std::to_string(in_c);
+  for (int i = 0; i < cmd_dims; ++i) {
+    s += std::string(" ") + kFlags.input[3 - cmd_dims + i] + " " +
+         std::to_string(at(in_sizes, i, 1));
+  }
+  s += " -k " + std::to_string(out_c);
+  for (int i = 0; i < cmd_dims; ++i) {
+    s += std::string(" ") + kFlags.filter[3 - cmd_dims + i] + " " +
+         std::to_string(at(filter, i, 1));
+  }
+  for (int i = 0; i < cmd_dims; ++i) {
+    s += std::string(" ") + kFlags.pad[3 - cmd_dims + i] + " " + std::to_string(at(padding, i, 0));
+  }
+  for (int i = 0; i < cmd_dims; ++i) {
+    s += std::string(" ") + kFlags.stride[3 - cmd_dims + i] + " " +
+         std::to_string(at(stride, i, 1));
+  }
+  for (int i = 0; i < cmd_dims; ++i) {
+    s += std::string(" ") + kFlags.dilation[3 - cmd_dims + i] + " " +
+         std::to_string(at(dilation, i, 1));
+  }
+  if (transposed) {
+    s += " -m trans";
+    for (int i = 0; i < cmd_dims; ++i) {
+      // input_m = (out_m - 1) * s - 2p + d (f - 1) + 1 + output_pad.
+      int64_t pad_out = 0;
+      if (spatial_dims != 1 || i == 1) {
+        const int j = spatial_dims == 1 ? 0 : i;
+        pad_out = input[j] - ((out[j] - 1) * stride[j] - 2 * padding[j] +
+                              dilation[j] * (filter[j] - 1) + 1);
+      }
+      s += std::string(" ") + kFlags.out_pad[3 - cmd_dims + i] + " " + std::to_string(pad_out);
+    }
+  } else {
+    s += " -m conv";
+  }
+  s += " -g " + std::to_string(groups) + " -F " + std::to_string(forw);
+  if (bias) s += " -b 1";
+  if (activation != Activation::kNone) {
+    s += " --activation " + std::string(activation_name(activation));
+  }
+  if (dtype == DType::kF32) s += " --math " + std::string(core::math_mode_name(math));
+  s += " --in_layout " + core::layout_name(cmd_in, cmd_dims) + " --out_layout " +
+       core::layout_name(cmd_out, cmd_dims) + " --fil_layout " +
+       core::layout_name(fil_layout, cmd_dims);
+  return s;
+}
+
+}  // namespace boo::ops

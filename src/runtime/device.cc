@@ -1,0 +1,57 @@
+#include "boo/runtime/device.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+namespace boo::runtime {
+
+core::Expected<std::vector<DeviceInfo>> list_devices() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err == cudaErrorInsufficientDriver) {
+    return core::unavailable("no usable CUDA GPU: the NVIDIA driver is missing or older than the "
+                             "CUDA " + cuda_runtime_version() + " runtime (" +
+                             cudaGetErrorName(err) + ")");
+  }
+  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
+    return core::unavailable("no usable CUDA GPU: no CUDA device is visible (check "
+                             "CUDA_VISIBLE_DEVICES and nvidia-smi)");
+  }
+  if (err != cudaSuccess) {
+    return core::unavailable(std::string("no usable CUDA GPU: ") + cudaGetErrorString(err) +
+                             " (" + cudaGetErrorName(err) + ")");
+  }
+  std::vector<DeviceInfo> out;
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    const cudaError_t e = cudaGetDeviceProperties(&prop, i);
+    if (e != cudaSuccess) {
+      return core::unavailable("cudaGetDeviceProperties(" + std::to_string(i) +
+                               ") failed: " + cudaGetErrorString(e));
+    }
+    DeviceInfo d;
+    d.index = i;
+    d.name = prop.name;
+    d.cc_major = prop.major;
+    d.cc_minor = prop.minor;
+    d.sm_count = prop.multiProcessorCount;
+    d.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+    d.l2_bytes = prop.l2CacheSize;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::string describe(const DeviceInfo& d) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "%s (sm_%d%d, %d SMs, %.1f GiB)", d.name.c_str(), d.cc_major,
+                d.cc_minor, d.sm_count, static_cast<double>(d.memory_bytes) / (1ull << 30));
+  return buf;
+}
+
+std::string cuda_runtime_version() {
+  return std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10);
+}
+
+}  // namespace boo::runtime

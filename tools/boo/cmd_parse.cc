@@ -1,0 +1,98 @@
+// `boo parse`: what boo understands of a command: key, canonical command, FLOPs, minimum bytes
+// and the roofline floor on an H100.
+#include <cstdio>
+
+#include "boo/ops/problem.h"
+#include "command_source.h"
+#include "format.h"
+#include "subcommands.h"
+
+namespace boo::cli {
+namespace {
+
+struct ParseOptions {
+  std::string commands_file;
+  std::vector<std::string> words;
+  bool keys_only = false;
+};
+
+std::string peak_name(const ops::Problem& p, const ops::Ceilings& c) {
+  const double peak = ops::peak_tflops(p, c);
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "%.1f TFLOP/s", peak);
+  return buf;
+}
+
+void print_problem(const ops::Problem& p, const ops::Ceilings& c) {
+  const double flops = ops::flops(p);
+  const double bytes = static_cast<double>(ops::min_bytes(p));
+  const double compute_us = flops / (ops::peak_tflops(p, c) * 1e12) * 1e6;
+  const double memory_us = bytes / (c.bandwidth_gbs * 1e9) * 1e6;
+  std::printf("  key      %s\n", ops::key(p).c_str());
+  std::printf("  command  %s\n", ops::to_command(p).c_str());
+  std::printf("  flops    %s\n", with_unit(flops, "FLOP").c_str());
+  std::printf("  bytes    %s (each operand crosses HBM once)\n", with_unit(bytes, "B").c_str());
+  std::printf("  floor    %s on H100 SXM, %s-bound (compute %s at %s, memory %s at %.0f GB/s)\n",
+              micros(ops::floor_us(p, c)).c_str(), compute_us >= memory_us ? "compute" : "memory",
+              micros(compute_us).c_str(), peak_name(p, c).c_str(), micros(memory_us).c_str(),
+              c.bandwidth_gbs);
+}
+
+int run_parse(const ParseOptions& opt) {
+  auto source = load_commands(opt.words, opt.commands_file);
+  if (!source) {
+    std::fprintf(stderr, "boo parse: error: %s\n", source.status().message().c_str());
+    return 2;
+  }
+  const ops::Ceilings ceilings = ops::Ceilings::h100_sxm_datasheet();
+  int errors = 0;
+  for (const SourcedCommand& cmd : source->commands) {
+    if (!cmd.parsed) {
+      print_error(cmd.source, cmd.parsed.status());
+      ++errors;
+      continue;
+    }
+    for (const ops::Problem& p : cmd.parsed->problems) {
+      if (opt.keys_only) {
+        std::printf("%s\n", ops::key(p).c_str());
+        continue;
+      }
+      std::printf("%s: %s\n", cmd.source.c_str(), cmd.text.c_str());
+      print_problem(p, ceilings);
+      if (cmd.weight != 1) std::printf("  weight   %lld\n", static_cast<long long>(cmd.weight));
+    }
+    if (!opt.keys_only) {
+      for (const std::string& note : cmd.parsed->notes) std::printf("  note     %s\n", note.c_str());
+    }
+  }
+  for (const std::string& note : source->notes) std::fprintf(stderr, "boo: note: %s\n", note.c_str());
+  if (errors > 0) {
+    std::fprintf(stderr, "boo parse: %d of %zu commands failed to parse\n", errors,
+                 source->commands.size());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Run add_parse_command(CLI::App& app) {
+  auto opt = std::make_shared<ParseOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "parse",
+      "Print what boo understands of each command: its problem key, canonical command, FLOPs,\n"
+      "minimum bytes moved and the roofline floor on an H100 SXM5. The floor is\n"
+      "max(FLOPs / peak, bytes / 3350 GB/s) with NVIDIA's datasheet peaks (dense): fp8 1978.9,\n"
+      "bf16/fp16 989.4, tf32 494.7, fp32 66.9 TFLOP/s (layer norm: fp32 rate). Benchmarks\n"
+      "measure these ceilings instead.");
+  sub->add_option("--commands-file", opt->commands_file,
+                  "A file of commands (.txt with # comments, .tsv, hipBLASLt or cuBLASLt log)");
+  sub->add_flag("--keys", opt->keys_only, "Print only the problem keys, one per line");
+  sub->prefix_command();
+  return [opt, sub] {
+    opt->words = sub->remaining();
+    return run_parse(*opt);
+  };
+}
+
+}  // namespace boo::cli

@@ -1,0 +1,30 @@
+// `boo`: the command line of boo. One source file per subcommand (DESIGN.md §1).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+
+#include "boo/core/build_info.h"
+#include "subcommands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "boo (bag of ops): fast convolutions, GEMMs and layer norms for NVIDIA Hopper GPUs.\n"
+      "Give it a MIOpenDriver command, a hipBLASLt or cuBLASLt log line, or a file of them."};
+  app.set_version_flag("--version", std::string("boo ") + boo::core::kBooVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  boo parse convbfp16 -n 128 -c 128 -H 24 -W 48 -k 384 -y 1 -x 1 -F 1 --in_layout NHWC\n"
+      "  boo driver --commands-file bench/workloads/layernorm_public.txt\n"
+      "Run 'boo <subcommand> --help' for a subcommand's options.");
+  const boo::cli::Run run_parse = boo::cli::add_parse_command(app);
+  const boo::cli::Run run_driver = boo::cli::add_driver_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (app.got_subcommand("parse")) return run_parse();
+  if (app.got_subcommand("driver")) return run_driver();
+  return 1;
+}
