@@ -95,10 +95,21 @@ Status ConvProblem::validate_fields() const {
     BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.dilation, spatial_dims, i), dilation[i], 1));
     // Keep 2 * pad + dilation * filter far from overflow before computing the output size.
     constexpr int64_t kMaxExtent = int64_t{1} << 40;
-    if (input[i] > kMaxExtent || filter[i] > kMaxExtent || padding[i] > kMaxExtent ||
-        dilation[i] > kMaxExtent || stride[i] > kMaxExtent) {
-      return invalid_argument(std::string(flag_at(kFlags.input, spatial_dims, i)) +
-                              ": spatial sizes above 2^40 are not supported");
+    for (const auto& [names, v] :
+         {std::pair{&kFlags.input, input[i]}, std::pair{&kFlags.filter, filter[i]},
+          std::pair{&kFlags.pad, padding[i]}, std::pair{&kFlags.dilation, dilation[i]},
+          std::pair{&kFlags.stride, stride[i]}}) {
+      if (v > kMaxExtent) {
+        return invalid_argument(std::string(flag_at(*names, spatial_dims, i)) + " " +
+                                std::to_string(v) + ": spatial sizes above 2^40 are not supported");
+      }
+    }
+    int64_t dilated = 0;
+    if (__builtin_mul_overflow(dilation[i], filter[i] - 1, &dilated) || dilated > kMaxExtent) {
+      return invalid_argument(
+          std::string(flag_at(kFlags.filter, spatial_dims, i)) + " " + std::to_string(filter[i]) +
+          " with " + flag_at(kFlags.dilation, spatial_dims, i) + " " + std::to_string(dilation[i]) +
+          ": a dilated filter above 2^40 is not supported");
     }
   }
   if (c % groups != 0) {
@@ -126,13 +137,43 @@ Status ConvProblem::validate() const {
           ") is larger than the padded input (padding " + std::to_string(padding[i]) + ")");
     }
   }
-  // Element counts of every tensor, and the FLOP count's integer part, must fit in 64 bits.
-  for (const auto& [name, desc] : {std::pair{"input", x_desc()}, std::pair{"filter", w_desc()},
-                                   std::pair{"output", y_desc()}}) {
-    auto count = core::checked_product(desc.dims);
-    if (!count) {
-      return invalid_argument(std::string(name) + " tensor " + core::format_shape(desc.dims) +
-                              ": element count overflows 64 bits");
+  // Element counts of every tensor, and their total in bytes, must fit in 64 bits. The dims are
+  // checked before a TensorDesc is built: its strides would overflow first.
+  auto spatial_flags = [&](const char* const(&names)[3], const std::vector<int64_t>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) {
+      s += std::string(" ") + flag_at(names, spatial_dims, i) + " " + std::to_string(v[i]);
+    }
+    return s;
+  };
+  auto with_spatial = [](std::vector<int64_t> dims, const std::vector<int64_t>& spatial) {
+    dims.insert(dims.end(), spatial.begin(), spatial.end());
+    return dims;
+  };
+  const std::string nc = "-n " + std::to_string(n) + " -c " + std::to_string(c);
+  const std::string kcg =
+      "-k " + std::to_string(k) + " -c " + std::to_string(c) + " -g " + std::to_string(groups);
+  struct Operand {
+    const char* name;
+    std::vector<int64_t> dims;
+    std::string flags;
+  };
+  const Operand operands[] = {
+      {"input", with_spatial({n, c}, input), nc + spatial_flags(kFlags.input, input)},
+      {"filter", with_spatial({k, c / groups}, filter), kcg + spatial_flags(kFlags.filter, filter)},
+      {"output", with_spatial({n, k}, out),
+       "-n " + std::to_string(n) + " -k " + std::to_string(k) + " (output sizes " + join_x(out) +
+           ")"}};
+  const int64_t elem_bytes = core::dtype_bytes(dtype);
+  int64_t total = bias ? k : 0;
+  for (const Operand& o : operands) {
+    auto count = core::checked_product(o.dims);
+    int64_t bytes = 0;
+    if (!count || __builtin_add_overflow(total, *count, &total) ||
+        __builtin_mul_overflow(total, elem_bytes, &bytes)) {
+      return invalid_argument(std::string(o.name) + " tensor " + core::format_shape(o.dims) +
+                              " of " + o.flags +
+                              ": element count (or all operands' bytes) overflows 64 bits");
     }
   }
   if (core::is_fp8(dtype)) {

@@ -21,7 +21,8 @@ Status check_min(std::string_view field, int64_t v, int64_t min, std::string_vie
   return Status::ok();
 }
 
-// Elements one operand's buffer spans: ld * (cols - 1) + rows + stride * (batch - 1).
+// Elements one operand's buffer spans: ld * (cols - 1) + rows + stride * (batch - 1). `name` is
+// the operand's letter (A, B, C, D); its fields are ld<x> and stride_<x>.
 Status check_span(std::string_view name, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
                   int64_t batch) {
   int64_t span = 0;
@@ -29,9 +30,11 @@ Status check_span(std::string_view name, int64_t rows, int64_t cols, int64_t ld,
   int64_t b = 0;
   if (__builtin_mul_overflow(ld, cols - 1, &a) || __builtin_mul_overflow(stride, batch - 1, &b) ||
       __builtin_add_overflow(a, rows, &span) || __builtin_add_overflow(span, b, &span)) {
-    return invalid_argument(std::string(name) +
-                            ": buffer size overflows 64 bits (leading dimension x columns + "
-                            "stride x batch)");
+    const std::string x = core::to_lower(name);
+    return invalid_argument(std::string(name) + ": buffer size overflows 64 bits (ld" + x + " " +
+                            std::to_string(ld) + " x " + std::to_string(cols) +
+                            " columns + stride_" + x + " " + std::to_string(stride) +
+                            " x batch_count " + std::to_string(batch) + ")");
   }
   return Status::ok();
 }
@@ -95,7 +98,8 @@ Status GemmProblem::validate() const {
   if (batch > 1) {
     int64_t d_matrix = 0;
     if (__builtin_mul_overflow(ldd, n, &d_matrix)) {
-      return invalid_argument("ldd x N overflows 64 bits");
+      return invalid_argument("ldd " + std::to_string(ldd) + " x N " + std::to_string(n) +
+                              " overflows 64 bits");
     }
     BOO_RETURN_IF_ERROR(check_min("stride_d", stride_d, d_matrix,
                                   "ldd x N, so that the batch's outputs do not overlap"));
@@ -109,7 +113,9 @@ Status GemmProblem::validate() const {
   int64_t mnk = 0;
   if (__builtin_mul_overflow(m, n, &mnk) || __builtin_mul_overflow(mnk, k, &mnk) ||
       __builtin_mul_overflow(mnk, batch, &mnk)) {
-    return invalid_argument("M x N x K x batch_count overflows 64 bits");
+    return invalid_argument("M " + std::to_string(m) + " x N " + std::to_string(n) + " x K " +
+                            std::to_string(k) + " x batch_count " + std::to_string(batch) +
+                            " overflows 64 bits");
   }
 
   const std::string types = "a_type " + std::string(hipblaslt_type_name(a_type)) + ", b_type " +

@@ -31,8 +31,13 @@ Status LayerNormProblem::validate() const {
                               std::to_string(d));
     }
   }
-  if (!core::checked_product(shape)) {
-    return invalid_argument("-X " + shape_text(shape) + ": element count overflows 64 bits");
+  // Every operand's bytes (up to 3 tensors of the shape, 8 bytes of stats per row) must fit in
+  // 64 bits, so that min_bytes() and the kernels' offsets cannot overflow.
+  auto elems = core::checked_product(shape);
+  int64_t bytes = 0;
+  if (!elems || __builtin_mul_overflow(*elems, 4 * core::dtype_bytes(dtype) + 8, &bytes)) {
+    return invalid_argument("-X " + shape_text(shape) +
+                            ": element count (or the operands' bytes) overflows 64 bits");
   }
   if (normalized_dim < 0 || normalized_dim >= static_cast<int>(shape.size())) {
     return invalid_argument("-o: the first normalized dim must be in [0, " +

@@ -36,7 +36,9 @@ Expected<KeyValues> split_pairs(std::string_view text, std::string_view where) {
     std::string value;
     if (i < text.size() && text[i] == '[') {
       const size_t close = text.find(']', i);
-      if (close == std::string_view::npos) {
+      // A '[' before the ']' opens the next key's brackets: this key's are not closed.
+      const size_t reopen = text.find('[', i + 1);
+      if (close == std::string_view::npos || reopen < close) {
         return invalid_argument(std::string(where) + ": truncated: '" + key +
                                 "=[' has no closing ']'");
       }
@@ -147,6 +149,15 @@ Expected<ParsedCommand> parse_cublaslt_line(std::string_view line) {
   auto flip = [](ops::Transpose t) {
     return t == ops::Transpose::kN ? ops::Transpose::kT : ops::Transpose::kN;
   };
+  // The layouts as logged, for messages.
+  auto logged = [](std::string_view desc, const Layout& l) {
+    return std::string(desc) + " rows=" + std::to_string(l.rows) +
+           " cols=" + std::to_string(l.cols);
+  };
+  const std::string a_logged = logged("Adesc", a) + (a.row_major ? " ORDER_ROW" : "") +
+                               (g.trans_a == ops::Transpose::kT ? " (transa=OP_T)" : "");
+  const std::string b_logged = logged("Bdesc", b) + (b.row_major ? " ORDER_ROW" : "") +
+                               (g.trans_b == ops::Transpose::kT ? " (transb=OP_T)" : "");
   if (a.row_major) {
     std::swap(a.rows, a.cols);
     g.trans_a = flip(g.trans_a);
@@ -165,21 +176,23 @@ Expected<ParsedCommand> parse_cublaslt_line(std::string_view line) {
   const int64_t b_k = g.trans_b == ops::Transpose::kN ? b.rows : b.cols;
   const int64_t b_n = g.trans_b == ops::Transpose::kN ? b.cols : b.rows;
   if (a_m != g.m || b_k != g.k || b_n != g.n || c.rows != g.m || c.cols != g.n) {
-    return invalid_argument("inconsistent layouts: D is " + std::to_string(g.m) + "x" +
-                            std::to_string(g.n) + " but op(A) is " + std::to_string(a_m) + "x" +
-                            std::to_string(g.k) + ", op(B) " + std::to_string(b_k) + "x" +
-                            std::to_string(b_n) + ", C " + std::to_string(c.rows) + "x" +
-                            std::to_string(c.cols));
+    return invalid_argument("inconsistent layouts: " + logged("Ddesc", d) + " (M x N) but " +
+                            a_logged + " gives op(A) " + std::to_string(a_m) + "x" +
+                            std::to_string(g.k) + ", " + b_logged + " gives op(B) " +
+                            std::to_string(b_k) + "x" + std::to_string(b_n) + ", " +
+                            logged("Cdesc", c));
   }
   g.lda = a.ld;
   g.ldb = b.ld;
   g.ldc = c.ld;
   g.ldd = d.ld;
   g.batch = d.batch;
-  for (const Layout* l : {&a, &b, &c}) {
+  for (const auto& [desc, l] :
+       {std::pair{"Adesc", &a}, std::pair{"Bdesc", &b}, std::pair{"Cdesc", &c}}) {
     if (l->batch != d.batch) {
-      return invalid_argument("batchCount differs between layouts (" + std::to_string(l->batch) +
-                              " and Ddesc's " + std::to_string(d.batch) + ")");
+      return invalid_argument(std::string("batchCount differs between layouts: ") + desc +
+                              " batchCount=" + std::to_string(l->batch) +
+                              ", Ddesc batchCount=" + std::to_string(d.batch));
     }
   }
   g.stride_a = a.stride;

@@ -276,8 +276,18 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
                                 "smaller than the stride " + std::to_string(p.stride[i]) +
                                 ", got " + std::to_string(out_pad[i]));
       }
-      m.input[i] = p.stride[i] * (p.input[i] - 1) + p.dilation[i] * (p.filter[i] - 1) + 1 -
-                   2 * p.padding[i] + out_pad[i];
+      // validate_fields() bounds every term by 2^40; the products can still overflow.
+      int64_t grown = 0;
+      int64_t dilated = 0;
+      if (__builtin_mul_overflow(p.stride[i], p.input[i] - 1, &grown) ||
+          __builtin_mul_overflow(p.dilation[i], p.filter[i] - 1, &dilated) ||
+          __builtin_add_overflow(grown, dilated, &m.input[i]) ||
+          __builtin_add_overflow(m.input[i], 1 - 2 * p.padding[i] + out_pad[i], &m.input[i])) {
+        return invalid_argument("output size of -m trans overflows 64 bits along " +
+                                f.spelled(names.in[first + i]) + " " + std::to_string(p.input[i]) +
+                                " and " + f.spelled(names.stride[first + i]) + " " +
+                                std::to_string(p.stride[i]));
+      }
       if (m.input[i] < 1) {
         return invalid_argument("output size " + std::to_string(m.input[i]) + " <= 0 along " +
                                 f.spelled(names.in[first + i]) + " " +

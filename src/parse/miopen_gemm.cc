@@ -99,7 +99,14 @@ Expected<ParsedCommand> parse_miopen_gemm(std::string_view op, std::span<const s
     g.ldc = g.ldd = n;
   }
   if (g.batch > 1) {
-    auto size = [](int64_t a, int64_t b) -> Expected<int64_t> { return core::checked_mul(a, b); };
+    auto size = [&](int64_t a, int64_t b) -> Expected<int64_t> {
+      auto r = core::checked_mul(a, b);
+      if (r) return r;
+      return invalid_argument(f.spelled("batch_count") + " " + std::to_string(g.batch) +
+                              ": the batch stride of -m " + std::to_string(m) + " -n " +
+                              std::to_string(n) + " -k " + std::to_string(k) +
+                              " overflows 64 bits");
+    };
     BOO_ASSIGN_OR_RETURN(g.stride_a, size(g.m, g.k));
     BOO_ASSIGN_OR_RETURN(g.stride_b, size(g.k, g.n));
     BOO_ASSIGN_OR_RETURN(g.stride_c, size(g.m, g.n));

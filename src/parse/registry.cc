@@ -1,5 +1,7 @@
 #include "boo/parse/registry.h"
 
+#include <cstdio>
+
 #include "boo/core/strings.h"
 #include "boo/parse/cublaslt_log.h"
 #include "boo/parse/hipblaslt_log.h"
@@ -29,6 +31,15 @@ std::vector<std::string> Registry::op_names() const {
 Expected<ParsedCommand> Registry::parse(std::string_view line) const {
   const std::string_view t = core::trim(line);
   if (t.empty()) return invalid_argument("empty command");
+  for (size_t i = 0; i < t.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(t[i]);
+    if (ch < 0x20 && ch != '\t') {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "0x%02x", ch);
+      return invalid_argument("a command is one line of text; found the control character " +
+                              std::string(hex) + " at column " + std::to_string(i + 1));
+    }
+  }
   if (is_hipblaslt_line(t)) return parse_hipblaslt_line(t);
   if (is_cublaslt_line(t)) return parse_cublaslt_line(t);
   const std::vector<std::string> words = core::split_words(t);

@@ -39,8 +39,9 @@ Expected<FlowMapping> parse_flow_mapping(std::string_view line) {
     if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
       unquoted = v.substr(1, v.size() - 2);
     }
-    if (!out.values.emplace(k, unquoted).second) {
-      return invalid_argument("malformed YAML: field '" + k + "' appears twice");
+    if (auto [it, inserted] = out.values.emplace(k, unquoted); !inserted) {
+      return invalid_argument("malformed YAML: field '" + k + "' appears twice (" +
+                              core::quote(it->second) + " and " + core::quote(unquoted) + ")");
     }
     out.order.push_back(k);
     key.clear();
@@ -60,8 +61,10 @@ Expected<FlowMapping> parse_flow_mapping(std::string_view line) {
       quote = ch;
       (in_value ? value : key) += ch;
     } else if (ch == '{' || ch == '[' || ch == ']') {
-      return invalid_argument(std::string("malformed YAML: nested '") + ch +
-                              "' values are not supported");
+      const std::string field(core::trim(key));
+      return invalid_argument(std::string("malformed YAML: ") +
+                              (in_value ? "field '" + field + "': " : std::string()) + "nested '" +
+                              ch + "' values are not supported");
     } else if (ch == ':' && !in_value) {
       in_value = true;
     } else if (ch == ',') {

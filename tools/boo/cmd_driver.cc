@@ -48,17 +48,30 @@ RunPlan plan_for(const DriverOptions& o, const parse::RunOptions& cmd) {
   return p;
 }
 
-// "y: (128, 384, 24, 48) NHWC bf16 sum=.. absmax=.. rms=.."
+// "y: (128, 24, 48, 384) NHWC bf16 sum=.. absmax=.. rms=..": dims in memory order, as BOO's
+// driver prints a tensor's size.
 std::string describe_output(const ops::Problem& p, const reference::NamedTensor& t) {
-  std::string layout;
-  if (const auto* c = std::get_if<ops::ConvProblem>(&p)) {
-    const core::Layout l = t.name == "dw" ? c->fil_layout
-                           : t.name == "dx" || t.name == "x" ? c->in_layout
-                                                             : c->out_layout;
-    layout = " " + core::layout_name(l, c->spatial_dims);
+  const core::TensorDesc& d = t.tensor.desc;
+  std::string shape;
+  if (const auto* g = std::get_if<ops::GemmProblem>(&p)) {
+    shape = "M=" + std::to_string(g->m) + " N=" + std::to_string(g->n) +
+            " batch=" + std::to_string(g->batch) + " column-major";
+  } else {
+    std::vector<size_t> order(d.dims.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return d.strides[a] > d.strides[b]; });
+    std::vector<int64_t> dims;
+    for (size_t i : order) dims.push_back(d.dims[i]);
+    shape = core::format_shape(dims);
+    if (const auto* c = std::get_if<ops::ConvProblem>(&p)) {
+      const core::Layout l = t.name == "dw" ? c->fil_layout
+                             : t.name == "dx" ? c->in_layout
+                                              : c->out_layout;
+      shape += " " + core::layout_name(l, c->spatial_dims);
+    }
   }
-  return t.name + ": " + core::format_shape(t.tensor.desc.dims) + layout + " " +
-         std::string(core::dtype_name(t.tensor.desc.dtype)) + " " +
+  return t.name + ": " + shape + " " + std::string(core::dtype_name(d.dtype)) + " " +
          reference::format_summary(reference::summarize(t.tensor.data));
 }
 

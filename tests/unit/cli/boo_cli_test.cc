@@ -1,0 +1,268 @@
+// End-to-end tests of the `boo` command line: they run the built binary (BOO_CLI_PATH) through
+// the shell and check its stdout, stderr and exit status.
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace boo::cli {
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Single-quotes a word for /bin/sh ('$', '#', '!' and spaces stay literal).
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// Splits one CSV row, honouring double-quoted fields.
+std::vector<std::string> csv_fields(const std::string& row) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < row.size(); ++i) {
+    const char ch = row[i];
+    if (quoted && ch == '"' && i + 1 < row.size() && row[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (ch == '"') {
+      quoted = !quoted;
+    } else if (ch == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += ch;
+    }
+  }
+  return fields;
+}
+
+bool has_line_matching(const std::string& text, const std::string& pattern) {
+  const std::regex re(pattern);
+  for (const std::string& line : lines_of(text)) {
+    if (std::regex_match(line, re)) return true;
+  }
+  return false;
+}
+
+constexpr char kSmallConv[] =
+    "convbfp16 -n 1 -c 8 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 -q 1 -F 1 -t 1 --iter 3";
+constexpr char kSmallConvKey[] =
+    "conv2d_bf16_f32acc_fwd_n1c8h5w5_k4y3x3_s1x1p1x1d1x1_g1_nchw.nchw.nchw_nobias.none";
+constexpr char kSmallConvCanonical[] =
+    "convbfp16 -n 1 -c 8 -H 5 -W 5 -k 4 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 "
+    "-F 1 --in_layout NCHW --out_layout NCHW --fil_layout NCHW";
+constexpr char kSmallGemm[] =
+    "- {function: matmul, M: 8, N: 4, K: 2, transA: N, transB: N, a_type: f32_r, b_type: f32_r}";
+
+class CliTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "boo_cli_test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = new std::filesystem::path(tmpl);
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    std::filesystem::remove_all(*dir_, ec);
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  static std::filesystem::path tmp(const std::string& name) { return *dir_ / name; }
+
+  // Runs `boo <args>` with BOO_CPU_THREADS=2; each arg is passed as one word.
+  static RunResult run(const std::vector<std::string>& args) {
+    static int counter = 0;
+    const std::string id = std::to_string(counter++);
+    const std::filesystem::path out = tmp("stdout" + id);
+    const std::filesystem::path err = tmp("stderr" + id);
+    std::string cmd = "BOO_CPU_THREADS=2 " + shell_quote(BOO_CLI_PATH);
+    for (const std::string& a : args) cmd += " " + shell_quote(a);
+    cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
+    const int status = std::system(cmd.c_str());
+    RunResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
+  }
+
+  // `boo <subcommand> <options...> <command words...>`.
+  static RunResult run_command(std::vector<std::string> args, const std::string& command) {
+    std::istringstream words(command);
+    for (std::string w; words >> w;) args.push_back(w);
+    return run(args);
+  }
+
+  static std::filesystem::path* dir_;
+};
+
+std::filesystem::path* CliTest::dir_ = nullptr;
+
+TEST_F(CliTest, HelpListsSubcommands) {
+  const RunResult r = run({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has_line_matching(r.out, R"(\s+parse\s+.*)")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(\s+driver\s+.*)")) << r.out;
+}
+
+TEST_F(CliTest, ParsePrintsKeyCommandFlopsBytesAndFloor) {
+  const RunResult r = run_command({"parse"}, kSmallConv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has_line_matching(r.out, std::string(R"(\s+key\s+)") + kSmallConvKey)) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, std::string(R"(\s+command\s+)") + kSmallConvCanonical))
+      << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(\s+flops\s+14\.40 KFLOP)")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(\s+bytes\s+[0-9.]+ K?B .*)")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(\s+floor\s+[0-9.]+ us on H100.*)")) << r.out;
+}
+
+TEST_F(CliTest, ParseKeysOfGemmLogPrintsOneKeyPerProblem) {
+  const std::string log = std::string(BOO_SOURCE_DIR) + "/bench/workloads/gemm_public.log";
+  size_t problems = 0;
+  for (const std::string& line : lines_of(read_file(log))) {
+    if (line.rfind("- {", 0) == 0) ++problems;
+  }
+  ASSERT_GT(problems, 0u);
+  const RunResult r = run({"parse", "--keys", "--commands-file", log});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> keys = lines_of(r.out);
+  EXPECT_EQ(keys.size(), problems) << r.out;
+  for (const std::string& key : keys) EXPECT_EQ(key.rfind("gemm_", 0), 0u) << key;
+}
+
+TEST_F(CliTest, ParseOfBadCommandFailsWithOneLineErrorNamingTheFlag) {
+  const RunResult r = run_command({"parse"}, "conv -n 1 -c 8 -k 0");
+  EXPECT_NE(r.exit_code, 0);
+  int error_lines = 0;
+  for (const std::string& line : lines_of(r.err)) {
+    if (line.find("error") == std::string::npos) continue;
+    ++error_lines;
+    EXPECT_NE(line.find("-k"), std::string::npos) << line;
+    EXPECT_NE(line.find("got 0"), std::string::npos) << line;
+  }
+  EXPECT_EQ(error_lines, 1) << r.err;
+  EXPECT_EQ(r.out.find("key"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, DriverReferenceRunsSmallConvAndPrintsTiming) {
+  const RunResult r = run_command({"driver", "--backend", "reference"}, kSmallConv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], kSmallConvCanonical);
+  const std::string num = R"(-?[0-9.]+(e[-+][0-9]+)?)";
+  EXPECT_TRUE(has_line_matching(
+      r.out, R"(>>> y: \(1, 4, 5, 5\) NCHW bf16 sum=)" + num + " absmax=" + num + " rms=" + num))
+      << r.out;
+  const std::string us = R"([0-9.]+us)";
+  EXPECT_TRUE(has_line_matching(
+      r.out, ">>> min=" + us + " max=" + us + " mean=" + us + " median=" + us + " stddev=" + us))
+      << r.out;
+}
+
+TEST_F(CliTest, DriverReferenceRefusesTooLargeProblem) {
+  const RunResult r = run_command({"driver", "--backend", "reference"},
+                                  "convbfp16 -n 256 -c 1024 -H 64 -W 64 -k 1024 -F 1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("too large for the CPU reference"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DriverBackendBooIsNotAvailableYet) {
+  const RunResult r = run_command({"driver", "--backend", "boo"}, kSmallConv);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("not available"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--backend boo"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DriverWritesCsvWithHeaderAndOneRowPerProblem) {
+  const std::filesystem::path commands = tmp("csv_commands.txt");
+  write_file(commands, std::string(kSmallConv) + "\n" + kSmallGemm + "\n");
+  const std::filesystem::path csv = tmp("results.csv");
+  const RunResult r = run({"driver", "--backend", "reference", "--csv", csv.string(),
+                           "--commands-file", commands.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> rows = lines_of(read_file(csv));
+  ASSERT_EQ(rows.size(), 3u) << read_file(csv);
+  EXPECT_EQ(rows[0],
+            "command,key,backend,algorithm,config,median_us,min_us,max_us,floor_us,flops,bytes,"
+            "rel_error,passed,device,date");
+  const std::vector<std::string> conv = csv_fields(rows[1]);
+  ASSERT_EQ(conv.size(), 15u) << rows[1];
+  EXPECT_EQ(conv[0], kSmallConvCanonical);
+  EXPECT_EQ(conv[1], kSmallConvKey);
+  EXPECT_EQ(conv[2], "reference");
+  // The hipBLASLt command holds commas, so its field is quoted.
+  EXPECT_EQ(rows[2].rfind("\"- {function: matmul, ", 0), 0u) << rows[2];
+  const std::vector<std::string> gemm = csv_fields(rows[2]);
+  ASSERT_EQ(gemm.size(), 15u) << rows[2];
+  EXPECT_EQ(gemm[0].rfind("- {function: matmul, M: 8, N: 4, K: 2,", 0), 0u) << gemm[0];
+  EXPECT_EQ(gemm[1].rfind("gemm_fp32", 0), 0u) << gemm[1];
+  EXPECT_EQ(gemm[2], "reference");
+}
+
+TEST_F(CliTest, MissingCommandsFileFailsNamingTheFile) {
+  const std::string missing = tmp("no_such_commands.txt").string();
+  for (const char* sub : {"parse", "driver"}) {
+    const RunResult r = run({sub, "--commands-file", missing});
+    EXPECT_NE(r.exit_code, 0) << sub;
+    EXPECT_NE(r.err.find(missing), std::string::npos) << sub << ": " << r.err;
+  }
+}
+
+TEST_F(CliTest, CommandsFileWithCommentBlankLineAndHashFlagCommand) {
+  const std::filesystem::path commands = tmp("hash_flag.txt");
+  write_file(commands,
+             "# a comment line\n"
+             "\n"
+             "convbfp16 --spatial_dim 3 -n 1 -c 4 -! 4 -H 4 -W 4 -k 4 -@ 1 -y 1 -x 1 -# 2 -F 1\n");
+  const RunResult keys = run({"parse", "--keys", "--commands-file", commands.string()});
+  ASSERT_EQ(keys.exit_code, 0) << keys.err;
+  ASSERT_EQ(lines_of(keys.out).size(), 1u) << keys.out;
+  EXPECT_EQ(keys.out.rfind("conv3d_bf16_f32acc_fwd_n1c4d4h4w4_k4z1y1x1_s2x1x1", 0), 0u) << keys.out;
+
+  const RunResult r =
+      run({"driver", "--backend", "reference", "--commands-file", commands.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].rfind("convbfp16 --spatial_dim 3 ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(" -# 2 "), std::string::npos) << lines[0];
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> y: \(1, 4, 2, 4, 4\) NCDHW bf16 .*)")) << r.out;
+  EXPECT_NE(r.err.find("1 ran"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace boo::cli
