@@ -24,6 +24,13 @@ HostTensor* find_mut(std::vector<NamedTensor>& v, std::string_view name) {
   return nullptr;
 }
 
+// The seed of operand stream `i`: hashed, so that consecutive user seeds share no operand data
+// (seed + i would make seed s + 1's first operand equal seed s's second).
+uint64_t stream_seed(uint64_t seed, uint64_t i) {
+  Rng rng(seed * 0x9e3779b97f4a7c15ull ^ (i + 1) * 0xd1b54a32d192ed03ull);
+  return rng.next();
+}
+
 HostTensor random_tensor(const core::TensorDesc& d, uint64_t seed) {
   HostTensor t = make_host_tensor(d);
   fill_uniform(t, seed);
@@ -34,23 +41,23 @@ ProblemData conv_inputs(const ops::ConvProblem& p, uint64_t seed) {
   ProblemData data;
   switch (p.direction) {
     case ConvDirection::kForward:
-      data.inputs.push_back({"x", random_tensor(p.x_desc(), seed + 1)});
-      data.inputs.push_back({"w", random_tensor(p.w_desc(), seed + 2)});
+      data.inputs.push_back({"x", random_tensor(p.x_desc(), stream_seed(seed, 1))});
+      data.inputs.push_back({"w", random_tensor(p.w_desc(), stream_seed(seed, 2))});
       if (p.bias) {
         HostTensor b = make_vector(p.dtype, p.k);
-        fill_uniform(b, seed + 3);
+        fill_uniform(b, stream_seed(seed, 3));
         data.inputs.push_back({"bias", std::move(b)});
       }
       data.outputs.push_back({"y", make_host_tensor(p.y_desc())});
       break;
     case ConvDirection::kBackwardData:
-      data.inputs.push_back({"dy", random_tensor(p.y_desc(), seed + 1)});
-      data.inputs.push_back({"w", random_tensor(p.w_desc(), seed + 2)});
+      data.inputs.push_back({"dy", random_tensor(p.y_desc(), stream_seed(seed, 1))});
+      data.inputs.push_back({"w", random_tensor(p.w_desc(), stream_seed(seed, 2))});
       data.outputs.push_back({"dx", make_host_tensor(p.x_desc())});
       break;
     case ConvDirection::kBackwardWeight:
-      data.inputs.push_back({"x", random_tensor(p.x_desc(), seed + 1)});
-      data.inputs.push_back({"dy", random_tensor(p.y_desc(), seed + 2)});
+      data.inputs.push_back({"x", random_tensor(p.x_desc(), stream_seed(seed, 1))});
+      data.inputs.push_back({"dy", random_tensor(p.y_desc(), stream_seed(seed, 2))});
       data.outputs.push_back({"dw", make_host_tensor(p.w_desc())});
       break;
   }
@@ -74,26 +81,26 @@ ProblemData gemm_inputs(const ops::GemmProblem& p, uint64_t seed) {
   ProblemData data;
   HostTensor a = make_vector(p.a_type, gemm_operand_elements(p, 'A'));
   HostTensor b = make_vector(p.b_type, gemm_operand_elements(p, 'B'));
-  fill_uniform(a, seed + 1);
-  fill_uniform(b, seed + 2);
+  fill_uniform(a, stream_seed(seed, 1));
+  fill_uniform(b, stream_seed(seed, 2));
   data.inputs.push_back({"A", std::move(a)});
   data.inputs.push_back({"B", std::move(b)});
   if (p.reads_c()) {
     HostTensor c = make_vector(p.c_type, gemm_operand_elements(p, 'C'));
-    fill_uniform(c, seed + 3);
+    fill_uniform(c, stream_seed(seed, 3));
     data.inputs.push_back({"C", std::move(c)});
   }
   if (p.bias) {
     HostTensor bias = make_vector(p.bias_type, p.m);
-    fill_uniform(bias, seed + 4);
+    fill_uniform(bias, stream_seed(seed, 4));
     data.inputs.push_back({"bias", std::move(bias)});
   }
   if (p.alpha_vector) {
     HostTensor av = make_vector(DType::kF32, p.m);
-    fill_uniform(av, seed + 5);
+    fill_uniform(av, stream_seed(seed, 5));
     data.inputs.push_back({"alpha_vector", std::move(av)});
   }
-  Rng rng(seed + 6);
+  Rng rng(stream_seed(seed, 6));
   // Per-tensor scales as fp8 recipes use them: positive, around 1.
   if (p.scale_a == ops::ScaleMode::kScalar) data.scale_a = core::round_to(DType::kF32,
                                                                           rng.uniform(0.5, 2.0));
@@ -127,12 +134,12 @@ ProblemData layernorm_inputs(const ops::LayerNormProblem& p, uint64_t seed) {
   ProblemData data;
   // Packed row-major in the problem's shape: rows x cols in memory.
   const core::TensorDesc rows_cols{p.dtype, p.shape, core::packed_strides(p.shape)};
-  data.inputs.push_back({"x", random_tensor(rows_cols, seed + 1)});
+  data.inputs.push_back({"x", random_tensor(rows_cols, stream_seed(seed, 1))});
   if (p.affine) {
     HostTensor w = make_vector(p.dtype, p.cols());
     HostTensor b = make_vector(p.dtype, p.cols());
-    fill_uniform(w, seed + 2);
-    fill_uniform(b, seed + 3);
+    fill_uniform(w, stream_seed(seed, 2));
+    fill_uniform(b, stream_seed(seed, 3));
     data.inputs.push_back({"weight", std::move(w)});
     data.inputs.push_back({"bias", std::move(b)});
   }
@@ -142,7 +149,7 @@ ProblemData layernorm_inputs(const ops::LayerNormProblem& p, uint64_t seed) {
     data.outputs.push_back({"rstd", make_vector(DType::kF32, p.rows())});
     return data;
   }
-  data.inputs.push_back({"dy", random_tensor(rows_cols, seed + 4)});
+  data.inputs.push_back({"dy", random_tensor(rows_cols, stream_seed(seed, 4))});
   if (p.parts & ops::kLayerNormDx) data.outputs.push_back({"dx", make_host_tensor(rows_cols)});
   if (p.parts & ops::kLayerNormDweight) {
     data.outputs.push_back({"dweight", make_vector(p.dtype, p.cols())});
