@@ -25,11 +25,16 @@ struct FloatFormat {
 
 FloatFormat format_of(DType t) {
   switch (t) {
-    case DType::kF32: return {8, 23, true};
-    case DType::kF16: return {5, 10, true};
-    case DType::kBF16: return {8, 7, true};
-    case DType::kF8E4M3: return {4, 3, false};
-    case DType::kF8E5M2: return {5, 2, true};
+    case DType::kF32:
+      return {8, 23, true};
+    case DType::kF16:
+      return {5, 10, true};
+    case DType::kBF16:
+      return {8, 7, true};
+    case DType::kF8E4M3:
+      return {4, 3, false};
+    case DType::kF8E5M2:
+      return {5, 2, true};
   }
   return {8, 23, true};
 }
@@ -104,11 +109,16 @@ double decode_format(const FloatFormat& f, uint32_t bits) {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::kF32: return "fp32";
-    case DType::kF16: return "fp16";
-    case DType::kBF16: return "bf16";
-    case DType::kF8E4M3: return "fp8e4m3";
-    case DType::kF8E5M2: return "fp8e5m2";
+    case DType::kF32:
+      return "fp32";
+    case DType::kF16:
+      return "fp16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF8E4M3:
+      return "fp8e4m3";
+    case DType::kF8E5M2:
+      return "fp8e5m2";
   }
   return "?";
 }
@@ -122,11 +132,14 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 
 int dtype_bytes(DType t) {
   switch (t) {
-    case DType::kF32: return 4;
+    case DType::kF32:
+      return 4;
     case DType::kF16:
-    case DType::kBF16: return 2;
+    case DType::kBF16:
+      return 2;
     case DType::kF8E4M3:
-    case DType::kF8E5M2: return 1;
+    case DType::kF8E5M2:
+      return 1;
   }
   return 4;
 }

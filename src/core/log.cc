@@ -19,8 +19,10 @@ LogLevel level_from_env() {
   if (s == "warn" || s == "warning") return LogLevel::kWarn;
   if (s == "debug") return LogLevel::kDebug;
   if (s != "info" && !s.empty()) {
-    std::fprintf(stderr, "boo: warning: BOO_LOG_LEVEL=%s is not one of error, warn, info, debug; "
-                 "using info\n", v->c_str());
+    std::fprintf(stderr,
+                 "boo: warning: BOO_LOG_LEVEL=%s is not one of error, warn, info, debug; "
+                 "using info\n",
+                 v->c_str());
   }
   return LogLevel::kInfo;
 }

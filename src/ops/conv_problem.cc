@@ -21,9 +21,8 @@ struct SpatialFlags {
   const char* dilation[3];
   const char* out_pad[3];
 };
-constexpr SpatialFlags kFlags = {
-    {"-!", "-H", "-W"}, {"-@", "-y", "-x"}, {"-$", "-p", "-q"},
-    {"-#", "-u", "-v"}, {"-^", "-l", "-j"}, {"-%", "-Y", "-X"}};
+constexpr SpatialFlags kFlags = {{"-!", "-H", "-W"}, {"-@", "-y", "-x"}, {"-$", "-p", "-q"},
+                                 {"-#", "-u", "-v"}, {"-^", "-l", "-j"}, {"-%", "-Y", "-X"}};
 
 // Flag for spatial index i of a problem with `dims` spatial dims (1D uses the W flags).
 const char* flag_at(const char* const (&names)[3], int dims, size_t i) {
@@ -32,9 +31,12 @@ const char* flag_at(const char* const (&names)[3], int dims, size_t i) {
 
 std::string_view dtype_command(DType t) {
   switch (t) {
-    case DType::kF16: return "convfp16";
-    case DType::kBF16: return "convbfp16";
-    default: return "conv";
+    case DType::kF16:
+      return "convfp16";
+    case DType::kBF16:
+      return "convbfp16";
+    default:
+      return "conv";
   }
 }
 
@@ -56,9 +58,12 @@ Status check_min(std::string_view flag, int64_t v, int64_t min) {
 
 std::string_view conv_direction_name(ConvDirection d) {
   switch (d) {
-    case ConvDirection::kForward: return "fwd";
-    case ConvDirection::kBackwardData: return "bwd";
-    case ConvDirection::kBackwardWeight: return "wrw";
+    case ConvDirection::kForward:
+      return "fwd";
+    case ConvDirection::kBackwardData:
+      return "bwd";
+    case ConvDirection::kBackwardWeight:
+      return "wrw";
   }
   return "?";
 }
@@ -207,8 +212,8 @@ core::TensorDesc ConvProblem::y_desc() const {
 }
 
 double ConvProblem::flops() const {
-  double f = 2.0 * static_cast<double>(n) * static_cast<double>(k) *
-             static_cast<double>(c / groups);
+  double f =
+      2.0 * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(c / groups);
   for (int64_t o : output()) f *= static_cast<double>(o);
   for (int64_t r : filter) f *= static_cast<double>(r);
   return f;
@@ -250,8 +255,9 @@ std::string ConvProblem::to_command() const {
   const int64_t out_c = transposed ? c : k;
   const Layout cmd_in = transposed ? out_layout : in_layout;
   const Layout cmd_out = transposed ? in_layout : out_layout;
-  int forw = direction == ConvDirection::kForward ? 1
-             : direction == ConvDirection::kBackwardData ? 2 : 4;
+  int forw = direction == ConvDirection::kForward        ? 1
+             : direction == ConvDirection::kBackwardData ? 2
+                                                         : 4;
   if (transposed && direction != ConvDirection::kBackwardWeight) forw = 3 - forw;
 
   // MIOpen has no 1D flags: a 1D problem is a 2D one with H = 1 (DESIGN.md §2).
@@ -268,15 +274,15 @@ std::string ConvProblem::to_command() const {
   }
   s += " -k " + std::to_string(out_c);
   for (int i = 0; i < cmd_dims; ++i) {
-    s += std::string(" ") + kFlags.filter[3 - cmd_dims + i] + " " +
-         std::to_string(at(filter, i, 1));
+    s +=
+        std::string(" ") + kFlags.filter[3 - cmd_dims + i] + " " + std::to_string(at(filter, i, 1));
   }
   for (int i = 0; i < cmd_dims; ++i) {
     s += std::string(" ") + kFlags.pad[3 - cmd_dims + i] + " " + std::to_string(at(padding, i, 0));
   }
   for (int i = 0; i < cmd_dims; ++i) {
-    s += std::string(" ") + kFlags.stride[3 - cmd_dims + i] + " " +
-         std::to_string(at(stride, i, 1));
+    s +=
+        std::string(" ") + kFlags.stride[3 - cmd_dims + i] + " " + std::to_string(at(stride, i, 1));
   }
   for (int i = 0; i < cmd_dims; ++i) {
     s += std::string(" ") + kFlags.dilation[3 - cmd_dims + i] + " " +
@@ -289,8 +295,8 @@ std::string ConvProblem::to_command() const {
       int64_t pad_out = 0;
       if (spatial_dims != 1 || i == 1) {
         const int j = spatial_dims == 1 ? 0 : i;
-        pad_out = input[j] - ((out[j] - 1) * stride[j] - 2 * padding[j] +
-                              dilation[j] * (filter[j] - 1) + 1);
+        pad_out = input[j] -
+                  ((out[j] - 1) * stride[j] - 2 * padding[j] + dilation[j] * (filter[j] - 1) + 1);
       }
       s += std::string(" ") + kFlags.out_pad[3 - cmd_dims + i] + " " + std::to_string(pad_out);
     }

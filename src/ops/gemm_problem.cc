@@ -51,11 +51,16 @@ std::string_view scale_name(ScaleMode s) { return s == ScaleMode::kScalar ? "sca
 
 std::string_view hipblaslt_type_name(DType t) {
   switch (t) {
-    case DType::kF32: return "f32_r";
-    case DType::kF16: return "f16_r";
-    case DType::kBF16: return "bf16_r";
-    case DType::kF8E4M3: return "f8_r";
-    case DType::kF8E5M2: return "bf8_r";
+    case DType::kF32:
+      return "f32_r";
+    case DType::kF16:
+      return "f16_r";
+    case DType::kBF16:
+      return "bf16_r";
+    case DType::kF8E4M3:
+      return "f8_r";
+    case DType::kF8E5M2:
+      return "bf8_r";
   }
   return "?";
 }
@@ -66,14 +71,22 @@ std::string_view hipblaslt_compute_name(core::MathMode m) {
 
 std::string_view hipblaslt_activation_name(Activation a) {
   switch (a) {
-    case Activation::kNone: return "none";
-    case Activation::kRelu: return "relu";
-    case Activation::kGeluTanh: return "gelu";
-    case Activation::kGelu: return "gelu_erf";
-    case Activation::kSilu: return "swish";
-    case Activation::kSigmoid: return "sigmoid";
-    case Activation::kTanh: return "tanh";
-    case Activation::kRelu6: return "relu6";
+    case Activation::kNone:
+      return "none";
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kGeluTanh:
+      return "gelu";
+    case Activation::kGelu:
+      return "gelu_erf";
+    case Activation::kSilu:
+      return "swish";
+    case Activation::kSigmoid:
+      return "sigmoid";
+    case Activation::kTanh:
+      return "tanh";
+    case Activation::kRelu6:
+      return "relu6";
   }
   return "?";
 }
@@ -84,10 +97,10 @@ Status GemmProblem::validate() const {
   BOO_RETURN_IF_ERROR(check_min("K", k, 1));
   BOO_RETURN_IF_ERROR(check_min("batch_count", batch, 1));
   BOO_RETURN_IF_ERROR(check_min("call_count", call_count, 1));
-  const char* a_why = trans_a == Transpose::kN ? "rows of A = M with transA N"
-                                               : "rows of A = K with transA T";
-  const char* b_why = trans_b == Transpose::kN ? "rows of B = K with transB N"
-                                               : "rows of B = N with transB T";
+  const char* a_why =
+      trans_a == Transpose::kN ? "rows of A = M with transA N" : "rows of A = K with transA T";
+  const char* b_why =
+      trans_b == Transpose::kN ? "rows of B = K with transB N" : "rows of B = N with transB T";
   BOO_RETURN_IF_ERROR(check_min("lda", lda, a_rows(), a_why));
   BOO_RETURN_IF_ERROR(check_min("ldb", ldb, b_rows(), b_why));
   BOO_RETURN_IF_ERROR(check_min("ldc", ldc, m, "rows of C = M"));
@@ -120,8 +133,7 @@ Status GemmProblem::validate() const {
 
   const std::string types = "a_type " + std::string(hipblaslt_type_name(a_type)) + ", b_type " +
                             std::string(hipblaslt_type_name(b_type));
-  if (core::is_fp8(a_type) != core::is_fp8(b_type) ||
-      (!core::is_fp8(a_type) && a_type != b_type)) {
+  if (core::is_fp8(a_type) != core::is_fp8(b_type) || (!core::is_fp8(a_type) && a_type != b_type)) {
     return core::unsupported("mixed input types are not supported (" + types + ")");
   }
   if (c_type != d_type) {

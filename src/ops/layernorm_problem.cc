@@ -45,15 +45,16 @@ Status LayerNormProblem::validate() const {
                             ", got " + std::to_string(normalized_dim));
   }
   if (!(eps >= 0.0) || !std::isfinite(eps)) {
-    return invalid_argument("-e: epsilon must be finite and >= 0, got " +
-                            core::format_double(eps));
+    return invalid_argument("-e: epsilon must be finite and >= 0, got " + core::format_double(eps));
   }
   if (core::is_fp8(dtype)) {
     return core::unsupported("fp8 layer norm is not supported");
   }
   if (parts == 0 || parts > 15) {
-    return invalid_argument("-F: expected 1 (forward) or a sum of 2 (dx), 4 (dweight), "
-                            "8 (dbias), got " + std::to_string(parts));
+    return invalid_argument(
+        "-F: expected 1 (forward) or a sum of 2 (dx), 4 (dweight), "
+        "8 (dbias), got " +
+        std::to_string(parts));
   }
   if (forward() && parts != kLayerNormForward) {
     return invalid_argument("-F " + std::to_string(parts) +
@@ -124,8 +125,7 @@ std::string LayerNormProblem::to_command() const {
                    : dtype == core::DType::kBF16 ? "layernormbfp16"
                                                  : "layernorm";
   return op + " -X " + shape_text(shape) + " -o " + std::to_string(normalized_dim) + " -e " +
-         core::format_double(eps) + " -m " + (affine ? "1" : "0") + " -F " +
-         std::to_string(parts);
+         core::format_double(eps) + " -m " + (affine ? "1" : "0") + " -F " + std::to_string(parts);
 }
 
 }  // namespace boo::ops

@@ -6,9 +6,12 @@ namespace boo::ops {
 
 std::string_view family(const Problem& p) {
   switch (p.index()) {
-    case 0: return "conv";
-    case 1: return "gemm";
-    default: return "layernorm";
+    case 0:
+      return "conv";
+    case 1:
+      return "gemm";
+    default:
+      return "layernorm";
   }
 }
 

@@ -129,8 +129,9 @@ Expected<ParsedCommand> parse_cublaslt_line(std::string_view line) {
   constexpr std::string_view kTag = "[cublasLtMatmul]";
   const size_t tag = line.find(kTag);
   if (!is_cublaslt_line(line) || tag == std::string_view::npos) {
-    return invalid_argument("not a cublasLtMatmul trace line (expected '[cublasLt]...[" 
-                            "cublasLtMatmul]')");
+    return invalid_argument(
+        "not a cublasLtMatmul trace line (expected '[cublasLt]...["
+        "cublasLtMatmul]')");
   }
   BOO_ASSIGN_OR_RETURN(KeyValues all,
                        split_pairs(core::trim(line.substr(tag + kTag.size())), "cublasLtMatmul"));

@@ -53,8 +53,7 @@ bool looks_like_flag(std::string_view word) {
 
 }  // namespace
 
-Expected<FlagValues> parse_flags(std::span<const FlagSpec> specs,
-                                 std::span<const std::string> args,
+Expected<FlagValues> parse_flags(std::span<const FlagSpec> specs, std::span<const std::string> args,
                                  std::vector<std::string>* notes) {
   FlagValues out;
   out.specs_ = specs;

@@ -16,9 +16,9 @@ using core::unsupported;
 
 // Benchmark settings of hipblaslt-bench and solution identifiers: not part of the problem.
 const std::set<std::string, std::less<>> kIgnoredFields = {
-    "flush",     "rotating",       "cold_iters",    "iters",      "any_stride",
-    "print_kernel_info", "algo_method", "solution_index", "solution_Name", "kernel_name",
-    "aux_type"};
+    "flush",         "rotating",          "cold_iters",  "iters",
+    "any_stride",    "print_kernel_info", "algo_method", "solution_index",
+    "solution_Name", "kernel_name",       "aux_type"};
 
 class Fields {
  public:
@@ -49,8 +49,8 @@ class Fields {
   Status check_all_used() const {
     for (const std::string& k : m_.order) {
       if (!used_.count(k) && !kIgnoredFields.count(k)) {
-        return invalid_argument("unknown field '" + k + "' (value " +
-                                core::quote(m_.values.at(k)) + ")");
+        return invalid_argument("unknown field '" + k + "' (value " + core::quote(m_.values.at(k)) +
+                                ")");
       }
     }
     return Status::ok();
@@ -71,8 +71,8 @@ Expected<DType> read_type(std::string_view field, std::string_view v) {
     return unsupported(std::string(field) + " " + std::string(v) +
                        ": FNUZ fp8 (AMD gfx942) has no NVIDIA equivalent");
   }
-  if (v == "f64_r" || v == "i8_r" || v == "i32_r" || v == "f6_r" || v == "bf6_r" ||
-      v == "f4_r" || v == "f32_c" || v == "f64_c" || v == "xf32_r") {
+  if (v == "f64_r" || v == "i8_r" || v == "i32_r" || v == "f6_r" || v == "bf6_r" || v == "f4_r" ||
+      v == "f32_c" || v == "f64_c" || v == "xf32_r") {
     return unsupported(std::string(field) + " " + std::string(v) +
                        ": boo supports f32_r, f16_r, bf16_r, f8_r and bf8_r");
   }
@@ -89,7 +89,8 @@ Expected<ops::ScaleMode> read_scale(std::string_view field, int64_t v) {
   if (v == 0) return ops::ScaleMode::kNone;
   if (v == 1) return ops::ScaleMode::kScalar;
   if (v == 2) {
-    return unsupported(std::string(field) + " 2: per-row/per-column vector scales are not "
+    return unsupported(std::string(field) +
+                       " 2: per-row/per-column vector scales are not "
                        "supported (per-tensor scales are: 1)");
   }
   if (v >= 3) {
@@ -198,8 +199,8 @@ Expected<ParsedCommand> parse_fields(Fields& f) {
   BOO_RETURN_IF_ERROR(require_false(f, "swizzleA", "AMD's swizzled layouts are not supported"));
   BOO_RETURN_IF_ERROR(require_false(f, "swizzleB", "AMD's swizzled layouts are not supported"));
   BOO_ASSIGN_OR_RETURN(g.alpha_vector, f.get_bool("scaleAlpha_vector", false));
-  BOO_RETURN_IF_ERROR(require_false(f, "gradient",
-                                    "backward epilogues (DGELU, DRELU, BGRAD) are not supported"));
+  BOO_RETURN_IF_ERROR(
+      require_false(f, "gradient", "backward epilogues (DGELU, DRELU, BGRAD) are not supported"));
   BOO_RETURN_IF_ERROR(require_false(f, "use_e", "auxiliary (E) outputs are not supported"));
   BOO_ASSIGN_OR_RETURN(g.bias, f.get_bool("bias_vector", false));
   if (f.has("bias_source") && f.raw("bias_source") != "d") {
@@ -233,8 +234,9 @@ Expected<ParsedCommand> parse_fields(Fields& f) {
   BOO_RETURN_IF_ERROR(f.check_all_used());
   BOO_RETURN_IF_ERROR(g.validate());
   if (core::is_fp8(g.a_type) || core::is_fp8(g.b_type)) {
-    out.notes.push_back("f8_r/bf8_r read as OCP e4m3/e5m2 (NVIDIA fp8); hipBLASLt on gfx942 "
-                        "(MI300) writes f8_r for FNUZ fp8 too");
+    out.notes.push_back(
+        "f8_r/bf8_r read as OCP e4m3/e5m2 (NVIDIA fp8); hipBLASLt on gfx942 "
+        "(MI300) writes f8_r for FNUZ fp8 too");
   }
   out.problems.push_back(std::move(g));
   return out;

@@ -132,8 +132,7 @@ Expected<DType> dtype_of(std::string_view op) {
 
 std::span<const std::string_view> miopen_conv_ops() { return kOps; }
 
-Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
-                                          std::span<const std::string> args) {
+Expected<ParsedCommand> parse_miopen_conv(std::string_view op, std::span<const std::string> args) {
   ParsedCommand out;
   BOO_ASSIGN_OR_RETURN(const DType dtype, dtype_of(op));
   BOO_ASSIGN_OR_RETURN(const FlagValues f, parse_flags(conv_flags(), args, &out.notes));
@@ -143,7 +142,8 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
   if (dim_flag != 2 && dim_flag != 3) {
     return invalid_argument(f.spelled("spatial_dim") +
                             ": must be 2 or 3 (write a 1D convolution as 2D with -H 1 -y 1), "
-                            "got " + std::to_string(dim_flag));
+                            "got " +
+                            std::to_string(dim_flag));
   }
   const int cmd_dims = static_cast<int>(dim_flag);
   BOO_RETURN_IF_ERROR(require_default(f, "pad_val", "a padding value other than 0"));
@@ -164,7 +164,8 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
   if (forw < 0 || forw > 7) {
     return invalid_argument(f.spelled("forw") +
                             ": expected 0-7 (1 forward, 2 backward data, 4 backward weight, "
-                            "sums of them, 0 all three), got " + std::to_string(forw));
+                            "sums of them, 0 all three), got " +
+                            std::to_string(forw));
   }
   const int64_t dirs = forw == 0 ? 7 : forw;
 
@@ -208,22 +209,29 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
   p.bias = bias == 1;
   const auto act = ops::activation_from_name(f.get("activation"));
   if (!act) {
-    return invalid_argument("--activation: expected one of none, relu, gelu, gelu_tanh, silu, "
-                            "sigmoid, tanh, relu6, got " + core::quote(f.get("activation")));
+    return invalid_argument(
+        "--activation: expected one of none, relu, gelu, gelu_tanh, silu, "
+        "sigmoid, tanh, relu6, got " +
+        core::quote(f.get("activation")));
   }
   p.activation = *act;
   const bool fused = p.bias || p.activation != ops::Activation::kNone;
   if (fused && trans) {
-    return core::unsupported("-b/--activation with -m trans: boo fuses bias and activation into "
-                             "the forward pass of -m conv only");
+    return core::unsupported(
+        "-b/--activation with -m trans: boo fuses bias and activation into "
+        "the forward pass of -m conv only");
   }
   if (fused && !(dirs & 1)) {
-    return invalid_argument("-b/--activation: bias and activation are fused into the forward pass, "
-                            "but -F " + std::to_string(forw) + " asks for no forward pass");
+    return invalid_argument(
+        "-b/--activation: bias and activation are fused into the forward pass, "
+        "but -F " +
+        std::to_string(forw) + " asks for no forward pass");
   }
   if (fused && dirs != 1) {
-    out.notes.push_back("-b/--activation apply to the forward problem; the backward problems of "
-                        "-F " + std::to_string(forw) + " are plain convolutions");
+    out.notes.push_back(
+        "-b/--activation apply to the forward problem; the backward problems of "
+        "-F " +
+        std::to_string(forw) + " are plain convolutions");
   }
 
   // MIOpen's pad_mode (driver-side): same/valid recompute the padding of -m conv when all
@@ -235,7 +243,8 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
   }
   BOO_RETURN_IF_ERROR(p.validate_fields());
   auto all_one = [](const std::vector<int64_t>& v) {
-    for (int64_t x : v) if (x != 1) return false;
+    for (int64_t x : v)
+      if (x != 1) return false;
     return true;
   };
   if (!trans && pad_mode != "default" && (all_one(p.dilation) || all_one(p.filter))) {
@@ -272,9 +281,11 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
     for (size_t i = 0; i < p.input.size(); ++i) {
       const std::string pad_flag = f.spelled(names.out_pad[first + i]);
       if (out_pad[i] < 0 || out_pad[i] >= p.stride[i]) {
-        return invalid_argument(pad_flag + ": the output padding of -m trans must be >= 0 and "
-                                "smaller than the stride " + std::to_string(p.stride[i]) +
-                                ", got " + std::to_string(out_pad[i]));
+        return invalid_argument(pad_flag +
+                                ": the output padding of -m trans must be >= 0 and "
+                                "smaller than the stride " +
+                                std::to_string(p.stride[i]) + ", got " +
+                                std::to_string(out_pad[i]));
       }
       // validate_fields() bounds every term by 2^40; the products can still overflow.
       int64_t grown = 0;
@@ -290,9 +301,9 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op,
       }
       if (m.input[i] < 1) {
         return invalid_argument("output size " + std::to_string(m.input[i]) + " <= 0 along " +
-                                f.spelled(names.in[first + i]) + " " +
-                                std::to_string(p.input[i]) + " of -m trans: the padding " +
-                                std::to_string(p.padding[i]) + " is larger than the output");
+                                f.spelled(names.in[first + i]) + " " + std::to_string(p.input[i]) +
+                                " of -m trans: the padding " + std::to_string(p.padding[i]) +
+                                " is larger than the output");
       }
     }
     m.transposed = true;

@@ -32,8 +32,8 @@ Expected<std::vector<int64_t>> parse_shape(const std::string& flag, std::string_
   }
   std::vector<int64_t> shape;
   for (std::string_view part : core::split(text, 'x')) {
-    BOO_ASSIGN_OR_RETURN(int64_t d, core::parse_int(flag + " (a dim of " + core::quote(text) + ")",
-                                                     part));
+    BOO_ASSIGN_OR_RETURN(int64_t d,
+                         core::parse_int(flag + " (a dim of " + core::quote(text) + ")", part));
     shape.push_back(d);
   }
   return shape;
@@ -61,10 +61,11 @@ Expected<ParsedCommand> parse_miopen_layernorm(std::string_view op,
   BOO_ASSIGN_OR_RETURN(p.shape, parse_shape(f.spelled("input"), f.get("input")));
   BOO_ASSIGN_OR_RETURN(const int64_t dim, f.get_int("normalized_dim"));
   if (dim < 0 || dim >= static_cast<int64_t>(p.shape.size())) {
-    return invalid_argument(f.spelled("normalized_dim") + ": the first normalized dim must be in "
-                            "[0, " + std::to_string(p.shape.size() - 1) + "] for " +
-                            f.spelled("input") + " " + std::string(f.get("input")) + ", got " +
-                            std::to_string(dim));
+    return invalid_argument(f.spelled("normalized_dim") +
+                            ": the first normalized dim must be in "
+                            "[0, " +
+                            std::to_string(p.shape.size() - 1) + "] for " + f.spelled("input") +
+                            " " + std::string(f.get("input")) + ", got " + std::to_string(dim));
   }
   p.normalized_dim = static_cast<int>(dim);
   BOO_ASSIGN_OR_RETURN(p.eps, f.get_double("eps"));
@@ -79,7 +80,8 @@ Expected<ParsedCommand> parse_miopen_layernorm(std::string_view op,
   if (forw < 1 || forw > 14 || (forw != 1 && (forw & 1))) {
     return invalid_argument(f.spelled("forw") +
                             ": expected 1 (forward) or a sum of 2 (dx), 4 (dweight), 8 (dbias), "
-                            "e.g. 14 for the full backward, got " + std::to_string(forw));
+                            "e.g. 14 for the full backward, got " +
+                            std::to_string(forw));
   }
   p.parts = static_cast<uint8_t>(forw);
   BOO_RETURN_IF_ERROR(p.validate());

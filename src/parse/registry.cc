@@ -58,8 +58,8 @@ Expected<ParsedCommand> Registry::parse_words(std::span<const std::string> words
   const std::string& op = words[first];
   auto it = ops_.find(op);
   if (it == ops_.end()) {
-    return invalid_argument("unknown op " + core::quote(op) + " (known: " +
-                            core::join(op_names(), ", ") +
+    return invalid_argument("unknown op " + core::quote(op) +
+                            " (known: " + core::join(op_names(), ", ") +
                             "; or a hipBLASLt '- {function: matmul, ...}' line or a cuBLASLt "
                             "trace line)");
   }

@@ -51,8 +51,7 @@ Strides strides(const HostTensor& t, int spatial_dims) {
 }
 
 Status check(const char* name, const HostTensor& t, const core::TensorDesc& want) {
-  if (t.desc.dims != want.dims ||
-      static_cast<int64_t>(t.data.size()) < want.span_elements() ||
+  if (t.desc.dims != want.dims || static_cast<int64_t>(t.data.size()) < want.span_elements() ||
       t.desc.strides.size() != want.dims.size()) {
     return core::internal_error(std::string("conv reference: tensor ") + name + " has shape " +
                                 core::format_shape(t.desc.dims) + ", expected " +
@@ -96,8 +95,8 @@ Status conv_forward(const ops::ConvProblem& p, const HostTensor& x, const HostTe
                   if (i2 < 0 || i2 >= g.in[2]) continue;
                   const double* xp = x.data.data() + n * sx.s0 + c0 * sx.s1 + i0 * sx.sp[0] +
                                      i1 * sx.sp[1] + i2 * sx.sp[2];
-                  const double* wp = w.data.data() + k * sw.s0 + r0 * sw.sp[0] + r1 * sw.sp[1] +
-                                     r2 * sw.sp[2];
+                  const double* wp =
+                      w.data.data() + k * sw.s0 + r0 * sw.sp[0] + r1 * sw.sp[1] + r2 * sw.sp[2];
                   for (int64_t cc = 0; cc < g.cg; ++cc) acc += xp[cc * sx.s1] * wp[cc * sw.s1];
                 }
               }
@@ -141,10 +140,9 @@ Status conv_backward_data(const ops::ConvProblem& p, const HostTensor& dy, const
                 for (int64_t r2 = 0; r2 < g.fil[2]; ++r2) {
                   const int64_t t2 = i2 + g.pad[2] - r2 * g.dil[2];
                   if (t2 < 0 || t2 % g.stride[2] != 0 || t2 / g.stride[2] >= g.out[2]) continue;
-                  const double* dyp = dy.data.data() + n * sdy.s0 + k0 * sdy.s1 +
-                                      (t0 / g.stride[0]) * sdy.sp[0] +
-                                      (t1 / g.stride[1]) * sdy.sp[1] +
-                                      (t2 / g.stride[2]) * sdy.sp[2];
+                  const double* dyp =
+                      dy.data.data() + n * sdy.s0 + k0 * sdy.s1 + (t0 / g.stride[0]) * sdy.sp[0] +
+                      (t1 / g.stride[1]) * sdy.sp[1] + (t2 / g.stride[2]) * sdy.sp[2];
                   const double* wp = w.data.data() + k0 * sw.s0 + cc * sw.s1 + r0 * sw.sp[0] +
                                      r1 * sw.sp[1] + r2 * sw.sp[2];
                   for (int64_t kk = 0; kk < g.kg; ++kk) acc += dyp[kk * sdy.s1] * wp[kk * sw.s0];
@@ -185,10 +183,10 @@ Status conv_backward_weight(const ops::ConvProblem& p, const HostTensor& x, cons
                 for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
                   const int64_t i1 = o1 * g.stride[1] - g.pad[1] + r1 * g.dil[1];
                   if (i1 < 0 || i1 >= g.in[1]) continue;
-                  const double* xrow = x.data.data() + n * sx.s0 + c * sx.s1 + i0 * sx.sp[0] +
-                                       i1 * sx.sp[1];
-                  const double* dyrow = dy.data.data() + n * sdy.s0 + k * sdy.s1 +
-                                        o0 * sdy.sp[0] + o1 * sdy.sp[1];
+                  const double* xrow =
+                      x.data.data() + n * sx.s0 + c * sx.s1 + i0 * sx.sp[0] + i1 * sx.sp[1];
+                  const double* dyrow =
+                      dy.data.data() + n * sdy.s0 + k * sdy.s1 + o0 * sdy.sp[0] + o1 * sdy.sp[1];
                   for (int64_t o2 = 0; o2 < g.out[2]; ++o2) {
                     const int64_t i2 = o2 * g.stride[2] - g.pad[2] + r2 * g.dil[2];
                     if (i2 < 0 || i2 >= g.in[2]) continue;

@@ -102,10 +102,10 @@ ProblemData gemm_inputs(const ops::GemmProblem& p, uint64_t seed) {
   }
   Rng rng(stream_seed(seed, 6));
   // Per-tensor scales as fp8 recipes use them: positive, around 1.
-  if (p.scale_a == ops::ScaleMode::kScalar) data.scale_a = core::round_to(DType::kF32,
-                                                                          rng.uniform(0.5, 2.0));
-  if (p.scale_b == ops::ScaleMode::kScalar) data.scale_b = core::round_to(DType::kF32,
-                                                                          rng.uniform(0.5, 2.0));
+  if (p.scale_a == ops::ScaleMode::kScalar)
+    data.scale_a = core::round_to(DType::kF32, rng.uniform(0.5, 2.0));
+  if (p.scale_b == ops::ScaleMode::kScalar)
+    data.scale_b = core::round_to(DType::kF32, rng.uniform(0.5, 2.0));
   core::TensorDesc d{p.d_type, {p.batch, p.n, p.m}, {p.n * p.m, p.m, 1}};
   data.outputs.push_back({"D", make_host_tensor(d)});
   return data;
@@ -185,15 +185,13 @@ core::Status layernorm_run(const ops::LayerNormProblem& p, ProblemData& data) {
 }  // namespace
 
 const HostTensor* ProblemData::input(std::string_view name) const { return find(inputs, name); }
-const HostTensor* ProblemData::output(std::string_view name) const {
-  return find(outputs, name);
-}
+const HostTensor* ProblemData::output(std::string_view name) const { return find(outputs, name); }
 
 int64_t reference_bytes(const ops::Problem& p) {
   int64_t elements = 0;
   if (const auto* c = std::get_if<ops::ConvProblem>(&p)) {
-    elements = c->x_desc().element_count() + c->w_desc().element_count() +
-               c->y_desc().element_count();
+    elements =
+        c->x_desc().element_count() + c->w_desc().element_count() + c->y_desc().element_count();
   } else if (const auto* g = std::get_if<ops::GemmProblem>(&p)) {
     elements = gemm_operand_elements(*g, 'A') + gemm_operand_elements(*g, 'B') +
                2 * gemm_operand_elements(*g, 'D') + g->m * g->n * g->batch;

@@ -10,17 +10,19 @@ core::Expected<std::vector<DeviceInfo>> list_devices() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err == cudaErrorInsufficientDriver) {
-    return core::unavailable("no usable CUDA GPU: the NVIDIA driver is missing or older than the "
-                             "CUDA " + cuda_runtime_version() + " runtime (" +
-                             cudaGetErrorName(err) + ")");
+    return core::unavailable(
+        "no usable CUDA GPU: the NVIDIA driver is missing or older than the "
+        "CUDA " +
+        cuda_runtime_version() + " runtime (" + cudaGetErrorName(err) + ")");
   }
   if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
-    return core::unavailable("no usable CUDA GPU: no CUDA device is visible (check "
-                             "CUDA_VISIBLE_DEVICES and nvidia-smi)");
+    return core::unavailable(
+        "no usable CUDA GPU: no CUDA device is visible (check "
+        "CUDA_VISIBLE_DEVICES and nvidia-smi)");
   }
   if (err != cudaSuccess) {
-    return core::unavailable(std::string("no usable CUDA GPU: ") + cudaGetErrorString(err) +
-                             " (" + cudaGetErrorName(err) + ")");
+    return core::unavailable(std::string("no usable CUDA GPU: ") + cudaGetErrorString(err) + " (" +
+                             cudaGetErrorName(err) + ")");
   }
   std::vector<DeviceInfo> out;
   for (int i = 0; i < count; ++i) {

@@ -23,10 +23,10 @@ void check_round_trip(const boo::parse::Registry& registry, const boo::ops::Prob
   const std::string cmd = boo::ops::to_command(p);
   auto again = registry.parse(cmd);
   if (!again.has_value() || again->problems.size() != 1 || !(again->problems[0] == p)) {
-    std::fprintf(stderr, "round trip failed for %s\n  canonical: %s\n  %s\n",
-                 boo::ops::key(p).c_str(), cmd.c_str(),
-                 again.has_value() ? "reparsed to a different problem"
-                                   : again.status().to_string().c_str());
+    std::fprintf(
+        stderr, "round trip failed for %s\n  canonical: %s\n  %s\n", boo::ops::key(p).c_str(),
+        cmd.c_str(),
+        again.has_value() ? "reparsed to a different problem" : again.status().to_string().c_str());
     std::abort();
   }
 }

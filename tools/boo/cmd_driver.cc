@@ -2,9 +2,9 @@
 // backend, printing the command, an output summary and, with -t 1, timing statistics.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <numeric>
 #include <optional>
-#include <cstdio>
 
 #include "boo/core/strings.h"
 #include "boo/ops/problem.h"
@@ -65,7 +65,7 @@ std::string describe_output(const ops::Problem& p, const reference::NamedTensor&
     for (size_t i : order) dims.push_back(d.dims[i]);
     shape = core::format_shape(dims);
     if (const auto* c = std::get_if<ops::ConvProblem>(&p)) {
-      const core::Layout l = t.name == "dw" ? c->fil_layout
+      const core::Layout l = t.name == "dw"   ? c->fil_layout
                              : t.name == "dx" ? c->in_layout
                                               : c->out_layout;
       shape += " " + core::layout_name(l, c->spatial_dims);
@@ -83,8 +83,8 @@ struct Outcome {
 
 // Runs one problem on the CPU reference; returns false when it failed or was refused.
 bool run_on_reference(const DriverOptions& opt, bool explicit_backend, const std::string& source,
-                      const ops::Problem& p, const RunPlan& plan,
-                      tune::ResultCsvWriter* csv, Outcome& outcome) {
+                      const ops::Problem& p, const RunPlan& plan, tune::ResultCsvWriter* csv,
+                      Outcome& outcome) {
   const double gflop = ops::flops(p) / 1e9;
   const double gib = static_cast<double>(reference::reference_bytes(p)) / (1ull << 30);
   if (gflop > opt.cpu_max_gflop || gib > opt.cpu_max_gib) {
@@ -199,7 +199,8 @@ int run_driver(const DriverOptions& opt) {
     }
     csv.emplace(std::move(*w));
   }
-  for (const std::string& note : source->notes) std::fprintf(stderr, "boo: note: %s\n", note.c_str());
+  for (const std::string& note : source->notes)
+    std::fprintf(stderr, "boo: note: %s\n", note.c_str());
   Outcome outcome;
   for (const SourcedCommand& cmd : source->commands) {
     if (!cmd.parsed) {
@@ -214,8 +215,7 @@ int run_driver(const DriverOptions& opt) {
     for (const ops::Problem& p : cmd.parsed->problems) {
       std::printf("%s\n", ops::to_command(p).c_str());
       std::fflush(stdout);
-      run_on_reference(opt, explicit_backend, cmd.source, p, plan, csv ? &*csv : nullptr,
-                       outcome);
+      run_on_reference(opt, explicit_backend, cmd.source, p, plan, csv ? &*csv : nullptr, outcome);
       std::fflush(stdout);
     }
   }

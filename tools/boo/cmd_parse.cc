@@ -62,10 +62,12 @@ int run_parse(const ParseOptions& opt) {
       if (cmd.weight != 1) std::printf("  weight   %lld\n", static_cast<long long>(cmd.weight));
     }
     if (!opt.keys_only) {
-      for (const std::string& note : cmd.parsed->notes) std::printf("  note     %s\n", note.c_str());
+      for (const std::string& note : cmd.parsed->notes)
+        std::printf("  note     %s\n", note.c_str());
     }
   }
-  for (const std::string& note : source->notes) std::fprintf(stderr, "boo: note: %s\n", note.c_str());
+  for (const std::string& note : source->notes)
+    std::fprintf(stderr, "boo: note: %s\n", note.c_str());
   if (errors > 0) {
     std::fprintf(stderr, "boo parse: %d of %zu commands failed to parse\n", errors,
                  source->commands.size());

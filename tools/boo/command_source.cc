@@ -11,8 +11,9 @@ namespace boo::cli {
 core::Expected<CommandSource> load_commands(const std::vector<std::string>& words,
                                             const std::string& commands_file) {
   if (words.empty() && commands_file.empty()) {
-    return core::invalid_argument("give a command (e.g. convbfp16 -n 128 ...) or "
-                                  "--commands-file FILE");
+    return core::invalid_argument(
+        "give a command (e.g. convbfp16 -n 128 ...) or "
+        "--commands-file FILE");
   }
   if (!words.empty() && !commands_file.empty()) {
     return core::invalid_argument("give either a command or --commands-file, not both (got " +

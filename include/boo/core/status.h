@@ -52,7 +52,7 @@ Status internal_error(std::string message);
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Expected(Status status) : data_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     if (std::get<Status>(data_).is_ok()) {
       data_ = Status(StatusCode::kInternal, "Expected built from an ok Status");
@@ -81,10 +81,10 @@ class [[nodiscard]] Expected {
 #define BOO_CONCAT(a, b) BOO_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function when `expr` (a Status) is not ok.
-#define BOO_RETURN_IF_ERROR(expr)                  \
-  do {                                             \
-    ::boo::core::Status boo_status_ = (expr);      \
-    if (!boo_status_.is_ok()) return boo_status_;  \
+#define BOO_RETURN_IF_ERROR(expr)                 \
+  do {                                            \
+    ::boo::core::Status boo_status_ = (expr);     \
+    if (!boo_status_.is_ok()) return boo_status_; \
   } while (false)
 
 // `BOO_ASSIGN_OR_RETURN(auto x, f());` unwraps an Expected or returns its Status.

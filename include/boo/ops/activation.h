@@ -20,7 +20,7 @@ enum class Activation : uint8_t {
 };
 
 inline constexpr Activation kAllActivations[] = {
-    Activation::kNone, Activation::kRelu, Activation::kGelu,  Activation::kGeluTanh,
+    Activation::kNone, Activation::kRelu,    Activation::kGelu, Activation::kGeluTanh,
     Activation::kSilu, Activation::kSigmoid, Activation::kTanh, Activation::kRelu6};
 
 // "none", "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "relu6".

@@ -36,12 +36,12 @@ struct ConvProblem {
   std::vector<int64_t> dilation = {1, 1};
   ConvDirection direction = ConvDirection::kForward;
   bool transposed = false;
-  core::DType dtype = core::DType::kF32;   // x, w, y and bias
+  core::DType dtype = core::DType::kF32;       // x, w, y and bias
   core::MathMode math = core::MathMode::kF32;  // kTF32 only for fp32 data
   core::Layout in_layout = core::Layout::kChannelsFirst;
   core::Layout fil_layout = core::Layout::kChannelsFirst;
   core::Layout out_layout = core::Layout::kChannelsFirst;
-  bool bias = false;  // per-output-channel bias, forward only
+  bool bias = false;                          // per-output-channel bias, forward only
   Activation activation = Activation::kNone;  // forward only
 
   bool operator==(const ConvProblem&) const = default;

@@ -63,7 +63,7 @@ struct GemmProblem {
   int64_t b_cols() const { return trans_b == Transpose::kN ? n : k; }
   bool reads_c() const { return beta != 0.0; }
 
-  double flops() const;  // 2 M N K batch (the epilogue is not counted)
+  double flops() const;       // 2 M N K batch (the epilogue is not counted)
   int64_t min_bytes() const;  // A, B, D (and C when beta != 0, bias, alpha vector) once each
 
   // e.g. gemm_bf16.bf16.bf16.bf16_f32acc_tn_m4096n8192k4096_b1_ld4096.4096.4096.4096_...

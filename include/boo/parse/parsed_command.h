@@ -13,9 +13,9 @@ namespace boo::parse {
 
 // Set only when the command spells them; the driver's own flags override.
 struct RunOptions {
-  std::optional<bool> time;      // -t / --time
-  std::optional<int64_t> iter;   // -i / --iter
-  std::optional<bool> verify;    // -V / --verify
+  std::optional<bool> time;     // -t / --time
+  std::optional<int64_t> iter;  // -i / --iter
+  std::optional<bool> verify;   // -V / --verify
 };
 
 struct ParsedCommand {

@@ -78,7 +78,8 @@ TEST(DType, RoundingTiesToEvenAndRoundTrips) {
   EXPECT_TRUE(std::isnan(round_to(DType::kF8E4M3, 1000.0)));
   for (DType t : kAllDTypes) {
     for (uint32_t bits = 0; bits < (dtype_bytes(t) == 1 ? 256u : 4096u); ++bits) {
-      const uint32_t b = dtype_bytes(t) == 4 ? bits * 1048573u : bits * (dtype_bytes(t) == 2 ? 16 : 1);
+      const uint32_t b =
+          dtype_bytes(t) == 4 ? bits * 1048573u : bits * (dtype_bytes(t) == 2 ? 16 : 1);
       const double v = decode_bits(t, b);
       if (std::isnan(v)) continue;
       EXPECT_EQ(decode_bits(t, encode_bits(t, v)), v) << dtype_name(t) << " bits " << b;
@@ -128,7 +129,8 @@ TEST(Strings, SplitWordsAndQuote) {
 
 TEST(Tensor, LayoutsAndOverflow) {
   const int64_t spatial[] = {4, 5};
-  const TensorDesc nchw = make_nc_spatial_tensor(DType::kF16, 2, 3, spatial, Layout::kChannelsFirst);
+  const TensorDesc nchw =
+      make_nc_spatial_tensor(DType::kF16, 2, 3, spatial, Layout::kChannelsFirst);
   EXPECT_EQ(nchw.strides, (std::vector<int64_t>{60, 20, 5, 1}));
   const TensorDesc nhwc = make_nc_spatial_tensor(DType::kF16, 2, 3, spatial, Layout::kChannelsLast);
   EXPECT_EQ(nhwc.strides, (std::vector<int64_t>{60, 1, 15, 3}));

@@ -25,10 +25,12 @@ TEST(ConvProblem, OutputFlopsBytes) {
   EXPECT_EQ(p.output(), (std::vector<int64_t>{3, 5}));
   EXPECT_DOUBLE_EQ(p.flops(), 2.0 * 2 * 6 * 3 * 5 * 4 * 9);
   EXPECT_EQ(p.min_bytes(), (2 * 4 * 5 * 7 + 6 * 4 * 9 + 2 * 6 * 3 * 5) * 2);
-  EXPECT_EQ(p.key(), "conv2d_fp16_f32acc_fwd_n2c4h5w7_k6y3x3_s2x1p1x0d1x1_g1_nchw.nchw.nchw_nobias.none");
-  EXPECT_EQ(p.to_command(),
-            "convfp16 -n 2 -c 4 -H 5 -W 7 -k 6 -y 3 -x 3 -p 1 -q 0 -u 2 -v 1 -l 1 -j 1 -m conv -g 1 "
-            "-F 1 --in_layout NCHW --out_layout NCHW --fil_layout NCHW");
+  EXPECT_EQ(p.key(),
+            "conv2d_fp16_f32acc_fwd_n2c4h5w7_k6y3x3_s2x1p1x0d1x1_g1_nchw.nchw.nchw_nobias.none");
+  EXPECT_EQ(
+      p.to_command(),
+      "convfp16 -n 2 -c 4 -H 5 -W 7 -k 6 -y 3 -x 3 -p 1 -q 0 -u 2 -v 1 -l 1 -j 1 -m conv -g 1 "
+      "-F 1 --in_layout NCHW --out_layout NCHW --fil_layout NCHW");
 }
 
 TEST(ConvProblem, GroupsAndDilationInKeyAndFlops) {

@@ -67,7 +67,7 @@ TEST(HipblasltLog, NewerFieldsBiasGeluFp8AndDefaults) {
   EXPECT_EQ(g.scale_a, ops::ScaleMode::kScalar);
   EXPECT_TRUE(g.bias);
   EXPECT_EQ(g.activation, ops::Activation::kGeluTanh);  // hipBLASLt's gelu is the tanh form
-  ASSERT_EQ(notes.size(), 1u);                           // the f8_r = OCP e4m3 note
+  ASSERT_EQ(notes.size(), 1u);                          // the f8_r = OCP e4m3 note
   expect_round_trip(g);
 }
 
@@ -101,8 +101,10 @@ constexpr char kCublasFp8Bias[] =
     "[2023-04-07 04:55:51][cublasLt][7861][Trace][cublasLtMatmul] A=0X7F969A002A00 "
     "Adesc=[type=R_8F_E4M3 rows=32 cols=16 ld=16 order=ORDER_ROW] B=0X7F969A002C00 "
     "Bdesc=[type=R_8F_E4M3 rows=16 cols=32 ld=16] C=0X0 Cdesc=[type=R_16F rows=32 cols=32 ld=32] "
-    "D=0X7F969A001800 Ddesc=[type=R_16F rows=32 cols=32 ld=32] computeDesc=[computeType=COMPUTE_32F "
-    "scaleType=R_32F epilogue=EPILOGUE_BIAS biasPointer=0x7f969a002e00 aScalePointer=0x7f969a002f00 "
+    "D=0X7F969A001800 Ddesc=[type=R_16F rows=32 cols=32 ld=32] "
+    "computeDesc=[computeType=COMPUTE_32F "
+    "scaleType=R_32F epilogue=EPILOGUE_BIAS biasPointer=0x7f969a002e00 "
+    "aScalePointer=0x7f969a002f00 "
     "bScalePointer=0x7f969a002f80 cScalePointer=0x7fadde800500 dScalePointer=0x7fadde800500] "
     "algo=[algoId=39 tile=MATMUL_TILE_256x64 stages=MATMUL_STAGES_128xAUTO] "
     "workSpace=0X7F969A003300 workSpaceSizeInBytes=131 beta=0 outOfPlace=1 stream=0X84A9450";
@@ -155,8 +157,8 @@ TEST(MiopenGemm, RowMajorBecomesSwappedColumnMajor) {
       ASSERT_TRUE(data.has_value());
       ASSERT_TRUE(reference::run_reference(ops::Problem{g}, *data).is_ok());
       // Buffers as MIOpen sees them: A' is the problem's B and B' is the problem's A.
-      const std::vector<double>& a_rm = data->input("B")->data;  // row-major A (or A^T)
-      const std::vector<double>& b_rm = data->input("A")->data;  // row-major B (or B^T)
+      const std::vector<double>& a_rm = data->input("B")->data;   // row-major A (or A^T)
+      const std::vector<double>& b_rm = data->input("A")->data;   // row-major B (or B^T)
       const std::vector<double>& c_cm = data->output("D")->data;  // n x m col-major = C row-major
       for (int i = 0; i < 5; ++i) {
         for (int j = 0; j < 4; ++j) {

@@ -95,9 +95,12 @@ TEST(Registry, ExactOpNamesOnly) {
   EXPECT_FALSE(r.parse("myconvbfp16 -n 1").has_value());  // not a substring match
   EXPECT_TRUE(r.parse("convbfp16 -n 1 -F 1").has_value());
   Registry custom;
-  EXPECT_TRUE(custom.add_op("x", [](std::string_view, std::span<const std::string>) {
-    return core::Expected<ParsedCommand>(ParsedCommand{});
-  }).is_ok());
+  EXPECT_TRUE(custom
+                  .add_op("x",
+                          [](std::string_view, std::span<const std::string>) {
+                            return core::Expected<ParsedCommand>(ParsedCommand{});
+                          })
+                  .is_ok());
   EXPECT_FALSE(custom.add_op("x", nullptr).is_ok());  // registered twice
 }
 

@@ -158,9 +158,9 @@ TEST(MiopenConv, BiasActivationAndMathExtensions) {
 TEST(MiopenConv, PadModeSameAndValid) {
   EXPECT_EQ(conv(parse_ok("conv -n 1 -c 4 -H 7 -W 7 -k 4 -y 3 -x 3 -z same -F 1")).output(),
             (std::vector<int64_t>{7, 7}));
-  EXPECT_EQ(conv(parse_ok("conv -n 1 -c 4 -H 7 -W 7 -k 4 -y 3 -x 3 -p 1 -q 1 -z valid -F 1"))
-                .output(),
-            (std::vector<int64_t>{5, 5}));
+  EXPECT_EQ(
+      conv(parse_ok("conv -n 1 -c 4 -H 7 -W 7 -k 4 -y 3 -x 3 -p 1 -q 1 -z valid -F 1")).output(),
+      (std::vector<int64_t>{5, 5}));
 }
 
 TEST(MiopenConv, IgnoredFlagsAreNotedAndDriverPrefixIsSkipped) {

@@ -31,8 +31,8 @@ TEST_P(WorkloadFile, EveryLineParsesAndRoundTrips) {
       EXPECT_TRUE(ops::validate(p).is_ok()) << e.source;
       const std::string cmd = ops::to_command(p);
       auto again = registry.parse(cmd);
-      ASSERT_TRUE(again.has_value()) << e.source << ": " << cmd << ": "
-                                     << again.status().to_string();
+      ASSERT_TRUE(again.has_value())
+          << e.source << ": " << cmd << ": " << again.status().to_string();
       ASSERT_EQ(again->problems.size(), 1u) << cmd;
       EXPECT_EQ(again->problems[0], p) << e.source << "\n  canonical: " << cmd;
       EXPECT_EQ(ops::key(again->problems[0]), ops::key(p));

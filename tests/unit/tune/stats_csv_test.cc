@@ -23,8 +23,7 @@ TEST(TimingStats, MedianMeanStddev) {
   EXPECT_DOUBLE_EQ(t.median_us, 2.5);
   EXPECT_DOUBLE_EQ(t.mean_us, 2.5);
   EXPECT_DOUBLE_EQ(t.stddev_us, std::sqrt(1.25));
-  EXPECT_EQ(format_timing(t),
-            "min=1.00us max=4.00us mean=2.50us median=2.50us stddev=1.12us");
+  EXPECT_EQ(format_timing(t), "min=1.00us max=4.00us mean=2.50us median=2.50us stddev=1.12us");
   const double odd[] = {5.0, 1.0, 9.0};
   EXPECT_DOUBLE_EQ(timing_stats(odd).median_us, 5.0);
   EXPECT_EQ(timing_stats({}).samples, 0);
