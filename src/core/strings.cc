@@ -50,6 +50,13 @@ Expected<double> parse_double(std::string_view field, std::string_view text) {
   return v;
 }
 
+Status require_at_least(std::string_view field, int64_t value, int64_t min, std::string_view why) {
+  if (value >= min) return Status::ok();
+  std::string m = std::string(field) + ": must be >= " + std::to_string(min);
+  if (!why.empty()) m += " (" + std::string(why) + ")";
+  return invalid_argument(m + ", got " + std::to_string(value));
+}
+
 Expected<bool> parse_bool(std::string_view field, std::string_view text) {
   const std::string t = to_lower(trim(text));
   if (t == "1" || t == "true") return true;

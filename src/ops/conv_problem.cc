@@ -46,14 +46,6 @@ std::string join_x(const std::vector<int64_t>& v) {
   return out;
 }
 
-Status check_min(std::string_view flag, int64_t v, int64_t min) {
-  if (v < min) {
-    return invalid_argument(std::string(flag) + ": must be >= " + std::to_string(min) + ", got " +
-                            std::to_string(v));
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 std::string_view conv_direction_name(ConvDirection d) {
@@ -88,16 +80,21 @@ Status ConvProblem::validate_fields() const {
       padding.size() != dims || dilation.size() != dims) {
     return core::internal_error("ConvProblem spatial vectors do not have spatial_dims entries");
   }
-  BOO_RETURN_IF_ERROR(check_min("-n", n, 1));
-  BOO_RETURN_IF_ERROR(check_min("-c", c, 1));
-  BOO_RETURN_IF_ERROR(check_min("-k", k, 1));
-  BOO_RETURN_IF_ERROR(check_min("-g", groups, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("-n", n, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("-c", c, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("-k", k, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("-g", groups, 1));
   for (size_t i = 0; i < dims; ++i) {
-    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.input, spatial_dims, i), input[i], 1));
-    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.filter, spatial_dims, i), filter[i], 1));
-    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.stride, spatial_dims, i), stride[i], 1));
-    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.pad, spatial_dims, i), padding[i], 0));
-    BOO_RETURN_IF_ERROR(check_min(flag_at(kFlags.dilation, spatial_dims, i), dilation[i], 1));
+    BOO_RETURN_IF_ERROR(
+        core::require_at_least(flag_at(kFlags.input, spatial_dims, i), input[i], 1));
+    BOO_RETURN_IF_ERROR(
+        core::require_at_least(flag_at(kFlags.filter, spatial_dims, i), filter[i], 1));
+    BOO_RETURN_IF_ERROR(
+        core::require_at_least(flag_at(kFlags.stride, spatial_dims, i), stride[i], 1));
+    BOO_RETURN_IF_ERROR(
+        core::require_at_least(flag_at(kFlags.pad, spatial_dims, i), padding[i], 0));
+    BOO_RETURN_IF_ERROR(
+        core::require_at_least(flag_at(kFlags.dilation, spatial_dims, i), dilation[i], 1));
     // Keep 2 * pad + dilation * filter far from overflow before computing the output size.
     constexpr int64_t kMaxExtent = int64_t{1} << 40;
     for (const auto& [names, v] :

@@ -12,15 +12,6 @@ using core::Status;
 
 bool is_16bit(DType t) { return t == DType::kF16 || t == DType::kBF16; }
 
-Status check_min(std::string_view field, int64_t v, int64_t min, std::string_view why = "") {
-  if (v < min) {
-    std::string m = std::string(field) + ": must be >= " + std::to_string(min);
-    if (!why.empty()) m += " (" + std::string(why) + ")";
-    return invalid_argument(m + ", got " + std::to_string(v));
-  }
-  return Status::ok();
-}
-
 // Elements one operand's buffer spans: ld * (cols - 1) + rows + stride * (batch - 1). `name` is
 // the operand's letter (A, B, C, D); its fields are ld<x> and stride_<x>.
 Status check_span(std::string_view name, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
@@ -92,32 +83,32 @@ std::string_view hipblaslt_activation_name(Activation a) {
 }
 
 Status GemmProblem::validate() const {
-  BOO_RETURN_IF_ERROR(check_min("M", m, 1));
-  BOO_RETURN_IF_ERROR(check_min("N", n, 1));
-  BOO_RETURN_IF_ERROR(check_min("K", k, 1));
-  BOO_RETURN_IF_ERROR(check_min("batch_count", batch, 1));
-  BOO_RETURN_IF_ERROR(check_min("call_count", call_count, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("M", m, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("N", n, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("K", k, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("batch_count", batch, 1));
+  BOO_RETURN_IF_ERROR(core::require_at_least("call_count", call_count, 1));
   const char* a_why =
       trans_a == Transpose::kN ? "rows of A = M with transA N" : "rows of A = K with transA T";
   const char* b_why =
       trans_b == Transpose::kN ? "rows of B = K with transB N" : "rows of B = N with transB T";
-  BOO_RETURN_IF_ERROR(check_min("lda", lda, a_rows(), a_why));
-  BOO_RETURN_IF_ERROR(check_min("ldb", ldb, b_rows(), b_why));
-  BOO_RETURN_IF_ERROR(check_min("ldc", ldc, m, "rows of C = M"));
-  BOO_RETURN_IF_ERROR(check_min("ldd", ldd, m, "rows of D = M"));
-  BOO_RETURN_IF_ERROR(check_min("stride_a", stride_a, 0));
-  BOO_RETURN_IF_ERROR(check_min("stride_b", stride_b, 0));
-  BOO_RETURN_IF_ERROR(check_min("stride_c", stride_c, 0));
+  BOO_RETURN_IF_ERROR(core::require_at_least("lda", lda, a_rows(), a_why));
+  BOO_RETURN_IF_ERROR(core::require_at_least("ldb", ldb, b_rows(), b_why));
+  BOO_RETURN_IF_ERROR(core::require_at_least("ldc", ldc, m, "rows of C = M"));
+  BOO_RETURN_IF_ERROR(core::require_at_least("ldd", ldd, m, "rows of D = M"));
+  BOO_RETURN_IF_ERROR(core::require_at_least("stride_a", stride_a, 0));
+  BOO_RETURN_IF_ERROR(core::require_at_least("stride_b", stride_b, 0));
+  BOO_RETURN_IF_ERROR(core::require_at_least("stride_c", stride_c, 0));
   if (batch > 1) {
     int64_t d_matrix = 0;
     if (__builtin_mul_overflow(ldd, n, &d_matrix)) {
       return invalid_argument("ldd " + std::to_string(ldd) + " x N " + std::to_string(n) +
                               " overflows 64 bits");
     }
-    BOO_RETURN_IF_ERROR(check_min("stride_d", stride_d, d_matrix,
-                                  "ldd x N, so that the batch's outputs do not overlap"));
+    BOO_RETURN_IF_ERROR(core::require_at_least(
+        "stride_d", stride_d, d_matrix, "ldd x N, so that the batch's outputs do not overlap"));
   } else {
-    BOO_RETURN_IF_ERROR(check_min("stride_d", stride_d, 0));
+    BOO_RETURN_IF_ERROR(core::require_at_least("stride_d", stride_d, 0));
   }
   BOO_RETURN_IF_ERROR(check_span("A", a_rows(), a_cols(), lda, stride_a, batch));
   BOO_RETURN_IF_ERROR(check_span("B", b_rows(), b_cols(), ldb, stride_b, batch));

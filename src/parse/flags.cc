@@ -108,9 +108,7 @@ Expected<RunOptions> read_run_options(const FlagValues& flags) {
   }
   if (flags.given("iter")) {
     BOO_ASSIGN_OR_RETURN(int64_t n, flags.get_int("iter"));
-    if (n < 1) {
-      return invalid_argument(flags.spelled("iter") + ": must be >= 1, got " + std::to_string(n));
-    }
+    BOO_RETURN_IF_ERROR(core::require_at_least(flags.spelled("iter"), n, 1));
     run.iter = n;
   }
   if (flags.given("verify")) {

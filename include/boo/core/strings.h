@@ -15,6 +15,9 @@ namespace boo::core {
 // Whole-string conversions; `field` names the flag or field in the error message.
 Expected<int64_t> parse_int(std::string_view field, std::string_view text);
 Expected<double> parse_double(std::string_view field, std::string_view text);
+// kInvalidArgument "<field>: must be >= <min> (<why>), got <value>" when value < min.
+Status require_at_least(std::string_view field, int64_t value, int64_t min,
+                        std::string_view why = "");
 // "0"/"1", "true"/"false" (any case).
 Expected<bool> parse_bool(std::string_view field, std::string_view text);
 
