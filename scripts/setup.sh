@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs boo's build and test dependencies by name and version from package registries:
-#   Debian/Ubuntu packages (compilers, CMake, Ninja, GoogleTest, CLI11, nlohmann-json, fmt, clang
+#   Debian/Ubuntu packages (compilers, CMake, Ninja, GoogleTest, CLI11, nlohmann-json, clang
 #   with its libFuzzer runtime) and the CUTLASS 4.2 headers from the PyPI wheel
 #   nvidia-cutlass==4.2.0.0, installed --no-deps into .deps/cutlass (ignored by git).
 # Idempotent: a second run installs nothing. Needs root or sudo for the Debian packages.
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 readonly kCutlassVersion="4.2.0.0"
 readonly kDebPackages=(
   build-essential cmake ninja-build git python3-pip
-  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
   clang libclang-rt-dev
 )
 
