@@ -1,0 +1,57 @@
+/* The C entry ABI between boo and every JIT-compiled kernel object (DESIGN.md §4).
+ * Plain C, no device code: it is included by the host library and embedded verbatim into
+ * every generated translation unit. Bump BOO_ABI_VERSION on any change. */
+#ifndef BOO_CODEGEN_ABI_H_
+#define BOO_CODEGEN_ABI_H_
+
+#include <stdint.h>
+
+#define BOO_ABI_VERSION 1
+
+/* Kinds of argument struct a kernel object takes. */
+#define BOO_KIND_GEMM 1
+
+/* Return codes of the entry points. */
+#define BOO_OK 0
+#define BOO_UNSUPPORTED 1 /* the arguments are outside what this kernel implements */
+#define BOO_ERROR 2       /* a CUDA or CUTLASS error; the message says which */
+
+typedef struct BooKernelInfo {
+  int32_t abi_version; /* BOO_ABI_VERSION of the object */
+  int32_t kind;        /* BOO_KIND_* */
+  const char* name;    /* the kernel name it was generated for */
+} BooKernelInfo;
+
+/* D[b] = act(alpha * scale * op(A[b]) op(B[b]) + beta * C[b] + bias), column-major BLAS
+ * convention (see ops::GemmProblem). Pointers are device pointers. */
+typedef struct BooGemmArgs {
+  int64_t m, n, k, batch;
+  const void* a;
+  const void* b;
+  const void* c; /* may be NULL when beta == 0 */
+  void* d;
+  const void* bias;         /* M values, or NULL */
+  const float* alpha_scale;  /* device scalar multiplied into alpha (fp8 scales), or NULL */
+  const float* alpha_vector; /* M per-row alpha factors (fp32), or NULL */
+  int64_t lda, ldb, ldc, ldd;
+  int64_t stride_a, stride_b, stride_c, stride_d;
+  float alpha, beta;
+  int32_t trans_a, trans_b; /* 0: N, 1: T */
+  int32_t splits;           /* split-K slices (scheduler splitk), else 1 */
+  int32_t sm_count;         /* SMs of the device, for persistent schedulers */
+  int32_t device;           /* CUDA device ordinal */
+} BooGemmArgs;
+
+/* Entry points every kernel object exports (C linkage):
+ *   int32_t boo_info(BooKernelInfo* info);
+ *   int32_t boo_supports(const void* args, char* why, int32_t why_len);
+ *   int64_t boo_workspace(const void* args);           bytes, or -1 when unsupported
+ *   int32_t boo_run(const void* args, void* workspace, int64_t workspace_bytes, void* stream,
+ *                   char* why, int32_t why_len);
+ * `args` points to the struct of the object's kind. `why` receives a one-line reason. */
+typedef int32_t (*BooInfoFn)(BooKernelInfo*);
+typedef int32_t (*BooSupportsFn)(const void*, char*, int32_t);
+typedef int64_t (*BooWorkspaceFn)(const void*);
+typedef int32_t (*BooRunFn)(const void*, void*, int64_t, void*, char*, int32_t);
+
+#endif /* BOO_CODEGEN_ABI_H_ */

@@ -1,0 +1,55 @@
+// The GEMM algorithms dispatch chooses among (DESIGN.md §3): each says whether it supports a
+// problem (and why not), lists its candidate configs for a rule set, ranks them with an
+// analytical model, and turns a config name into kernel source.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "boo/codegen/gemm_codegen.h"
+#include "boo/core/status.h"
+#include "boo/ops/gemm_problem.h"
+#include "boo/space/rule_set.h"
+
+namespace boo::dispatch {
+
+// What the heuristic knows of the GPU: SM count and peak rates (defaults: H100 SXM).
+struct DeviceModel {
+  int sm_count = 132;
+  double tflops_16bit = 989.4;
+  double tflops_tf32 = 494.7;
+  double bandwidth_gbs = 3350.0;
+  double launch_us = 3.0;
+};
+
+struct Candidate {
+  std::string algorithm;   // "gemm.sm90"
+  std::string config;      // the config's name()
+  double predicted_us = 0.0;
+  std::string why;         // one line: what the model saw
+};
+
+class GemmAlgorithm {
+ public:
+  virtual ~GemmAlgorithm() = default;
+  virtual std::string_view name() const = 0;
+  // ok, or why not (a one-line reason the driver prints with --explain).
+  virtual core::Status supports(const ops::GemmProblem& p) const = 0;
+  // Valid configs for the problem, best first by the analytical model.
+  virtual std::vector<Candidate> rank(const ops::GemmProblem& p, const DeviceModel& d,
+                                      space::RuleSet rules) const = 0;
+  // Kernel source for a config name this algorithm produced.
+  virtual core::Expected<codegen::KernelSource> source(std::string_view config) const = 0;
+  // Launch arguments that depend on the config (split count); 1 otherwise.
+  virtual int splits(std::string_view config) const = 0;
+};
+
+std::unique_ptr<GemmAlgorithm> make_gemm_sm90();
+std::unique_ptr<GemmAlgorithm> make_gemm_fallback();
+
+// Analytical time of one gemm.sm90 config on `d` (exposed for tests and reports).
+double predict_gemm_sm90_us(const ops::GemmProblem& p, const space::GemmSm90Config& c,
+                            const DeviceModel& d, std::string* why = nullptr);
+
+}  // namespace boo::dispatch

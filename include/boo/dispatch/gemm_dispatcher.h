@@ -1,0 +1,83 @@
+// Chooses and runs a GEMM kernel per problem (DESIGN.md §5): an exact tuning-DB row, else the
+// best-ranked configs of the algorithms that support the problem (a failed compile moves on
+// to the next), else the fallback. Plans are cached per problem, so a repeated call costs a
+// hash lookup and the kernel's launch.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "boo/dispatch/gemm_algorithms.h"
+#include "boo/dispatch/tuning_db.h"
+#include "boo/jit/kernel_cache.h"
+#include "boo/runtime/cuda.h"
+
+namespace boo::dispatch {
+
+struct GemmPointers {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const void* c = nullptr;
+  void* d = nullptr;
+  const void* bias = nullptr;
+  const float* alpha_vector = nullptr;
+  const float* alpha_scale = nullptr;  // device scalar: scaleA * scaleB
+};
+
+struct GemmPlan {
+  ops::GemmProblem problem;
+  std::string algorithm;
+  std::string config;
+  int splits = 1;
+  int64_t workspace_bytes = 0;
+  std::shared_ptr<const jit::LoadedKernel> kernel;
+  std::vector<std::string> explanation;  // why this choice, for --explain
+};
+
+struct GemmProblemHash {
+  size_t operator()(const ops::GemmProblem& p) const;
+};
+
+struct DispatchOptions {
+  space::RuleSet rules = space::RuleSet::kDefault;
+  int max_compile_attempts = 3;  // heuristic candidates tried before the fallback
+  std::string force_config;      // use exactly this config (tests, `boo driver --config`)
+};
+
+// The C argument struct for a plan's problem and pointers (device, SM count filled in).
+BooGemmArgs make_gemm_args(const GemmPlan& plan, const GemmPointers& ptrs, int device,
+                           int sm_count);
+
+class GemmDispatcher {
+ public:
+  GemmDispatcher(jit::KernelCache& cache, const TuningDb* db, DeviceModel model,
+                 DispatchOptions options = {});
+
+  // The plan for a problem: cached, else chosen now (compiling what it needs).
+  core::Expected<const GemmPlan*> plan(const ops::GemmProblem& p);
+  // Launches a plan on a stream (asynchronous).
+  core::Status run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream);
+  // plan() + run(): the hot path of a framework call.
+  core::Status gemm(const ops::GemmProblem& p, const GemmPointers& ptrs, void* stream);
+
+  const std::vector<std::unique_ptr<GemmAlgorithm>>& algorithms() const { return algorithms_; }
+  const DeviceModel& device_model() const { return model_; }
+
+ private:
+  core::Expected<std::unique_ptr<GemmPlan>> choose(const ops::GemmProblem& p);
+  core::Status try_candidate(const ops::GemmProblem& p, const GemmAlgorithm& algo,
+                             const std::string& config, GemmPlan& plan);
+
+  jit::KernelCache& cache_;
+  const TuningDb* db_;
+  DeviceModel model_;
+  DispatchOptions options_;
+  int device_ = 0;
+  std::vector<std::unique_ptr<GemmAlgorithm>> algorithms_;  // the fallback last
+  std::unordered_map<ops::GemmProblem, std::unique_ptr<GemmPlan>, GemmProblemHash> plans_;
+  runtime::Workspace workspace_;
+};
+
+}  // namespace boo::dispatch

@@ -1,0 +1,44 @@
+// GPU helpers of the numerics and benchmark protocols (DESIGN.md §7, §8): random operands made
+// on the device, an fp32-accumulating reference GEMM for problems too large for the CPU,
+// output comparison, the activation pass a cuBLASLt user adds when no fused epilogue exists,
+// and an empty kernel for the launch ceiling. Host API only; the kernels are compiled with the
+// library (src/reference/gpu/).
+#pragma once
+
+#include <cstdint>
+
+#include "boo/core/dtype.h"
+#include "boo/core/status.h"
+#include "boo/ops/gemm_problem.h"
+#include "boo/reference/compare.h"
+
+namespace boo::reference::gpu {
+
+// `count` elements of `dtype` at `ptr`, uniform in [lo, hi), a function of (seed, index) only.
+core::Status fill_uniform(void* ptr, core::DType dtype, int64_t count, uint64_t seed, void* stream,
+                          double lo = -1.0, double hi = 1.0);
+
+struct GemmRefPointers {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const void* c = nullptr;
+  const void* bias = nullptr;
+  const float* alpha_vector = nullptr;
+  float scale = 1.0f;  // scaleA * scaleB
+};
+
+// The problem's D in fp32, packed as [batch][N][M] (M fastest), fp32 accumulation.
+core::Status gemm_reference(const ops::GemmProblem& p, const GemmRefPointers& in, float* out,
+                            void* stream);
+
+// Error of D (the problem's layout and type) against a packed fp32 reference; synchronizes.
+core::Expected<ErrorStats> compare_gemm_output(const ops::GemmProblem& p, const void* d,
+                                               const float* ref, void* stream);
+
+// D = act(D + bias) in place over the problem's M x N x batch entries (bias may be null).
+core::Status bias_activation(const ops::GemmProblem& p, void* d, const void* bias,
+                             ops::Activation act, void* stream);
+
+core::Status launch_empty(void* stream);
+
+}  // namespace boo::reference::gpu

@@ -1,0 +1,58 @@
+// The configuration space of `gemm.sm90`: CUTLASS 3 TMA + warpgroup-MMA GEMMs (DESIGN.md §3).
+// A config is a GemmClass plus tile shape, cluster shape, kernel schedule (cooperative: two
+// consumer warpgroups share a tile; pingpong: they alternate tiles) and tile scheduler
+// (persistent data-parallel, stream-K, split-K with a split count). Split-K and stream-K share
+// one compiled kernel (CUTLASS's stream-K scheduler); the split count is a launch argument.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "boo/core/status.h"
+#include "boo/space/gemm_class.h"
+#include "boo/space/rule_set.h"
+
+namespace boo::space {
+
+enum class GemmSchedule : uint8_t { kCooperative, kPingpong };
+enum class GemmScheduler : uint8_t { kPersistent, kStreamK, kSplitK };
+
+struct GemmSm90Config {
+  GemmClass cls;
+  int tile_m = 128;
+  int tile_n = 128;
+  int tile_k = 64;
+  int cluster_m = 1;
+  int cluster_n = 1;
+  GemmSchedule schedule = GemmSchedule::kCooperative;
+  GemmScheduler scheduler = GemmScheduler::kPersistent;
+  int splits = 1;  // split-K slices; 1 unless scheduler is kSplitK
+
+  bool operator==(const GemmSm90Config&) const = default;
+
+  // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent" ("_streamk", "_splitk4").
+  std::string name() const;
+  // The compiled object's identity: name() with "_sk" for both stream-K and split-K.
+  std::string kernel_name() const;
+  static core::Expected<GemmSm90Config> parse_name(std::string_view text);
+};
+
+inline constexpr std::string_view kGemmSm90Prefix = "gemm.sm90_";
+
+// Why this config cannot be built (CUTLASS's static_asserts and can_implement, shared-memory
+// capacity, register budget), or ok. Only valid configs reach the compiler.
+core::Status check_gemm_sm90(const GemmSm90Config& c);
+// Whether gemm.sm90 generates code for this class at all (types, transposes, epilogue).
+core::Status check_gemm_sm90_class(const GemmClass& c);
+
+// Valid configs of a rule set for one class (empty when the class is unsupported).
+std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules);
+
+// Shared memory of one mainloop stage, and the epilogue's reserve, in bytes (H100: 227 KiB
+// per block). Used by the validity rules and the heuristic.
+int gemm_sm90_stage_bytes(const GemmSm90Config& c);
+inline constexpr int kSm90SharedMemoryBytes = 227 * 1024;
+inline constexpr int kSm90EpilogueReserveBytes = 32 * 1024;
+
+}  // namespace boo::space

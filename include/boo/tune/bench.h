@@ -1,0 +1,51 @@
+// The benchmark protocol of DESIGN.md §7: a cold L2 before every sample (a buffer of at least
+// twice the L2 overwritten), warm-up launches, CUDA-event samples of several backends
+// interleaved on the same data, medians; CUDA-graph timing for short kernels; and the three
+// ceilings every floor is computed from, measured in the same run.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "boo/core/status.h"
+#include "boo/ops/problem.h"
+#include "boo/runtime/cuda.h"
+
+namespace boo::tune {
+
+using Launch = std::function<core::Status(void* stream)>;
+
+class L2Flusher {
+ public:
+  // A buffer of 2 x `l2_bytes` (at least 128 MiB).
+  static core::Expected<L2Flusher> create(int64_t l2_bytes);
+  core::Status flush(void* stream);
+
+ private:
+  runtime::DeviceBuffer buffer_;
+};
+
+struct TimingOptions {
+  int warmups = 10;
+  int samples = 50;
+  bool cold_l2 = true;
+};
+
+// samples[i][j]: the j-th sample of launches[i] in microseconds. Sample j of every launch is
+// taken before sample j + 1 of any, each after an L2 flush.
+core::Expected<std::vector<std::vector<double>>> time_interleaved(
+    const std::vector<Launch>& launches, void* stream, L2Flusher* flusher,
+    const TimingOptions& options);
+
+// Microseconds per launch when `launches_per_graph` launches replay as one CUDA graph (warm
+// L2, no launch gaps): the median over `replays`.
+core::Expected<double> time_in_graph(const Launch& launch, void* stream,
+                                     int launches_per_graph = 20, int replays = 10);
+
+// Peak bf16 GEMM rate (cuBLASLt, 8192^3, random data), device-to-device copy bandwidth
+// (1 GiB, bytes read + written) and an empty kernel's time, measured now; tf32 and fp8 rates
+// scale with the datasheet ratios.
+core::Expected<ops::Ceilings> measure_ceilings(void* stream, std::string* report = nullptr);
+
+}  // namespace boo::tune

@@ -1,0 +1,196 @@
+// Glue between boo's C entry ABI (abi.h) and a CUTLASS 3 sm90 GEMM (GemmUniversalAdapter over a
+// TMA warp-specialized kernel). Generated translation units define the CUTLASS types and expand
+// BOO_GEMM_SM90_ENTRY_POINTS once. Host code of CUTLASS (TMA descriptors) lives in the object.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/gemm/kernel/tile_scheduler_params.h"
+#include "entry_points.cuh"
+
+namespace boo_kernels {
+
+// Fills the dynamic entries of a CuTe stride (static _1 entries stay as they are).
+template <class Stride>
+Stride make_dynamic_stride(int64_t s0, int64_t s1, int64_t s2) {
+  Stride s{};
+  if constexpr (!cute::is_static_v<cute::remove_cvref_t<decltype(cute::get<0>(s))>>) {
+    cute::get<0>(s) = s0;
+  }
+  if constexpr (!cute::is_static_v<cute::remove_cvref_t<decltype(cute::get<1>(s))>>) {
+    cute::get<1>(s) = s1;
+  }
+  if constexpr (!cute::is_static_v<cute::remove_cvref_t<decltype(cute::get<2>(s))>>) {
+    cute::get<2>(s) = s2;
+  }
+  return s;
+}
+
+template <class Gemm, bool kHasC, bool kHasBias, bool kStreamK, int kAlignA, int kAlignB,
+          int kAlignD>
+struct GemmSm90Runner {
+  using Kernel = typename Gemm::GemmKernel;
+  using Arguments = typename Gemm::Arguments;
+  using Params = typename Kernel::Params;
+  using ElementA = typename Gemm::ElementA;
+  using ElementB = typename Gemm::ElementB;
+  using ElementD = typename Gemm::ElementD;
+  using StrideA = typename Kernel::StrideA;
+  using StrideB = typename Kernel::StrideB;
+  using StrideC = typename Kernel::StrideC;
+  using StrideD = typename Kernel::StrideD;
+
+  // Why these arguments cannot run here, or nullptr.
+  static const char* reject(const BooGemmArgs& a) {
+    constexpr int64_t kMaxInt = 0x7fffffff;
+    if (a.m > kMaxInt || a.n > kMaxInt || a.k > kMaxInt || a.batch > kMaxInt) {
+      return "M, N, K and batch must be below 2^31";
+    }
+    if (a.m < 1 || a.n < 1 || a.k < 1 || a.batch < 1) return "empty problem";
+    auto misaligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; };
+    if (misaligned(a.a) || misaligned(a.b) || misaligned(a.d) || (kHasC && misaligned(a.c))) {
+      return "operands must be 16-byte aligned";
+    }
+    if (a.lda % kAlignA || a.ldb % kAlignB || a.ldd % kAlignD || (kHasC && a.ldc % kAlignD)) {
+      return "leading dimensions must be multiples of 16 bytes";
+    }
+    if (a.batch > 1 && (a.stride_a % kAlignA || a.stride_b % kAlignB || a.stride_d % kAlignD ||
+                        (kHasC && a.stride_c % kAlignD))) {
+      return "batch strides must be multiples of 16 bytes";
+    }
+    if (kHasBias && a.bias == nullptr) return "this kernel needs a bias vector";
+    if (!kHasC && a.beta != 0.0f) return "this kernel has no C operand (beta must be 0)";
+    return nullptr;
+  }
+
+  static Arguments make_arguments(const BooGemmArgs& a) {
+    // op(A) is M x K: column-major (N) has M-stride 1, K-stride lda; T swaps them.
+    const StrideA sa = make_dynamic_stride<StrideA>(a.trans_a ? a.lda : 1, a.trans_a ? 1 : a.lda,
+                                                    a.stride_a);
+    // CUTLASS 3 sees B as N x K: stored K x N (N) has N-stride ldb, K-stride 1.
+    const StrideB sb = make_dynamic_stride<StrideB>(a.trans_b ? 1 : a.ldb, a.trans_b ? a.ldb : 1,
+                                                    a.stride_b);
+    const StrideC sc = make_dynamic_stride<StrideC>(1, a.ldc, a.stride_c);
+    const StrideD sd = make_dynamic_stride<StrideD>(1, a.ldd, a.stride_d);
+    Arguments args{};
+    args.mode = a.batch > 1 ? cutlass::gemm::GemmUniversalMode::kBatched
+                            : cutlass::gemm::GemmUniversalMode::kGemm;
+    args.problem_shape = {static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k),
+                          static_cast<int>(a.batch)};
+    args.mainloop.ptr_A = static_cast<const ElementA*>(a.a);
+    args.mainloop.dA = sa;
+    args.mainloop.ptr_B = static_cast<const ElementB*>(a.b);
+    args.mainloop.dB = sb;
+    auto& thread = args.epilogue.thread;
+    thread.alpha = a.alpha;
+    thread.beta = kHasC ? a.beta : 0.0f;
+    if constexpr (kHasBias) {
+      using ElementBias = cute::remove_cvref_t<decltype(*thread.bias_ptr)>;
+      thread.bias_ptr = static_cast<const ElementBias*>(a.bias);
+    }
+    if constexpr (kHasC) {
+      args.epilogue.ptr_C = static_cast<const typename Gemm::ElementC*>(a.c);
+    }
+    args.epilogue.dC = sc;
+    args.epilogue.ptr_D = static_cast<ElementD*>(a.d);
+    args.epilogue.dD = sd;
+    args.hw_info.device_id = a.device;
+    args.hw_info.sm_count = a.sm_count;
+    if constexpr (kStreamK) {
+      using Mode = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamKParams::
+          DecompositionMode;
+      args.scheduler.splits = a.splits > 1 ? a.splits : 1;
+      args.scheduler.decomposition_mode = a.splits > 1 ? Mode::SplitK : Mode::StreamK;
+    }
+    return args;
+  }
+
+  static int32_t supports(const BooGemmArgs& a, char* why, int32_t len) {
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    const Arguments args = make_arguments(a);
+    if (Gemm::can_implement(args) != cutlass::Status::kSuccess) {
+      write_why(why, len, "CUTLASS can_implement rejected the problem");
+      return BOO_UNSUPPORTED;
+    }
+    return BOO_OK;
+  }
+
+  static int64_t workspace(const BooGemmArgs& a) {
+    if (reject(a) != nullptr) return -1;
+    return static_cast<int64_t>(Gemm::get_workspace_size(make_arguments(a)));
+  }
+
+  // The last arguments and their Params: a repeated call skips building TMA descriptors.
+  struct Cache {
+    std::mutex mu;
+    bool valid = false;
+    BooGemmArgs args{};
+    void* workspace = nullptr;
+    Params params{};
+    bool smem_set = false;
+  };
+
+  static int32_t run(const BooGemmArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    static Cache cache;
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    std::lock_guard<std::mutex> lock(cache.mu);
+    const bool hit = cache.valid && cache.workspace == ws &&
+                     std::memcmp(&cache.args, &a, sizeof(BooGemmArgs)) == 0;
+    if (!hit || kStreamK) {
+      const Arguments args = make_arguments(a);
+      const size_t need = Gemm::get_workspace_size(args);
+      if (need > static_cast<size_t>(ws_bytes)) {
+        write_why(why, len, "workspace too small");
+        return BOO_ERROR;
+      }
+      if (Kernel::initialize_workspace(args, ws, s) != cutlass::Status::kSuccess) {
+        write_why(why, len, "CUTLASS initialize_workspace failed");
+        return BOO_ERROR;
+      }
+      if (!hit) {
+        cache.params = Kernel::to_underlying_arguments(args, ws);
+        cache.args = a;
+        cache.workspace = ws;
+        cache.valid = true;
+      }
+    }
+    if (!cache.smem_set) {
+      constexpr int kSmem = Kernel::SharedStorageSize;
+      if (kSmem >= (48 << 10)) {
+        const cudaError_t e = cudaFuncSetAttribute(
+            cutlass::device_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+        if (e != cudaSuccess) {
+          write_why(why, len, cudaGetErrorString(e));
+          return BOO_ERROR;
+        }
+      }
+      cache.smem_set = true;
+    }
+    if (Gemm::run(cache.params, s) != cutlass::Status::kSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      write_why(why, len, e != cudaSuccess ? cudaGetErrorString(e) : "CUTLASS run failed");
+      return BOO_ERROR;
+    }
+    return BOO_OK;
+  }
+};
+
+}  // namespace boo_kernels

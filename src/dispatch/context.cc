@@ -1,0 +1,19 @@
+#include "boo/dispatch/context.h"
+
+namespace boo::dispatch {
+
+core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options, int sm_count) {
+  auto ctx = std::make_unique<Context>();
+  BOO_ASSIGN_OR_RETURN(jit::CacheOptions cache, jit::CacheOptions::from_environment());
+  BOO_ASSIGN_OR_RETURN(jit::CompilerOptions compiler, jit::CompilerOptions::from_environment());
+  ctx->cache = std::make_unique<jit::KernelCache>(std::move(cache), std::move(compiler));
+  BOO_ASSIGN_OR_RETURN(TuningDb db, TuningDb::from_environment());
+  ctx->tuning_db = std::make_unique<TuningDb>(std::move(db));
+  DeviceModel model;
+  if (sm_count > 0) model.sm_count = sm_count;
+  ctx->gemm = std::make_unique<GemmDispatcher>(*ctx->cache, ctx->tuning_db.get(), model,
+                                               std::move(options));
+  return ctx;
+}
+
+}  // namespace boo::dispatch

@@ -1,0 +1,200 @@
+#include "boo/dispatch/gemm_dispatcher.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "boo/core/hash.h"
+#include "boo/core/log.h"
+
+namespace boo::dispatch {
+
+size_t GemmProblemHash::operator()(const ops::GemmProblem& p) const {
+  // Every field that changes the problem, as raw bytes (call_count is a weight; its equality
+  // is still checked by operator==).
+  const int64_t ints[] = {p.m,        p.n,        p.k,        p.lda,      p.ldb,     p.ldc,
+                          p.ldd,      p.batch,    p.stride_a, p.stride_b, p.stride_c, p.stride_d};
+  uint64_t h = core::fnv1a64(std::string_view(reinterpret_cast<const char*>(ints), sizeof(ints)));
+  const double reals[] = {p.alpha, p.beta};
+  h = core::fnv1a64(std::string_view(reinterpret_cast<const char*>(reals), sizeof(reals)), h);
+  const uint8_t small[] = {static_cast<uint8_t>(p.trans_a),  static_cast<uint8_t>(p.trans_b),
+                           static_cast<uint8_t>(p.a_type),   static_cast<uint8_t>(p.b_type),
+                           static_cast<uint8_t>(p.c_type),   static_cast<uint8_t>(p.d_type),
+                           static_cast<uint8_t>(p.math),     static_cast<uint8_t>(p.scale_a),
+                           static_cast<uint8_t>(p.scale_b),  static_cast<uint8_t>(p.bias),
+                           static_cast<uint8_t>(p.bias_type), static_cast<uint8_t>(p.activation),
+                           static_cast<uint8_t>(p.alpha_vector)};
+  return core::fnv1a64(std::string_view(reinterpret_cast<const char*>(small), sizeof(small)), h);
+}
+
+BooGemmArgs make_gemm_args(const GemmPlan& plan, const GemmPointers& ptrs, int device,
+                           int sm_count) {
+  const ops::GemmProblem& p = plan.problem;
+  BooGemmArgs a{};
+  a.m = p.m;
+  a.n = p.n;
+  a.k = p.k;
+  a.batch = p.batch;
+  a.a = ptrs.a;
+  a.b = ptrs.b;
+  a.c = ptrs.c;
+  a.d = ptrs.d;
+  a.bias = ptrs.bias;
+  a.alpha_scale = ptrs.alpha_scale;
+  a.alpha_vector = ptrs.alpha_vector;
+  a.lda = p.lda;
+  a.ldb = p.ldb;
+  a.ldc = p.ldc;
+  a.ldd = p.ldd;
+  a.stride_a = p.stride_a;
+  a.stride_b = p.stride_b;
+  a.stride_c = p.stride_c;
+  a.stride_d = p.stride_d;
+  a.alpha = static_cast<float>(p.alpha);
+  a.beta = static_cast<float>(p.beta);
+  a.trans_a = p.trans_a == ops::Transpose::kT;
+  a.trans_b = p.trans_b == ops::Transpose::kT;
+  a.splits = plan.splits;
+  a.sm_count = sm_count;
+  a.device = device;
+  return a;
+}
+
+GemmDispatcher::GemmDispatcher(jit::KernelCache& cache, const TuningDb* db, DeviceModel model,
+                               DispatchOptions options)
+    : cache_(cache), db_(db), model_(model), options_(std::move(options)) {
+  algorithms_.push_back(make_gemm_sm90());
+  algorithms_.push_back(make_gemm_fallback());
+}
+
+core::Status GemmDispatcher::try_candidate(const ops::GemmProblem& p, const GemmAlgorithm& algo,
+                                           const std::string& config, GemmPlan& plan) {
+  BOO_ASSIGN_OR_RETURN(codegen::KernelSource src, algo.source(config));
+  BOO_ASSIGN_OR_RETURN(plan.kernel, cache_.get(src));
+  plan.algorithm = std::string(algo.name());
+  plan.config = config;
+  plan.splits = algo.splits(config);
+  plan.problem = p;
+  // Shapes and leading dimensions are checked now with 256-byte-aligned stand-in pointers;
+  // the real pointers are checked at launch.
+  GemmPointers fake;
+  char* base = reinterpret_cast<char*>(uintptr_t{1} << 20);
+  fake.a = base;
+  fake.b = base;
+  fake.c = p.reads_c() ? base : nullptr;
+  fake.d = base;
+  fake.bias = p.bias ? base : nullptr;
+  fake.alpha_vector = p.alpha_vector ? reinterpret_cast<const float*>(base) : nullptr;
+  const BooGemmArgs args = make_gemm_args(plan, fake, device_, model_.sm_count);
+  char why[256] = {0};
+  if (plan.kernel->supports(&args, why, sizeof(why)) != BOO_OK) {
+    return core::unsupported(config + " rejects the problem: " + why);
+  }
+  plan.workspace_bytes = plan.kernel->workspace(&args);
+  if (plan.workspace_bytes < 0) return core::unsupported(config + ": no workspace size");
+  return core::Status::ok();
+}
+
+core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::GemmProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  auto plan = std::make_unique<GemmPlan>();
+  std::vector<std::string>& why = plan->explanation;
+  const std::string key = p.key();
+  auto algorithm_named = [&](std::string_view name) -> const GemmAlgorithm* {
+    for (const auto& a : algorithms_) {
+      if (a->name() == name) return a.get();
+    }
+    return nullptr;
+  };
+  auto attempt = [&](const GemmAlgorithm& algo, const std::string& config,
+                     const std::string& source) -> bool {
+    const core::Status s = try_candidate(p, algo, config, *plan);
+    if (s.is_ok()) {
+      why.push_back("chose " + config + " (" + source + ")");
+      return true;
+    }
+    why.push_back("skipped " + config + ": " + s.message());
+    return false;
+  };
+  if (!options_.force_config.empty()) {
+    for (const auto& algo : algorithms_) {
+      if (options_.force_config.rfind(std::string(algo->name()) + "_", 0) == 0 &&
+          algo->supports(p).is_ok() && attempt(*algo, options_.force_config, "forced")) {
+        return plan;
+      }
+    }
+    return core::unsupported("config " + options_.force_config + " cannot run " + key + ": " +
+                             (why.empty() ? "no algorithm supports it" : why.back()));
+  }
+  if (db_ != nullptr) {
+    if (const TuningRow* row = db_->find(key)) {
+      const GemmAlgorithm* algo = algorithm_named(row->algorithm);
+      if (algo != nullptr && algo->supports(p).is_ok() &&
+          attempt(*algo, row->config, "tuning DB row")) {
+        return plan;
+      }
+    } else {
+      why.push_back("tuning DB: no row for this problem");
+    }
+  }
+  std::vector<Candidate> ranked;
+  for (const auto& algo : algorithms_) {
+    if (algo->name() == "gemm.fallback") continue;
+    const core::Status s = algo->supports(p);
+    if (!s.is_ok()) {
+      why.push_back(std::string(algo->name()) + " does not apply: " + s.message());
+      continue;
+    }
+    std::vector<Candidate> c = algo->rank(p, model_, options_.rules);
+    why.push_back(std::string(algo->name()) + ": " + std::to_string(c.size()) +
+                  " valid configs in the " + std::string(space::rule_set_name(options_.rules)) +
+                  " rule set");
+    ranked.insert(ranked.end(), c.begin(), c.end());
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
+    return a.predicted_us < b.predicted_us;
+  });
+  int tried = 0;
+  for (const Candidate& c : ranked) {
+    if (tried++ >= options_.max_compile_attempts) break;
+    char model[64];
+    std::snprintf(model, sizeof(model), "heuristic: predicted %.1f us; ", c.predicted_us);
+    if (attempt(*algorithm_named(c.algorithm), c.config, model + c.why)) return plan;
+  }
+  const GemmAlgorithm& fallback = *algorithm_named("gemm.fallback");
+  const std::vector<Candidate> fb = fallback.rank(p, model_, options_.rules);
+  if (attempt(fallback, fb.front().config, "fallback: always correct")) return plan;
+  return core::unavailable("no GEMM kernel could be built for " + key + ": " + why.back());
+}
+
+core::Expected<const GemmPlan*> GemmDispatcher::plan(const ops::GemmProblem& p) {
+  auto it = plans_.find(p);
+  if (it != plans_.end()) return it->second.get();
+  BOO_ASSIGN_OR_RETURN(std::unique_ptr<GemmPlan> plan, choose(p));
+  const GemmPlan* out = plan.get();
+  plans_.emplace(p, std::move(plan));
+  return out;
+}
+
+core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream) {
+  const BooGemmArgs args = make_gemm_args(plan, ptrs, device_, model_.sm_count);
+  void* ws = nullptr;
+  if (plan.workspace_bytes > 0) {
+    BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(plan.workspace_bytes));
+  }
+  char why[256] = {0};
+  const int32_t rc = plan.kernel->run(&args, ws, plan.workspace_bytes, stream, why, sizeof(why));
+  if (rc == BOO_OK) return core::Status::ok();
+  if (rc == BOO_UNSUPPORTED) {
+    return core::unsupported(plan.config + " cannot run these arguments: " + why);
+  }
+  return core::unavailable(plan.config + " failed: " + why);
+}
+
+core::Status GemmDispatcher::gemm(const ops::GemmProblem& p, const GemmPointers& ptrs,
+                                  void* stream) {
+  BOO_ASSIGN_OR_RETURN(const GemmPlan* plan, this->plan(p));
+  return run(*plan, ptrs, stream);
+}
+
+}  // namespace boo::dispatch

@@ -1,0 +1,240 @@
+#include "boo/space/gemm_sm90.h"
+
+#include "boo/core/strings.h"
+
+namespace boo::space {
+namespace {
+
+using core::DType;
+using core::Status;
+using core::unsupported;
+
+std::string_view schedule_token(GemmSchedule s) {
+  return s == GemmSchedule::kCooperative ? "coop" : "pingpong";
+}
+
+std::string scheduler_token(const GemmSm90Config& c, bool compiled) {
+  switch (c.scheduler) {
+    case GemmScheduler::kPersistent: return "persistent";
+    case GemmScheduler::kStreamK: return compiled ? "sk" : "streamk";
+    case GemmScheduler::kSplitK: return compiled ? "sk" : "splitk" + std::to_string(c.splits);
+  }
+  return "?";
+}
+
+bool is_16bit(DType t) { return t == DType::kBF16 || t == DType::kF16; }
+
+core::Expected<std::pair<int, int>> parse_pair(std::string_view t, char prefix,
+                                               std::string_view what) {
+  if (t.size() < 4 || t[0] != prefix) {
+    return core::invalid_argument("expected " + std::string(what) + ", got " + core::quote(t));
+  }
+  const auto xy = core::split(t.substr(1), 'x');
+  if (xy.size() != 2) {
+    return core::invalid_argument("expected " + std::string(what) + ", got " + core::quote(t));
+  }
+  BOO_ASSIGN_OR_RETURN(int64_t a, core::parse_int(what, xy[0]));
+  BOO_ASSIGN_OR_RETURN(int64_t b, core::parse_int(what, xy[1]));
+  return std::pair<int, int>(static_cast<int>(a), static_cast<int>(b));
+}
+
+}  // namespace
+
+std::string GemmSm90Config::name() const {
+  return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
+         std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" +
+         std::to_string(cluster_m) + "x" + std::to_string(cluster_n) + "_" +
+         std::string(schedule_token(schedule)) + "_" + scheduler_token(*this, false);
+}
+
+std::string GemmSm90Config::kernel_name() const {
+  return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
+         std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" +
+         std::to_string(cluster_m) + "x" + std::to_string(cluster_n) + "_" +
+         std::string(schedule_token(schedule)) + "_" + scheduler_token(*this, true);
+}
+
+core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text) {
+  const auto bad = [&](const std::string& why) {
+    return core::invalid_argument("gemm.sm90 config " + core::quote(text) + ": " + why);
+  };
+  if (text.rfind(kGemmSm90Prefix, 0) != 0) return bad("must start with gemm.sm90_");
+  std::string_view rest = text.substr(kGemmSm90Prefix.size());
+  // The last four '_' fields are tile, cluster, schedule, scheduler; the rest is the class.
+  std::vector<std::string_view> parts = core::split(rest, '_');
+  if (parts.size() < 8) return bad("too few fields");
+  const size_t n = parts.size();
+  GemmSm90Config c;
+  const std::string_view cls_text = rest.substr(
+      0, static_cast<size_t>(parts[n - 4].data() - rest.data()) - 1);
+  auto cls = GemmClass::parse_name(cls_text);
+  if (!cls) return bad(cls.status().message());
+  c.cls = *cls;
+  const auto tile = core::split(parts[n - 4], 'x');
+  if (tile.size() != 3 || tile[0].empty() || tile[0][0] != 't') return bad("expected t<M>x<N>x<K>");
+  BOO_ASSIGN_OR_RETURN(int64_t tm, core::parse_int("tile M", tile[0].substr(1)));
+  BOO_ASSIGN_OR_RETURN(int64_t tn, core::parse_int("tile N", tile[1]));
+  BOO_ASSIGN_OR_RETURN(int64_t tk, core::parse_int("tile K", tile[2]));
+  c.tile_m = static_cast<int>(tm);
+  c.tile_n = static_cast<int>(tn);
+  c.tile_k = static_cast<int>(tk);
+  BOO_ASSIGN_OR_RETURN(auto cluster, parse_pair(parts[n - 3], 'c', "cluster c<M>x<N>"));
+  c.cluster_m = cluster.first;
+  c.cluster_n = cluster.second;
+  if (parts[n - 2] == "coop") {
+    c.schedule = GemmSchedule::kCooperative;
+  } else if (parts[n - 2] == "pingpong") {
+    c.schedule = GemmSchedule::kPingpong;
+  } else {
+    return bad("expected coop or pingpong, got " + core::quote(parts[n - 2]));
+  }
+  const std::string_view sched = parts[n - 1];
+  if (sched == "persistent") {
+    c.scheduler = GemmScheduler::kPersistent;
+  } else if (sched == "streamk") {
+    c.scheduler = GemmScheduler::kStreamK;
+  } else if (sched.rfind("splitk", 0) == 0) {
+    c.scheduler = GemmScheduler::kSplitK;
+    BOO_ASSIGN_OR_RETURN(int64_t s, core::parse_int("split count", sched.substr(6)));
+    c.splits = static_cast<int>(s);
+  } else {
+    return bad("expected persistent, streamk or splitk<N>, got " + core::quote(sched));
+  }
+  if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
+  return c;
+}
+
+int gemm_sm90_stage_bytes(const GemmSm90Config& c) {
+  return (c.tile_m + c.tile_n) * c.tile_k * core::dtype_bytes(c.cls.a);
+}
+
+Status check_gemm_sm90_class(const GemmClass& c) {
+  if (c.a != c.b) return unsupported("gemm.sm90: A and B must have one type");
+  if (c.alpha_vector) return unsupported("gemm.sm90: no alpha vector epilogue (fallback)");
+  if (c.scaled || core::is_fp8(c.a)) return unsupported("gemm.sm90: fp8 is not generated yet");
+  if (c.a == DType::kF32) {
+    if (c.math != core::MathMode::kTF32) {
+      return unsupported("gemm.sm90: fp32 without tf32 has no tensor-core path");
+    }
+    if (c.trans_a != ops::Transpose::kT || c.trans_b != ops::Transpose::kN) {
+      return unsupported("gemm.sm90: tf32 warpgroup MMA needs K-major A and B (transA T, "
+                         "transB N)");
+    }
+  } else if (!is_16bit(c.a)) {
+    return unsupported("gemm.sm90: unsupported input type");
+  }
+  if (c.d != c.a && c.d != DType::kF32) {
+    return unsupported("gemm.sm90: the output is the input type or fp32");
+  }
+  if (c.bias && c.bias_type != DType::kF32 && c.bias_type != c.d) {
+    return unsupported("gemm.sm90: the bias is fp32 or the output type");
+  }
+  if (c.activation == ops::Activation::kRelu6) {
+    return unsupported("gemm.sm90: relu6 has no CUTLASS epilogue functor here (fallback)");
+  }
+  return Status::ok();
+}
+
+Status check_gemm_sm90(const GemmSm90Config& c) {
+  BOO_RETURN_IF_ERROR(check_gemm_sm90_class(c.cls));
+  const std::string n = c.name();
+  auto invalid = [&](const std::string& why) { return unsupported(n + ": " + why); };
+  if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 256) {
+    return invalid("tile M must be 64, 128 or 256");
+  }
+  if (c.tile_n < 16 || c.tile_n > 256 || c.tile_n % 16 != 0) {
+    return invalid("tile N must be a multiple of 16 in [16, 256] (warpgroup MMA N)");
+  }
+  const int k_bytes = c.tile_k * core::dtype_bytes(c.cls.a);
+  if (k_bytes != 64 && k_bytes != 128 && k_bytes != 256) {
+    return invalid("tile K must span 64, 128 or 256 bytes (TMA swizzle)");
+  }
+  if (c.schedule == GemmSchedule::kCooperative) {
+    // Two consumer warpgroups split the tile along M; each holds tile_m/2 x tile_n fp32
+    // accumulators over 128 threads: at most 128 registers of accumulators per thread.
+    if (c.tile_m < 128) return invalid("the cooperative schedule needs tile M >= 128");
+    if (c.tile_m * c.tile_n > 128 * 256) {
+      return invalid("the accumulators exceed 128 registers per thread");
+    }
+  } else {
+    if (c.tile_m > 128) return invalid("the pingpong schedule needs tile M <= 128");
+    if (c.tile_m * c.tile_n > 128 * 128) {
+      return invalid("the accumulators exceed 128 registers per thread");
+    }
+  }
+  if (c.cluster_m < 1 || c.cluster_m > 2 || c.cluster_n < 1 || c.cluster_n > 2) {
+    return invalid("cluster sizes must be 1 or 2");
+  }
+  if (c.scheduler != GemmScheduler::kPersistent && c.schedule != GemmSchedule::kCooperative) {
+    return invalid("stream-K and split-K need the cooperative schedule");
+  }
+  if (c.scheduler == GemmScheduler::kSplitK ? (c.splits < 2 || c.splits > 16) : c.splits != 1) {
+    return invalid("split-K takes 2 to 16 splits; other schedulers take none");
+  }
+  // At least three mainloop stages beside the epilogue's shared memory.
+  if (3 * gemm_sm90_stage_bytes(c) + kSm90EpilogueReserveBytes > kSm90SharedMemoryBytes) {
+    return invalid("three mainloop stages do not fit in 227 KiB of shared memory");
+  }
+  return Status::ok();
+}
+
+std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules) {
+  std::vector<GemmSm90Config> out;
+  if (!check_gemm_sm90_class(cls).is_ok()) return out;
+  const int k16 = 128 / core::dtype_bytes(cls.a);  // tile K of 128 bytes: 64 for 16-bit
+  struct Shape {
+    int m, n, k;
+  };
+  std::vector<Shape> tiles;
+  std::vector<std::pair<int, int>> clusters;
+  std::vector<GemmSchedule> schedules = {GemmSchedule::kCooperative, GemmSchedule::kPingpong};
+  std::vector<std::pair<GemmScheduler, int>> schedulers;
+  switch (rules) {
+    case RuleSet::kTiny:
+      tiles = {{128, 128, k16}, {128, 256, k16}};
+      clusters = {{1, 1}, {2, 1}};
+      schedules = {GemmSchedule::kCooperative};
+      schedulers = {{GemmScheduler::kPersistent, 1}};
+      break;
+    case RuleSet::kDefault:
+      tiles = {{128, 128, k16}, {128, 256, k16}, {256, 128, k16}, {128, 64, k16},
+               {64, 128, k16},  {64, 256, k16},  {128, 128, 2 * k16}};
+      clusters = {{1, 1}, {2, 1}, {1, 2}};
+      schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1},
+                    {GemmScheduler::kSplitK, 2},     {GemmScheduler::kSplitK, 4},
+                    {GemmScheduler::kSplitK, 8}};
+      break;
+    case RuleSet::kFull:
+      for (int m : {64, 128, 256}) {
+        for (int n : {64, 96, 128, 160, 192, 224, 256}) {
+          for (int k : {k16 / 2, k16, 2 * k16}) tiles.push_back({m, n, k});
+        }
+      }
+      clusters = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
+      schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1}};
+      for (int s : {2, 3, 4, 6, 8, 12, 16}) schedulers.push_back({GemmScheduler::kSplitK, s});
+      break;
+  }
+  for (const Shape& t : tiles) {
+    for (auto [cm, cn] : clusters) {
+      for (GemmSchedule sch : schedules) {
+        for (auto [sched, splits] : schedulers) {
+          GemmSm90Config c;
+          c.cls = cls;
+          c.tile_m = t.m;
+          c.tile_n = t.n;
+          c.tile_k = t.k;
+          c.cluster_m = cm;
+          c.cluster_n = cn;
+          c.schedule = sch;
+          c.scheduler = sched;
+          c.splits = splits;
+          if (check_gemm_sm90(c).is_ok()) out.push_back(c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace boo::space

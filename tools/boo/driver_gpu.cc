@@ -1,0 +1,265 @@
+// GPU backends of `boo driver` for GEMM problems: boo (dispatch + JIT), cuBLASLt at its best,
+// and the reference; the numerics gate (§8) and the benchmark protocol (§7).
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "boo/dispatch/context.h"
+#include "boo/reference/cublaslt_gemm.h"
+#include "boo/reference/gpu_reference.h"
+#include "boo/tune/bench.h"
+#include "boo/tune/gemm_operands.h"
+#include "boo/tune/stats.h"
+#include "command_source.h"
+#include "driver.h"
+
+namespace boo::cli {
+
+struct GpuSession::Impl {
+  DriverOptions opt;
+  std::string device_name;
+  int sm_count = 0;
+  runtime::Stream stream;
+  std::unique_ptr<dispatch::Context> ctx;
+  std::unique_ptr<reference::CublasLtGemm> lt;
+  std::optional<tune::L2Flusher> flusher;
+  std::optional<ops::Ceilings> ceilings;
+  int64_t l2_bytes = 50 << 20;
+
+  core::Status ensure_context() {
+    if (ctx) return core::Status::ok();
+    dispatch::DispatchOptions d;
+    d.force_config = opt.config;
+    BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
+    return core::Status::ok();
+  }
+  core::Status ensure_timing() {
+    if (!flusher) {
+      BOO_ASSIGN_OR_RETURN(auto f, tune::L2Flusher::create(l2_bytes));
+      flusher.emplace(std::move(f));
+    }
+    if (!ceilings) {
+      std::string report;
+      BOO_ASSIGN_OR_RETURN(ops::Ceilings c, tune::measure_ceilings(stream.get(), &report));
+      ceilings = c;
+      std::fprintf(stderr, "boo: %s\n", report.c_str());
+    }
+    return core::Status::ok();
+  }
+};
+
+core::Expected<std::unique_ptr<GpuSession>> GpuSession::create(const DriverOptions& opt,
+                                                               std::string device_name,
+                                                               int sm_count) {
+  auto s = std::unique_ptr<GpuSession>(new GpuSession());
+  s->impl_ = std::make_unique<Impl>();
+  s->impl_->opt = opt;
+  s->impl_->device_name = std::move(device_name);
+  s->impl_->sm_count = sm_count;
+  BOO_ASSIGN_OR_RETURN(s->impl_->stream, runtime::Stream::create());
+  int l2 = 0;
+  if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess && l2 > 0) {
+    s->impl_->l2_bytes = l2;
+  }
+  return s;
+}
+
+GpuSession::~GpuSession() = default;
+
+namespace {
+
+struct BackendRun {
+  std::string name;
+  std::string algorithm;
+  std::string config;
+  runtime::DeviceBuffer d;
+  tune::Launch launch;
+  std::optional<reference::ErrorStats> error;
+  std::optional<bool> passed;
+  tune::TimingStats timing;
+  std::optional<double> graph_us;
+};
+
+// A host copy of D's M x N x batch values (nothing for outputs above 64 M elements).
+std::vector<double> download_d(const ops::GemmProblem& p, const runtime::DeviceBuffer& d) {
+  std::vector<double> out;
+  if (p.m * p.n * p.batch > (int64_t{64} << 20)) return out;
+  const int bytes = core::dtype_bytes(p.d_type);
+  std::vector<uint8_t> raw(static_cast<size_t>(d.bytes()));
+  if (!d.download(raw.data(), d.bytes()).is_ok()) return out;
+  out.reserve(static_cast<size_t>(p.m * p.n * p.batch));
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t j = 0; j < p.n; ++j)
+      for (int64_t i = 0; i < p.m; ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, raw.data() + (b * p.stride_d + j * p.ldd + i) * bytes,
+                    static_cast<size_t>(bytes));
+        out.push_back(core::decode_bits(p.d_type, bits));
+      }
+  return out;
+}
+
+}  // namespace
+
+void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
+                          const std::vector<std::string>& backends, const RunPlan& plan,
+                          tune::ResultCsvWriter* csv, Outcome& outcome) {
+  Impl& s = *impl_;
+  void* stream = s.stream.get();
+  auto fail = [&](const core::Status& st) {
+    print_error(source, st);
+    ++outcome.failed;
+  };
+  auto operands = tune::GemmOperands::create(p, s.opt.seed, stream);
+  if (!operands) return fail(operands.status());
+  std::vector<BackendRun> runs;
+  runtime::DeviceBuffer ref_out;  // fp32 output of the reference backend
+  for (const std::string& name : backends) {
+    BackendRun r;
+    r.name = name;
+    auto d = operands->make_output();
+    if (!d) return fail(d.status());
+    r.d = std::move(*d);
+    const dispatch::GemmPointers ptrs = operands->pointers(r.d.data());
+    if (name == "boo") {
+      if (core::Status st = s.ensure_context(); !st.is_ok()) return fail(st);
+      auto chosen = s.ctx->gemm->plan(p);
+      if (!chosen) return fail(chosen.status());
+      const dispatch::GemmPlan* gp = *chosen;
+      r.algorithm = gp->algorithm;
+      r.config = gp->config;
+      std::printf(">>> boo: %s %s\n", gp->algorithm.c_str(), gp->config.c_str());
+      if (s.opt.explain) {
+        for (const std::string& line : gp->explanation) std::printf(">>>   %s\n", line.c_str());
+      }
+      dispatch::GemmDispatcher* disp = s.ctx->gemm.get();
+      r.launch = [disp, gp, ptrs](void* st) { return disp->run(*gp, ptrs, st); };
+    } else if (name == "cublaslt") {
+      if (!s.lt) {
+        auto lt = reference::CublasLtGemm::create();
+        if (!lt) return fail(lt.status());
+        s.lt = std::move(*lt);
+      }
+      if (core::Status st = s.lt->prepare(p, ptrs, stream); !st.is_ok()) return fail(st);
+      r.algorithm = "cublaslt";
+      r.config = s.lt->description();
+      std::printf(">>> cublaslt: %s\n", r.config.c_str());
+      reference::CublasLtGemm* lt = s.lt.get();
+      r.launch = [lt, ptrs](void* st) { return lt->run(ptrs, st); };
+    } else {  // reference: the fp32-accumulating GPU GEMM
+      auto out = runtime::DeviceBuffer::allocate(p.m * p.n * p.batch * 4);
+      if (!out) return fail(out.status());
+      ref_out = std::move(*out);
+      reference::gpu::GemmRefPointers in;
+      in.a = ptrs.a;
+      in.b = ptrs.b;
+      in.c = ptrs.c;
+      in.bias = ptrs.bias;
+      in.alpha_vector = ptrs.alpha_vector;
+      in.scale = operands->scale();
+      float* dst = static_cast<float*>(ref_out.data());
+      r.algorithm = "reference.gpu";
+      r.config = "fp32-acc";
+      r.launch = [p, in, dst](void* st) { return reference::gpu::gemm_reference(p, in, dst, st); };
+    }
+    // One run into NaN-poisoned output: every element must be written.
+    core::Status st = r.d.fill_bytes(0xff, stream);
+    if (st.is_ok()) st = r.launch(stream);
+    if (st.is_ok()) st = s.stream.synchronize();
+    if (!st.is_ok()) return fail(st);
+    runs.push_back(std::move(r));
+  }
+
+  const BackendRun& first = runs.front();
+  if (first.name != "reference") {
+    const std::vector<double> values = download_d(p, first.d);
+    std::printf(">>> %s\n", describe_output(ops::Problem{p}, "D", {}, {}, p.d_type, values).c_str());
+  }
+
+  bool failed = false;
+  if (plan.verify) {
+    auto ref = tune::GemmReference::compute(*operands, stream, s.opt.cpu_max_gflop * 1e9);
+    if (!ref) return fail(ref.status());
+    std::optional<reference::ErrorStats> vendor;
+    for (BackendRun& r : runs) {
+      if (r.name == "reference") continue;
+      auto e = ref->compare(*operands, r.d.data(), stream);
+      if (!e) return fail(e.status());
+      r.error = *e;
+      if (r.name == "cublaslt") vendor = *e;
+    }
+    for (BackendRun& r : runs) {
+      if (!r.error) continue;
+      const tune::GemmNumerics n =
+          tune::judge_gemm(p, *r.error, r.name == "boo" ? vendor : std::nullopt, ref->name());
+      r.passed = n.passed;
+      std::printf(">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n", r.name.c_str(),
+                  n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
+                  ref->name().c_str());
+      if (!n.passed) {
+        std::printf(">>>   %s\n", n.verdict.c_str());
+        failed = true;
+      }
+    }
+  }
+
+  if (plan.time) {
+    if (core::Status st = s.ensure_timing(); !st.is_ok()) return fail(st);
+    std::vector<tune::Launch> launches;
+    for (const BackendRun& r : runs) launches.push_back(r.launch);
+    tune::TimingOptions topt;
+    topt.samples = static_cast<int>(std::max<int64_t>(50, plan.iter));
+    auto samples = tune::time_interleaved(launches, stream, &*s.flusher, topt);
+    if (!samples) return fail(samples.status());
+    const double floor = ops::floor_us(ops::Problem{p}, *s.ceilings);
+    const BackendRun* vendor = nullptr;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      runs[i].timing = tune::timing_stats((*samples)[i]);
+      if (runs[i].name == "cublaslt") vendor = &runs[i];
+      if (runs[i].timing.median_us < 20.0) {
+        auto g = tune::time_in_graph(runs[i].launch, stream);
+        if (g) runs[i].graph_us = *g;
+      }
+    }
+    for (const BackendRun& r : runs) {
+      std::printf(">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
+                  runs.size() > 1 ? (r.name + ": ").c_str() : "",
+                  tune::format_timing(r.timing).c_str(), floor,
+                  100.0 * floor / r.timing.median_us,
+                  r.graph_us ? (", graph " + std::to_string(*r.graph_us).substr(0, 6) + "us").c_str()
+                             : "");
+    }
+    if (vendor != nullptr) {
+      for (const BackendRun& r : runs) {
+        if (&r == vendor || r.name == "reference") continue;
+        std::printf(">>> speedup %s vs cublaslt: %.3fx\n", r.name.c_str(),
+                    vendor->timing.median_us / r.timing.median_us);
+      }
+    }
+  }
+
+  if (csv != nullptr) {
+    for (const BackendRun& r : runs) {
+      tune::ResultRow row = csv_row(ops::Problem{p}, r.name,
+                                    s.ceilings ? *s.ceilings : ops::Ceilings::h100_sxm_datasheet());
+      row.algorithm = r.algorithm;
+      row.config = r.config;
+      row.median_us = r.timing.median_us;
+      row.min_us = r.timing.min_us;
+      row.max_us = r.timing.max_us;
+      if (r.error) row.rel_error = r.error->rel_fro;
+      row.passed = r.passed;
+      row.device = s.device_name;
+      if (core::Status st = csv->write(row); !st.is_ok()) return fail(st);
+    }
+  }
+  if (failed) {
+    ++outcome.failed;
+  } else {
+    ++outcome.ran;
+  }
+}
+
+}  // namespace boo::cli
