@@ -95,46 +95,41 @@ core::Status GemmDispatcher::try_candidate(const ops::GemmProblem& p, const Gemm
   return core::Status::ok();
 }
 
-core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::GemmProblem& p) {
+const GemmAlgorithm* GemmDispatcher::algorithm_named(std::string_view name) const {
+  for (const auto& a : algorithms_) {
+    if (a->name() == name) return a.get();
+  }
+  return nullptr;
+}
+
+core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
+    const ops::GemmProblem& p, std::vector<std::string>* notes) const {
   BOO_RETURN_IF_ERROR(p.validate());
-  auto plan = std::make_unique<GemmPlan>();
-  std::vector<std::string>& why = plan->explanation;
-  const std::string key = p.key();
-  auto algorithm_named = [&](std::string_view name) -> const GemmAlgorithm* {
-    for (const auto& a : algorithms_) {
-      if (a->name() == name) return a.get();
-    }
-    return nullptr;
-  };
-  auto attempt = [&](const GemmAlgorithm& algo, const std::string& config,
-                     const std::string& source) -> bool {
-    const core::Status s = try_candidate(p, algo, config, *plan);
-    if (s.is_ok()) {
-      why.push_back("chose " + config + " (" + source + ")");
-      return true;
-    }
-    why.push_back("skipped " + config + ": " + s.message());
-    return false;
+  std::vector<GemmCandidate> out;
+  auto note = [&](std::string text) {
+    if (notes != nullptr) notes->push_back(std::move(text));
   };
   if (!options_.force_config.empty()) {
     for (const auto& algo : algorithms_) {
-      if (options_.force_config.rfind(std::string(algo->name()) + "_", 0) == 0 &&
-          algo->supports(p).is_ok() && attempt(*algo, options_.force_config, "forced")) {
-        return plan;
-      }
+      if (options_.force_config.rfind(std::string(algo->name()) + "_", 0) != 0) continue;
+      const core::Status s = algo->supports(p);
+      if (!s.is_ok()) return core::unsupported("--config " + options_.force_config + ": " + s.message());
+      out.push_back({algo.get(), options_.force_config, "forced"});
+      return out;
     }
-    return core::unsupported("config " + options_.force_config + " cannot run " + key + ": " +
-                             (why.empty() ? "no algorithm supports it" : why.back()));
+    return core::invalid_argument("--config " + options_.force_config +
+                                  ": no algorithm has configs named like this");
   }
   if (db_ != nullptr) {
-    if (const TuningRow* row = db_->find(key)) {
+    if (const TuningRow* row = db_->find(p.key())) {
       const GemmAlgorithm* algo = algorithm_named(row->algorithm);
-      if (algo != nullptr && algo->supports(p).is_ok() &&
-          attempt(*algo, row->config, "tuning DB row")) {
-        return plan;
+      if (algo != nullptr && algo->supports(p).is_ok()) {
+        out.push_back({algo, row->config, "tuning DB row"});
+      } else {
+        note("tuning DB row names " + row->algorithm + ", which does not apply here");
       }
     } else {
-      why.push_back("tuning DB: no row for this problem");
+      note("tuning DB: no row for this problem");
     }
   }
   std::vector<Candidate> ranked;
@@ -142,29 +137,42 @@ core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::Gemm
     if (algo->name() == "gemm.fallback") continue;
     const core::Status s = algo->supports(p);
     if (!s.is_ok()) {
-      why.push_back(std::string(algo->name()) + " does not apply: " + s.message());
+      note(std::string(algo->name()) + " does not apply: " + s.message());
       continue;
     }
     std::vector<Candidate> c = algo->rank(p, model_, options_.rules);
-    why.push_back(std::string(algo->name()) + ": " + std::to_string(c.size()) +
-                  " valid configs in the " + std::string(space::rule_set_name(options_.rules)) +
-                  " rule set");
+    note(std::string(algo->name()) + ": " + std::to_string(c.size()) + " valid configs in the " +
+         std::string(space::rule_set_name(options_.rules)) + " rule set");
     ranked.insert(ranked.end(), c.begin(), c.end());
   }
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
     return a.predicted_us < b.predicted_us;
   });
-  int tried = 0;
-  for (const Candidate& c : ranked) {
-    if (tried++ >= options_.max_compile_attempts) break;
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options_.max_compile_attempts; ++i) {
     char model[64];
-    std::snprintf(model, sizeof(model), "heuristic: predicted %.1f us; ", c.predicted_us);
-    if (attempt(*algorithm_named(c.algorithm), c.config, model + c.why)) return plan;
+    std::snprintf(model, sizeof(model), "heuristic: predicted %.1f us; ", ranked[i].predicted_us);
+    out.push_back({algorithm_named(ranked[i].algorithm), ranked[i].config, model + ranked[i].why});
   }
-  const GemmAlgorithm& fallback = *algorithm_named("gemm.fallback");
-  const std::vector<Candidate> fb = fallback.rank(p, model_, options_.rules);
-  if (attempt(fallback, fb.front().config, "fallback: always correct")) return plan;
-  return core::unavailable("no GEMM kernel could be built for " + key + ": " + why.back());
+  const GemmAlgorithm* fallback = algorithm_named("gemm.fallback");
+  out.push_back({fallback, fallback->rank(p, model_, options_.rules).front().config,
+                 "fallback: always correct"});
+  return out;
+}
+
+core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::GemmProblem& p) {
+  auto plan = std::make_unique<GemmPlan>();
+  std::vector<std::string>& why = plan->explanation;
+  BOO_ASSIGN_OR_RETURN(std::vector<GemmCandidate> list, candidates(p, &why));
+  for (const GemmCandidate& c : list) {
+    const core::Status s = try_candidate(p, *c.algorithm, c.config, *plan);
+    if (s.is_ok()) {
+      why.push_back("chose " + c.config + " (" + c.reason + ")");
+      return plan;
+    }
+    why.push_back("skipped " + c.config + ": " + s.message());
+    if (!options_.force_config.empty()) return s;
+  }
+  return core::unavailable("no GEMM kernel could be built for " + p.key() + ": " + why.back());
 }
 
 core::Expected<const GemmPlan*> GemmDispatcher::plan(const ops::GemmProblem& p) {

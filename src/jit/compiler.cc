@@ -37,7 +37,18 @@ std::string read_cutlass_version(const std::string& include_dir) {
   return out.empty() ? "unknown" : out;
 }
 
-// The first line of `cmd --version` output that names a release.
+// "CUDA 13.0" from "13.0.88" or from nvcc's "Cuda compilation tools, release 13.0, V13.0.88":
+// patch releases of one CUDA release generate the same code, so cached objects carry over.
+std::string release_of(const std::string& text) {
+  const std::regex re(R"((\d+)\.(\d+))");
+  std::smatch m;
+  const size_t at = text.find("release ");
+  const std::string from = at == std::string::npos ? text : text.substr(at);
+  if (std::regex_search(from, m, re)) return "CUDA " + m[1].str() + "." + m[2].str();
+  return "CUDA " + text;
+}
+
+// The release named by `cmd --version`.
 std::string probe_version(const std::string& nvcc) {
   const std::string log = "/tmp/boo_nvcc_version_" + std::to_string(getpid()) + ".txt";
   std::string version = "unknown";
@@ -45,7 +56,7 @@ std::string probe_version(const std::string& nvcc) {
   if (status.has_value() && *status == 0) {
     std::ifstream in(log);
     for (std::string line; std::getline(in, line);) {
-      if (line.find("release") != std::string::npos) version = line;
+      if (line.find("release") != std::string::npos) version = release_of(line);
     }
   }
   std::remove(log.c_str());
@@ -62,7 +73,7 @@ core::Expected<CompilerOptions> CompilerOptions::from_environment() {
   } else {
     const std::string built = std::string(core::kCudaToolkitBinDir) + "/nvcc";
     o.nvcc = file_exists(built) ? built : "nvcc";
-    o.compiler_version = std::string("CUDA ") + core::kCudaToolkitVersion;
+    o.compiler_version = release_of(core::kCudaToolkitVersion);
   }
   if (auto env = core::get_env("BOO_CUTLASS_DIR"); env && !env->empty()) {
     o.include_dirs = {*env + "/include", *env + "/tools/util/include"};

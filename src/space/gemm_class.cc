@@ -120,7 +120,7 @@ std::vector<GemmClass> sample_gemm_classes() {
           c.trans_b = tb;
           c.has_c = epi == 1;
           c.bias = epi >= 2;
-          c.bias_type = t;
+          c.bias_type = c.bias ? t : DType::kF32;  // meaningful only with a bias
           c.activation = epi == 3 ? ops::Activation::kGeluTanh : ops::Activation::kNone;
           out.push_back(c);
         }

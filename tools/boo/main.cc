@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
       "Run 'boo <subcommand> --help' for a subcommand's options.");
   const boo::cli::Run run_parse = boo::cli::add_parse_command(app);
   const boo::cli::Run run_driver = boo::cli::add_driver_command(app);
+  const boo::cli::Run run_preload = boo::cli::add_preload_command(app);
+  const boo::cli::Run run_space_check = boo::cli::add_space_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -26,5 +28,7 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("parse")) return run_parse();
   if (app.got_subcommand("driver")) return run_driver();
+  if (app.got_subcommand("preload")) return run_preload();
+  if (app.got_subcommand("space-check")) return run_space_check();
   return 1;
 }

@@ -11,5 +11,7 @@ using Run = std::function<int()>;
 
 Run add_parse_command(CLI::App& app);
 Run add_driver_command(CLI::App& app);
+Run add_preload_command(CLI::App& app);
+Run add_space_check_command(CLI::App& app);
 
 }  // namespace boo::cli

@@ -50,6 +50,13 @@ struct DispatchOptions {
 BooGemmArgs make_gemm_args(const GemmPlan& plan, const GemmPointers& ptrs, int device,
                            int sm_count);
 
+// One config dispatch would try, in order, and why it is on the list.
+struct GemmCandidate {
+  const GemmAlgorithm* algorithm = nullptr;
+  std::string config;
+  std::string reason;  // "tuning DB row", "heuristic: predicted 12.3 us; ...", "fallback"
+};
+
 class GemmDispatcher {
  public:
   GemmDispatcher(jit::KernelCache& cache, const TuningDb* db, DeviceModel model,
@@ -57,6 +64,14 @@ class GemmDispatcher {
 
   // The plan for a problem: cached, else chosen now (compiling what it needs).
   core::Expected<const GemmPlan*> plan(const ops::GemmProblem& p);
+  // The configs dispatch tries for a problem, in order (nothing is compiled), plus the notes
+  // on algorithms that do not apply. `boo preload` compiles from this list.
+  core::Expected<std::vector<GemmCandidate>> candidates(const ops::GemmProblem& p,
+                                                        std::vector<std::string>* notes) const;
+  // Kernel source of a candidate.
+  core::Expected<codegen::KernelSource> source(const GemmCandidate& c) const {
+    return c.algorithm->source(c.config);
+  }
   // Launches a plan on a stream (asynchronous).
   core::Status run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream);
   // plan() + run(): the hot path of a framework call.
@@ -67,6 +82,7 @@ class GemmDispatcher {
 
  private:
   core::Expected<std::unique_ptr<GemmPlan>> choose(const ops::GemmProblem& p);
+  const GemmAlgorithm* algorithm_named(std::string_view name) const;
   core::Status try_candidate(const ops::GemmProblem& p, const GemmAlgorithm& algo,
                              const std::string& config, GemmPlan& plan);
 

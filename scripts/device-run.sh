@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (no network) over a copy of the working tree, with .deps/device
+# carried (scripts/device-deps.sh makes it; .deps/device-cache, when carried, holds kernels
+# compiled ahead). Builds boo from a clean tree, compiles the kernels the tests need, runs the
+# GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
+#
+# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|all]...   (default: all)
+# Environment: OUT (results folder, default ./out), BOO_SPACE_SAMPLE (configs of `full` to
+# compile in spacecheck, default 24).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/out}"
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(all)
+export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
+export BOO_CACHE_DIR="${BOO_CACHE_DIR:-$PWD/.deps/device-cache}"
+boo=build/device/tools/boo/boo
+jobs=$(nproc)
+status=0
+want() { for s in "${steps[@]}"; do [ "$s" = "$1" ] || [ "$s" = all ] && return 0; done; return 1; }
+log() { echo "== $(date +%H:%M:%S) $*"; }
+
+if want build || [ ! -x "$boo" ]; then
+  log "machine"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/machine.txt"
+  nvcc --version | tail -2 | tee -a "$OUT/machine.txt"
+  cmake --version | head -1 | tee -a "$OUT/machine.txt"
+  log "build (Release, no unit tests: CI runs those)"
+  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DBOO_BUILD_TESTS=OFF \
+    -DCMAKE_PREFIX_PATH="$PWD/.deps/device/root/usr" -DBOO_CUTLASS_DIR="$BOO_CUTLASS_DIR" \
+    >"$OUT/build.log" 2>&1 && cmake --build build/device -j "$jobs" >>"$OUT/build.log" 2>&1 \
+    || { tail -30 "$OUT/build.log"; exit 1; }
+fi
+
+gemm_lists=(tests/gpu/gemm_awkward.txt bench/workloads/gemm_public.log)
+if want tests; then
+  log "preload (compile what dispatch will use, $jobs jobs)"
+  for f in "${gemm_lists[@]}"; do
+    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 40 | tee -a "$OUT/preload.log"
+  done
+  log "GPU numerics tests: boo and cuBLASLt against the reference"
+  for f in "${gemm_lists[@]}"; do
+    name=$(basename "$f" | sed 's/\.[a-z]*$//')
+    "$boo" driver --backend boo,cublaslt -V 1 --explain --csv "$OUT/numerics-$name.csv" \
+      --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
+    echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
+      "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
+      "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
+    grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60
+  done
+fi
+
+if want bench; then
+  log "benchmark: gemm_public.log, boo vs cuBLASLt, DESIGN.md section 7 protocol"
+  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 \
+    --csv "$OUT/bench-gemm.csv" --commands-file bench/workloads/gemm_public.log \
+    >"$OUT/bench-gemm.log" 2>&1 || status=1
+  grep -E '^>>> (speedup|boo:|cublaslt:)|verify|error' "$OUT/bench-gemm.log" | head -80
+fi
+
+if want spacecheck; then
+  log "config-space check: compile a random sample of the full rule set"
+  "$boo" space-check --sample "${BOO_SPACE_SAMPLE:-24}" -j "$jobs" 2>&1 | tail -40 \
+    | tee "$OUT/spacecheck.log" || status=1
+fi
+log "done (status $status)"
+exit $status

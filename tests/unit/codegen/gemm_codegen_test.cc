@@ -1,0 +1,109 @@
+#include "boo/codegen/gemm_codegen.h"
+
+#include <gtest/gtest.h>
+
+#include "boo/codegen/embedded.h"
+
+namespace boo::codegen {
+namespace {
+
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+TEST(Embedded, FilesAndIncludesInline) {
+  for (const char* f : {"abi.h", "gemm_sm90.cuh", "gemm_fallback.cuh", "entry_points.cuh",
+                        "activation.cuh"}) {
+    EXPECT_TRUE(embedded_file(f).has_value()) << f;
+  }
+  auto text = inline_embedded_includes("#include \"entry_points.cuh\"\n#include \"entry_points.cuh\"\n"
+                                       "#include <cstdio>\nint x;\n");
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(text->find("#include \"entry_points.cuh\""), std::string::npos);
+  EXPECT_EQ(text->find("// ---- begin entry_points.cuh"),
+            text->rfind("// ---- begin entry_points.cuh"));  // once
+  EXPECT_TRUE(contains(*text, "#include <cstdio>"));
+  EXPECT_FALSE(contains(*text, "#pragma once"));
+}
+
+space::GemmSm90Config bias_gelu_config() {
+  space::GemmSm90Config c;
+  c.cls.a = c.cls.b = c.cls.d = core::DType::kBF16;
+  c.cls.trans_a = ops::Transpose::kT;
+  c.cls.trans_b = ops::Transpose::kN;
+  c.cls.bias = true;
+  c.cls.bias_type = core::DType::kBF16;
+  c.cls.activation = ops::Activation::kGeluTanh;
+  c.tile_m = 128;
+  c.tile_n = 256;
+  c.tile_k = 64;
+  c.cluster_m = 2;
+  return c;
+}
+
+TEST(GemmSm90Codegen, InstanceSpellsTheConfig) {
+  auto src = gemm_sm90_source(bias_gelu_config());
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, bias_gelu_config().kernel_name());
+  const std::string& t = src->text;
+  EXPECT_TRUE(contains(t, "using ElementA = cutlass::bfloat16_t;"));
+  EXPECT_TRUE(contains(t, "using ElementC = void;"));
+  EXPECT_TRUE(contains(t, "using LayoutA = cutlass::layout::RowMajor;"));
+  EXPECT_TRUE(contains(t, "using LayoutB = cutlass::layout::ColumnMajor;"));
+  EXPECT_TRUE(contains(t, "cute::Shape<cute::_128, cute::_256, cute::_64>"));
+  EXPECT_TRUE(contains(t, "cute::Shape<cute::_2, cute::_1, cute::_1>"));
+  EXPECT_TRUE(contains(t, "LinCombPerRowBiasEltAct<cutlass::epilogue::thread::GELU_taylor"));
+  EXPECT_TRUE(contains(t, "KernelTmaWarpSpecializedCooperative"));
+  EXPECT_TRUE(contains(t, "PersistentScheduler"));
+  EXPECT_TRUE(contains(t, "BOO_GEMM_ENTRY_POINTS(Runner, \"" + src->name + "\")"));
+  EXPECT_TRUE(contains(t, "typedef struct BooGemmArgs"));  // the ABI is inlined
+  EXPECT_FALSE(contains(t, "#include \"gemm_sm90.cuh\""));
+  EXPECT_TRUE(contains(t, "#include \"cutlass/gemm/device/gemm_universal_adapter.h\""));
+}
+
+TEST(GemmSm90Codegen, SchedulesEpiloguesAndTypes) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.schedule = space::GemmSchedule::kPingpong;
+  c.tile_n = 128;
+  c.cls.bias = false;
+  c.cls.activation = ops::Activation::kNone;
+  c.cls.has_c = true;
+  c.cls.d = core::DType::kF32;
+  auto src = gemm_sm90_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_TRUE(contains(src->text, "KernelTmaWarpSpecializedPingpong"));
+  EXPECT_TRUE(contains(src->text, "epilogue::TmaWarpSpecialized,"));
+  EXPECT_TRUE(contains(src->text, "fusion::LinearCombination<ElementD, float, ElementC, float>"));
+  EXPECT_TRUE(contains(src->text, "using ElementC = float;"));
+  c.schedule = space::GemmSchedule::kCooperative;
+  c.scheduler = space::GemmScheduler::kSplitK;
+  c.splits = 4;
+  auto sk = gemm_sm90_source(c);
+  ASSERT_TRUE(sk.has_value());
+  EXPECT_TRUE(contains(sk->text, "StreamKScheduler"));
+  EXPECT_EQ(sk->name, c.kernel_name());
+}
+
+TEST(GemmSm90Codegen, InvalidConfigIsRejectedBeforeCodegen) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.tile_m = 64;  // cooperative needs 128
+  auto src = gemm_sm90_source(c);
+  ASSERT_FALSE(src.has_value());
+  EXPECT_NE(src.status().message().find("tile M"), std::string::npos);
+}
+
+TEST(GemmFallbackCodegen, AnyClass) {
+  space::GemmClass cls;
+  cls.a = cls.b = core::DType::kF8E4M3;
+  cls.d = core::DType::kF16;
+  cls.alpha_vector = true;
+  cls.activation = ops::Activation::kRelu6;
+  auto src = gemm_fallback_source(cls);
+  ASSERT_TRUE(src.has_value());
+  EXPECT_EQ(src->name, std::string(kGemmFallbackPrefix) + cls.name());
+  EXPECT_TRUE(contains(src->text, "GemmFallbackRunner<__nv_fp8_e4m3, __nv_fp8_e4m3, __half"));
+  EXPECT_TRUE(contains(src->text, ", 7, false, false, true>"));  // relu6, no C, no bias, avec
+}
+
+}  // namespace
+}  // namespace boo::codegen

@@ -1,0 +1,209 @@
+// Dispatch without a GPU: ranking, candidate order (tuning DB, heuristic, fallback), moving on
+// after a failed compile, forced configs, plan caching — with the fake compiler building stub
+// kernel objects.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../jit/jit_test_util.h"
+#include "boo/dispatch/gemm_dispatcher.h"
+#include "boo/dispatch/tuning_db.h"
+#include "boo/space/gemm_sm90.h"
+
+namespace boo::dispatch {
+namespace {
+
+namespace fs = std::filesystem;
+
+ops::GemmProblem aligned(int64_t m, int64_t n, int64_t k) {
+  ops::GemmProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.trans_a = ops::Transpose::kT;
+  p.lda = k;
+  p.ldb = k;
+  p.ldc = p.ldd = m;
+  p.a_type = p.b_type = p.c_type = p.d_type = p.bias_type = core::DType::kBF16;
+  return p;
+}
+
+class DispatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = boo::testing::make_temp_dir("dispatch");
+    log_ = root_ + "/compiles.log";
+    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
+    unsetenv("BOO_FAKE_NVCC_FAIL");
+    jit::CacheOptions o;
+    o.root = root_ + "/cache";
+    cache_ = std::make_unique<jit::KernelCache>(o, boo::testing::fake_compiler());
+  }
+  void TearDown() override {
+    unsetenv("BOO_FAKE_NVCC_LOG");
+    unsetenv("BOO_FAKE_NVCC_FAIL");
+    fs::remove_all(root_);
+  }
+  std::string root_;
+  std::string log_;
+  std::unique_ptr<jit::KernelCache> cache_;
+};
+
+TEST_F(DispatchTest, AlignedProblemGoesToSm90ThenFallbackLast) {
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  std::vector<std::string> notes;
+  auto c = d.candidates(aligned(4096, 4096, 4096), &notes);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  ASSERT_GE(c->size(), 2u);
+  EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90");
+  EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
+  EXPECT_EQ(c->back().algorithm->name(), "gemm.fallback");
+  EXPECT_LE(c->size(), 4u);  // three heuristic attempts, then the fallback
+}
+
+TEST_F(DispatchTest, UnalignedProblemOnlyHasTheFallback) {
+  ops::GemmProblem p = aligned(50257, 64, 768);
+  p.ldc = p.ldd = 50257;
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  std::vector<std::string> notes;
+  auto c = d.candidates(p, &notes);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(c->size(), 1u);
+  EXPECT_EQ(c->front().algorithm->name(), "gemm.fallback");
+  bool said = false;
+  for (const std::string& n : notes) said |= n.find("gemm.sm90 does not apply") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST_F(DispatchTest, PlanCompilesTheTopCandidateAndIsCached) {
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  const ops::GemmProblem p = aligned(1024, 1024, 1024);
+  auto plan = d.plan(p);
+  ASSERT_TRUE(plan.has_value()) << plan.status().message();
+  EXPECT_EQ((*plan)->algorithm, "gemm.sm90");
+  EXPECT_EQ(boo::testing::count_lines(log_), 1);
+  auto again = d.plan(p);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(*again, *plan);  // the same plan object: no second choice, no compile
+  EXPECT_EQ(boo::testing::count_lines(log_), 1);
+  bool chose = false;
+  for (const std::string& e : (*plan)->explanation) chose |= e.rfind("chose gemm.sm90_", 0) == 0;
+  EXPECT_TRUE(chose);
+}
+
+TEST_F(DispatchTest, FailedCompileMovesOnToTheNextCandidate) {
+  setenv("BOO_FAKE_NVCC_FAIL", "gemm.sm90_", 1);  // every sm90 instance fails to compile
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  ::testing::internal::CaptureStderr();
+  auto plan = d.plan(aligned(512, 512, 512));
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(plan.has_value()) << plan.status().message();
+  EXPECT_EQ((*plan)->algorithm, "gemm.fallback");
+  int skipped = 0;
+  for (const std::string& e : (*plan)->explanation) skipped += e.rfind("skipped", 0) == 0;
+  EXPECT_EQ(skipped, 3);
+}
+
+TEST_F(DispatchTest, TuningDbRowComesFirst) {
+  const ops::GemmProblem p = aligned(2048, 2048, 2048);
+  space::GemmSm90Config cfg;
+  cfg.cls = space::gemm_class_of(p);
+  cfg.tile_n = 256;
+  const std::string db_path = root_ + "/db.jsonl";
+  {
+    std::ofstream out(db_path);
+    TuningRow row;
+    row.key = p.key();
+    row.algorithm = "gemm.sm90";
+    row.config = cfg.name();
+    row.time_us = 100;
+    out << TuningDb::to_json_line(row) << "\n";
+  }
+  auto db = TuningDb::load({db_path});
+  ASSERT_TRUE(db.has_value()) << db.status().message();
+  GemmDispatcher d(*cache_, &*db, DeviceModel{});
+  auto c = d.candidates(p, nullptr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->front().config, cfg.name());
+  EXPECT_EQ(c->front().reason, "tuning DB row");
+}
+
+TEST_F(DispatchTest, ForcedConfig) {
+  DispatchOptions o;
+  space::GemmSm90Config cfg;
+  cfg.cls = space::gemm_class_of(aligned(256, 256, 256));
+  o.force_config = cfg.name();
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{}, o);
+  auto c = d.candidates(aligned(256, 256, 256), nullptr);
+  ASSERT_TRUE(c.has_value());
+  ASSERT_EQ(c->size(), 1u);
+  EXPECT_EQ(c->front().config, cfg.name());
+  DispatchOptions bad;
+  bad.force_config = "gemm.nothing_x";
+  GemmDispatcher d2(*cache_, nullptr, DeviceModel{}, bad);
+  EXPECT_FALSE(d2.candidates(aligned(256, 256, 256), nullptr).has_value());
+}
+
+TEST(Heuristic, SmallOutputLongKPrefersSplittingK) {
+  GemmDispatcher* unused = nullptr;
+  (void)unused;
+  const ops::GemmProblem p = aligned(256, 256, 65536);
+  auto algo = make_gemm_sm90();
+  const auto ranked = algo->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+  ASSERT_FALSE(ranked.empty());
+  auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_NE(best->scheduler, space::GemmScheduler::kPersistent) << ranked.front().config;
+}
+
+TEST(Heuristic, LargeSquareProblemUsesLargeTiles) {
+  const ops::GemmProblem p = aligned(8192, 8192, 8192);
+  const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+  auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_GE(best->tile_m * best->tile_n, 128 * 128) << ranked.front().config;
+  // Predictions are positive and no faster than the compute floor.
+  EXPECT_GT(ranked.front().predicted_us, p.flops() / 989.4e12 * 1e6);
+}
+
+TEST(GemmProblemHash, EqualProblemsHashEqual) {
+  const GemmProblemHash h;
+  ops::GemmProblem a = aligned(64, 64, 64);
+  ops::GemmProblem b = a;
+  EXPECT_EQ(h(a), h(b));
+  b.alpha = 0.5;
+  EXPECT_NE(h(a), h(b));
+  b = a;
+  b.trans_b = ops::Transpose::kT;
+  EXPECT_NE(h(a), h(b));
+}
+
+TEST(TuningDb, RowsRoundTripAndBadLinesNameTheirPlace) {
+  TuningRow r;
+  r.key = "k";
+  r.algorithm = "gemm.sm90";
+  r.config = "c";
+  r.time_us = 12.5;
+  r.vendor_us = 14;
+  r.device = "NVIDIA H100";
+  const std::string line = TuningDb::to_json_line(r);
+  EXPECT_EQ(line.find("{\"algorithm\""), 0u);  // keys in sorted order
+  auto back = TuningDb::parse_json_line(line);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->config, "c");
+  EXPECT_DOUBLE_EQ(back->time_us, 12.5);
+  const std::string dir = boo::testing::make_temp_dir("db");
+  {
+    std::ofstream out(dir + "/bad.jsonl");
+    out << line << "\n{not json\n";
+  }
+  auto db = TuningDb::load({dir + "/bad.jsonl"});
+  ASSERT_FALSE(db.has_value());
+  EXPECT_NE(db.status().message().find("bad.jsonl:2"), std::string::npos);
+  EXPECT_FALSE(TuningDb::load({dir + "/missing.jsonl"}).has_value());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace boo::dispatch

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A stand-in for nvcc in unit tests (no GPU, no CUDA compile): takes nvcc's command line
+# (`... -o OUT SOURCE`), records the call, and builds with the host compiler a stub shared
+# object whose C entry points answer with the kernel name found in SOURCE.
+#   BOO_FAKE_NVCC_LOG    file to which each call appends one line (counts compiles)
+#   BOO_FAKE_NVCC_SLEEP  seconds to sleep first (to make races wide)
+#   BOO_FAKE_NVCC_FAIL   fail when SOURCE contains this text (also: the text FAIL_COMPILE)
+set -u
+out=""
+src=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out="$2"; shift 2 ;;
+    --version) echo "Cuda compilation tools, release 99.9, V99.9.1 (fake)"; exit 0 ;;
+    *) src="$1"; shift ;;
+  esac
+done
+[ -n "${BOO_FAKE_NVCC_LOG:-}" ] && echo "$$ $src" >>"$BOO_FAKE_NVCC_LOG"
+[ -n "${BOO_FAKE_NVCC_SLEEP:-}" ] && sleep "$BOO_FAKE_NVCC_SLEEP"
+if grep -q "FAIL_COMPILE" "$src" || { [ -n "${BOO_FAKE_NVCC_FAIL:-}" ] && grep -qF -- "$BOO_FAKE_NVCC_FAIL" "$src"; }; then
+  echo "$src(1): error: planted compile failure"
+  exit 1
+fi
+name=$(sed -n 's/.*ENTRY_POINTS([^,]*, *"\([^"]*\)").*/\1/p' "$src" | head -n 1)
+[ -z "$name" ] && name=$(sed -n 's|^// name: ||p' "$src" | head -n 1)
+stub=$(mktemp --suffix=.cc)
+cat >"$stub" <<STUB
+#include <stdint.h>
+struct Info { int32_t abi; int32_t kind; const char* name; };
+extern "C" int32_t boo_info(Info* i) { i->abi = 1; i->kind = 1; i->name = "$name"; return 0; }
+extern "C" int32_t boo_supports(const void*, char*, int32_t) { return 0; }
+extern "C" int64_t boo_workspace(const void*) { return 0; }
+extern "C" int32_t boo_run(const void*, void*, int64_t, void*, char*, int32_t) { return 0; }
+STUB
+c++ -shared -fPIC -o "$out" "$stub"
+rc=$?
+rm -f "$stub"
+exit $rc

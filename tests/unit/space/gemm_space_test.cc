@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "boo/space/gemm_class.h"
+#include "boo/space/gemm_sm90.h"
+
+namespace boo::space {
+namespace {
+
+TEST(GemmClass, NamesRoundTripForEverySampleClass) {
+  std::set<std::string> names;
+  for (const GemmClass& c : sample_gemm_classes()) {
+    auto back = GemmClass::parse_name(c.name());
+    ASSERT_TRUE(back.has_value()) << c.name() << ": " << back.status().message();
+    EXPECT_EQ(*back, c) << c.name();
+    names.insert(c.name());
+  }
+  EXPECT_EQ(names.size(), sample_gemm_classes().size());
+  GemmClass odd;
+  odd.alpha_vector = true;
+  odd.scaled = true;
+  odd.activation = ops::Activation::kGeluTanh;
+  EXPECT_EQ(*GemmClass::parse_name(odd.name()), odd);
+}
+
+TEST(GemmClass, ParseRejectsGarbage) {
+  for (const char* bad : {"", "bf16", "bf16.bf16.void.bf16_f32acc_xx_nobias.none",
+                          "bf16.bf16.void.bf16_f32acc_tn_nobias.unknown",
+                          "bf16.bf16.fp16.bf16_f32acc_tn_nobias.none",
+                          "bf16.bf16.void.bf16_f32acc_tn_nobias.none_extra"}) {
+    EXPECT_FALSE(GemmClass::parse_name(bad).has_value()) << bad;
+  }
+}
+
+TEST(GemmSm90, EveryConfigOfEveryRuleSetRoundTrips) {
+  size_t total = 0;
+  for (RuleSet rules : kAllRuleSets) {
+    for (const GemmClass& cls : sample_gemm_classes()) {
+      for (const GemmSm90Config& c : gemm_sm90_space(cls, rules)) {
+        ++total;
+        auto back = GemmSm90Config::parse_name(c.name());
+        ASSERT_TRUE(back.has_value()) << c.name() << ": " << back.status().message();
+        ASSERT_EQ(*back, c) << c.name();
+        EXPECT_TRUE(check_gemm_sm90(c).is_ok()) << c.name();
+      }
+    }
+  }
+  EXPECT_GT(total, 1000u);
+}
+
+TEST(GemmSm90, RuleSetsGrow) {
+  const GemmClass bf16 = sample_gemm_classes().front();
+  const size_t tiny = gemm_sm90_space(bf16, RuleSet::kTiny).size();
+  const size_t def = gemm_sm90_space(bf16, RuleSet::kDefault).size();
+  const size_t full = gemm_sm90_space(bf16, RuleSet::kFull).size();
+  EXPECT_GE(tiny, 1u);
+  EXPECT_LT(tiny, def);
+  EXPECT_LT(def, full);
+}
+
+GemmSm90Config base() {
+  GemmSm90Config c;
+  c.cls = sample_gemm_classes().front();  // bf16, N x N
+  return c;
+}
+
+TEST(GemmSm90, ValidityRulesGiveReasons) {
+  struct Case {
+    std::function<void(GemmSm90Config&)> edit;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {[](GemmSm90Config& c) { c.tile_m = 64; }, "cooperative schedule needs tile M >= 128"},
+      {[](GemmSm90Config& c) {
+         c.schedule = GemmSchedule::kPingpong;
+         c.tile_m = 256;
+       }, "pingpong schedule needs tile M <= 128"},
+      {[](GemmSm90Config& c) {
+         c.tile_m = 256;
+         c.tile_n = 256;
+       }, "128 registers"},
+      {[](GemmSm90Config& c) {
+         c.schedule = GemmSchedule::kPingpong;
+         c.scheduler = GemmScheduler::kStreamK;
+       }, "need the cooperative schedule"},
+      {[](GemmSm90Config& c) {
+         c.tile_n = 256;
+         c.tile_k = 128;
+       }, "shared memory"},
+      {[](GemmSm90Config& c) { c.tile_k = 48; }, "TMA swizzle"},
+      {[](GemmSm90Config& c) { c.cluster_m = 4; }, "cluster sizes"},
+      {[](GemmSm90Config& c) { c.splits = 3; }, "split-K takes"},
+      {[](GemmSm90Config& c) { c.tile_n = 100; }, "multiple of 16"},
+  };
+  EXPECT_TRUE(check_gemm_sm90(base()).is_ok());
+  for (const Case& k : cases) {
+    GemmSm90Config c = base();
+    k.edit(c);
+    const core::Status s = check_gemm_sm90(c);
+    ASSERT_FALSE(s.is_ok()) << c.name();
+    EXPECT_NE(s.message().find(k.reason), std::string::npos) << s.message();
+  }
+}
+
+TEST(GemmSm90, UnsupportedClassesHaveNoConfigs) {
+  GemmClass tf32_nn;
+  tf32_nn.a = tf32_nn.b = tf32_nn.d = core::DType::kF32;
+  tf32_nn.math = core::MathMode::kTF32;
+  tf32_nn.trans_a = ops::Transpose::kN;
+  EXPECT_TRUE(gemm_sm90_space(tf32_nn, RuleSet::kFull).empty());
+  EXPECT_NE(check_gemm_sm90_class(tf32_nn).message().find("K-major"), std::string::npos);
+  GemmClass exact = tf32_nn;
+  exact.math = core::MathMode::kF32;
+  EXPECT_FALSE(check_gemm_sm90_class(exact).is_ok());
+  GemmClass avec;
+  avec.alpha_vector = true;
+  EXPECT_FALSE(check_gemm_sm90_class(avec).is_ok());
+}
+
+TEST(GemmSm90, SplitCountsShareOneKernel) {
+  GemmSm90Config a = base();
+  a.scheduler = GemmScheduler::kSplitK;
+  a.splits = 2;
+  GemmSm90Config b = a;
+  b.splits = 8;
+  GemmSm90Config c = a;
+  c.scheduler = GemmScheduler::kStreamK;
+  c.splits = 1;
+  EXPECT_NE(a.name(), b.name());
+  EXPECT_EQ(a.kernel_name(), b.kernel_name());
+  EXPECT_EQ(a.kernel_name(), c.kernel_name());
+  EXPECT_NE(base().kernel_name(), a.kernel_name());
+}
+
+TEST(GemmSm90, ParseNameErrors) {
+  for (const char* bad : {"gemm.sm90_", "gemm.fallback_x", "gemm.sm90_bf16.bf16.void.bf16_f32acc_"
+                                                           "tn_nobias.none_t128x128_c1x1_coop_persistent",
+                          "gemm.sm90_bf16.bf16.void.bf16_f32acc_tn_nobias.none_t128x128x64_c1x1_"
+                          "coop_splitkx"}) {
+    EXPECT_FALSE(GemmSm90Config::parse_name(bad).has_value()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace boo::space

@@ -1,0 +1,157 @@
+// `boo preload`: compiles what dispatch would use for every problem of a commands file, in
+// parallel, so that a job later finds every kernel in the cache (DESIGN.md §4). Needs no GPU.
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+
+#include "boo/dispatch/context.h"
+#include "command_source.h"
+#include "parallel_compile.h"
+#include "subcommands.h"
+
+namespace boo::cli {
+namespace {
+
+struct PreloadOptions {
+  std::string commands_file;
+  std::vector<std::string> words;
+  int jobs = 0;
+  bool list = false;
+};
+
+struct Pending {
+  const ops::GemmProblem* problem;
+  std::vector<dispatch::GemmCandidate> candidates;
+  size_t next = 0;
+  bool done = false;
+};
+
+int run_preload(const PreloadOptions& opt) {
+  auto source = load_commands(opt.words, opt.commands_file);
+  if (!source) {
+    std::fprintf(stderr, "boo preload: error: %s\n", source.status().message().c_str());
+    return 2;
+  }
+  auto ctx = dispatch::Context::create();
+  if (!ctx) {
+    std::fprintf(stderr, "boo preload: error: %s\n", ctx.status().message().c_str());
+    return 2;
+  }
+  dispatch::GemmDispatcher& gemm = *(*ctx)->gemm;
+  jit::KernelCache& cache = *(*ctx)->cache;
+  std::vector<ops::GemmProblem> problems;
+  int errors = 0;
+  int skipped = 0;
+  for (const SourcedCommand& cmd : source->commands) {
+    if (!cmd.parsed) {
+      print_error(cmd.source, cmd.parsed.status());
+      ++errors;
+      continue;
+    }
+    for (const ops::Problem& p : cmd.parsed->problems) {
+      if (const auto* g = std::get_if<ops::GemmProblem>(&p)) {
+        problems.push_back(*g);
+      } else {
+        ++skipped;  // conv and layer norm kernels arrive later
+      }
+    }
+  }
+  std::vector<Pending> pending;
+  for (const ops::GemmProblem& p : problems) {
+    auto c = gemm.candidates(p, nullptr);
+    if (!c) {
+      print_error(p.key(), c.status());
+      ++errors;
+      continue;
+    }
+    pending.push_back({&p, std::move(*c), 0, false});
+  }
+  const int jobs = opt.jobs > 0 ? opt.jobs : default_compile_jobs();
+  std::fprintf(stderr, "boo preload: %zu GEMM problems%s; cache %s; %d parallel compiles\n",
+               pending.size(),
+               skipped ? (" (" + std::to_string(skipped) + " conv/layernorm problems have no "
+                          "kernels to compile yet)").c_str()
+                       : "",
+               cache.options().root.c_str(), jobs);
+  int compiled = 0, cached = 0, failed = 0;
+  // Rounds: every unresolved problem's next candidate; a kernel shared by problems compiles once.
+  while (true) {
+    std::map<std::string, codegen::KernelSource> round;  // by entry stem
+    std::map<std::string, std::vector<Pending*>> users;
+    for (Pending& p : pending) {
+      if (p.done || p.next >= p.candidates.size()) continue;
+      auto src = gemm.source(p.candidates[p.next]);
+      if (!src) {
+        ++p.next;
+        continue;
+      }
+      const std::string stem = cache.paths(*src).stem;
+      round.emplace(stem, *src);
+      users[stem].push_back(&p);
+    }
+    if (round.empty()) break;
+    std::vector<std::pair<std::string, codegen::KernelSource>> work(round.begin(), round.end());
+    if (opt.list) {
+      for (auto& [stem, src] : work) {
+        std::string state = "to compile";
+        if (access(cache.paths(src).object().c_str(), F_OK) == 0) state = "cached";
+        if (access(cache.paths(src).failed().c_str(), F_OK) == 0) state = "failed before";
+        std::printf("%-13s %s\n", state.c_str(), src.name.c_str());
+        for (Pending* p : users[stem]) p->done = true;
+      }
+      continue;
+    }
+    std::vector<codegen::KernelSource> sources;
+    for (auto& [stem, src] : work) sources.push_back(src);
+    const std::vector<CompileResult> results = compile_parallel(cache, sources, jobs);
+    for (size_t i = 0; i < work.size(); ++i) {
+      const CompileResult& r = results[i];
+      if (!r.outcome) {
+        ++failed;
+      } else if (*r.outcome == jit::CacheOutcome::kCompiled) {
+        ++compiled;
+      } else {
+        ++cached;
+      }
+      for (Pending* p : users[work[i].first]) {
+        if (r.outcome) {
+          p->done = true;
+        } else {
+          ++p->next;
+        }
+      }
+    }
+  }
+  int unresolved = 0;
+  for (const Pending& p : pending) unresolved += p.done ? 0 : 1;
+  if (!opt.list) {
+    std::fprintf(stderr,
+                 "boo preload: compiled %d, already cached %d, failed %d; %d problems without a "
+                 "kernel\n",
+                 compiled, cached, failed, unresolved);
+  }
+  return errors > 0 || failed > 0 || unresolved > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+Run add_preload_command(CLI::App& app) {
+  auto opt = std::make_shared<PreloadOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "preload",
+      "Compile the kernels dispatch would use for each problem into the kernel cache, in\n"
+      "parallel, with progress; a second run finds everything cached. Needs no GPU.");
+  sub->add_option("--commands-file", opt->commands_file, "A file of commands (or a log)");
+  sub->add_option("-j,--jobs", opt->jobs,
+                  "Parallel compiles (default: cores, at most one per 4 GB of memory)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--list", opt->list, "Only print what would be compiled");
+  sub->prefix_command();
+  return [opt, sub] {
+    opt->words = sub->remaining();
+    return run_preload(*opt);
+  };
+}
+
+}  // namespace boo::cli
