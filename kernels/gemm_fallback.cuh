@@ -134,6 +134,7 @@ struct GemmFallbackRunner {
     if (supports(a, why, len) != BOO_OK) return BOO_UNSUPPORTED;
     const int64_t tiles_m = (a.m + kFallbackTile - 1) / kFallbackTile;
     const int64_t tiles_n = (a.n + kFallbackTile - 1) / kFallbackTile;
+    if (a.dry_run) return BOO_OK;
     const dim3 grid(static_cast<unsigned>(tiles_n < 65535 ? tiles_n : 65535),
                     static_cast<unsigned>(tiles_m < 65535 ? tiles_m : 65535),
                     static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));

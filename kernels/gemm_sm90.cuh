@@ -184,6 +184,7 @@ struct GemmSm90Runner {
       }
       cache.smem_set = true;
     }
+    if (a.dry_run) return BOO_OK;
     if (Gemm::run(cache.params, s) != cutlass::Status::kSuccess) {
       const cudaError_t e = cudaGetLastError();
       write_why(why, len, e != cudaSuccess ? cudaGetErrorString(e) : "CUTLASS run failed");

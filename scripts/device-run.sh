@@ -34,11 +34,14 @@ if want build || [ ! -x "$boo" ]; then
 fi
 
 gemm_lists=(tests/gpu/gemm_awkward.txt bench/workloads/gemm_public.log)
+overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
 if want tests; then
   log "preload (compile what dispatch will use, $jobs jobs)"
   for f in "${gemm_lists[@]}"; do
     "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 40 | tee -a "$OUT/preload.log"
   done
+  # The problem of the dispatch-overhead micro-benchmark (bench/dispatch_overhead.cc).
+  "$boo" preload "$overhead_problem" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
   log "GPU numerics tests: boo and cuBLASLt against the reference"
   for f in "${gemm_lists[@]}"; do
     name=$(basename "$f" | sed 's/\.[a-z]*$//')
@@ -57,6 +60,18 @@ if want bench; then
     --csv "$OUT/bench-gemm.csv" --commands-file bench/workloads/gemm_public.log \
     >"$OUT/bench-gemm.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo:|cublaslt:)|verify|error' "$OUT/bench-gemm.log" | head -80
+  log "dispatch overhead micro-benchmark"
+  build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
+fi
+
+if [[ " ${steps[*]} " == *" sweep "* ]]; then
+  top="${BOO_SWEEP_TOP:-12}"
+  log "sweep: the heuristic's first $top candidates of each public GEMM, timed against cuBLASLt"
+  "$boo" preload --top "$top" -j "$jobs" --commands-file bench/workloads/gemm_public.log 2>&1 \
+    | tail -n 3 | tee "$OUT/sweep-preload.log"
+  "$boo" driver --backend boo,cublaslt --top "$top" -t 1 --iter 50 --csv "$OUT/sweep-gemm.csv" \
+    --commands-file bench/workloads/gemm_public.log >"$OUT/sweep-gemm.log" 2>&1 || status=1
+  grep -E '^- \{|speedup' "$OUT/sweep-gemm.log" | cut -c1-90 | head -150
 fi
 
 if want spacecheck; then

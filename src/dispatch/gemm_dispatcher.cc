@@ -175,6 +175,14 @@ core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::Gemm
   return core::unavailable("no GEMM kernel could be built for " + p.key() + ": " + why.back());
 }
 
+core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::plan_for(const ops::GemmProblem& p,
+                                                                   const GemmCandidate& c) {
+  auto plan = std::make_unique<GemmPlan>();
+  BOO_RETURN_IF_ERROR(try_candidate(p, *c.algorithm, c.config, *plan));
+  plan->explanation.push_back(c.reason);
+  return plan;
+}
+
 core::Expected<const GemmPlan*> GemmDispatcher::plan(const ops::GemmProblem& p) {
   auto it = plans_.find(p);
   if (it != plans_.end()) return it->second.get();
@@ -184,8 +192,10 @@ core::Expected<const GemmPlan*> GemmDispatcher::plan(const ops::GemmProblem& p) 
   return out;
 }
 
-core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream) {
-  const BooGemmArgs args = make_gemm_args(plan, ptrs, device_, model_.sm_count);
+core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream,
+                                 bool dry_run) {
+  BooGemmArgs args = make_gemm_args(plan, ptrs, device_, model_.sm_count);
+  args.dry_run = dry_run ? 1 : 0;
   void* ws = nullptr;
   if (plan.workspace_bytes > 0) {
     BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(plan.workspace_bytes));
@@ -200,9 +210,9 @@ core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs,
 }
 
 core::Status GemmDispatcher::gemm(const ops::GemmProblem& p, const GemmPointers& ptrs,
-                                  void* stream) {
+                                  void* stream, bool dry_run) {
   BOO_ASSIGN_OR_RETURN(const GemmPlan* plan, this->plan(p));
-  return run(*plan, ptrs, stream);
+  return run(*plan, ptrs, stream, dry_run);
 }
 
 }  // namespace boo::dispatch

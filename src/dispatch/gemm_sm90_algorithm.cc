@@ -15,15 +15,23 @@ using space::GemmSm90Config;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Fraction of the tensor-core peak a CTA sustains in its mainloop: larger tiles amortize the
-// per-k-block synchronization and keep more MMAs in flight (128x256 cooperative reaches about
-// 90% of peak on an H100); pingpong hides the epilogue behind the other warpgroup's mainloop.
+// Fraction of the tensor-core peak a CTA sustains in its mainloop. Calibrated on an H100 with
+// bf16 sweeps of the public GEMM list (bench/results/2026-11-22-gemm-sweep-*.md): 128x256 and
+// 256x128 cooperative tiles and 128x128 pingpong tiles come within a few percent of cuBLASLt;
+// smaller tiles issue fewer MMAs per k-block; 128-byte k-blocks (tile K 64 in 16 bits) let
+// the mainloop keep four stages in flight, 256-byte ones fewer.
 double tile_efficiency(const GemmSm90Config& c) {
-  const double area = static_cast<double>(c.tile_m) * c.tile_n / (128.0 * 256.0);
-  double e = 0.62 + 0.28 * std::min(area, 1.0);
-  if (c.schedule == GemmSchedule::kPingpong) e += 0.04;
-  if (c.cluster_m * c.cluster_n > 1) e += 0.02;  // TMA multicast halves L2 traffic
-  return std::min(e, 0.93);
+  const int area = c.tile_m * c.tile_n;
+  double e;
+  if (c.schedule == GemmSchedule::kCooperative) {
+    e = area >= 128 * 256 ? 0.93 : area >= 128 * 128 ? 0.85 : 0.72;
+  } else {
+    e = area >= 128 * 128 ? 0.89 : area >= 64 * 256 ? 0.86 : area >= 128 * 64 ? 0.78 : 0.65;
+  }
+  const int k_bytes = c.tile_k * core::dtype_bytes(c.cls.a);
+  if (k_bytes > 128) e *= 0.95;
+  if (k_bytes < 128) e *= 0.93;
+  return e;
 }
 
 class GemmSm90Algorithm final : public GemmAlgorithm {
@@ -84,16 +92,33 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
 double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                             const DeviceModel& d, std::string* why) {
   const double peak = p.a_type == core::DType::kF32 ? d.tflops_tf32 : d.tflops_16bit;
-  const double per_sm_flops = peak * 1e12 / d.sm_count * tile_efficiency(c);
-  const int64_t tiles = ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) * p.batch;
+  // A cluster launches whole: tiles are padded to the cluster shape and the padding occupies
+  // SMs (N = 1 with a 1x2 cluster runs half idle).
+  const int64_t tiles_m = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m;
+  const int64_t tiles_n = ceil_div(ceil_div(p.n, c.tile_n), c.cluster_n) * c.cluster_n;
+  const int64_t tiles = tiles_m * tiles_n * p.batch;
+  double eff = tile_efficiency(c);
+  // Clusters must be co-scheduled on one GPC: in a single partial wave that leaves SMs idle;
+  // over several waves, TMA multicast of the shared operand saves L2 traffic.
+  if (c.cluster_m * c.cluster_n > 1) eff *= tiles < d.sm_count ? 0.96 : 1.01;
+  // Along the longer side of the tile grid, a pair shares its operand with more tiles.
+  if ((c.cluster_n > 1 && tiles_n > tiles_m) || (c.cluster_m > 1 && tiles_m > tiles_n)) {
+    eff *= 1.005;
+  }
+  const double per_sm_flops = peak * 1e12 / d.sm_count * eff;
   const int64_t k_blocks = ceil_div(p.k, c.tile_k);
   const double block_us = 2.0 * c.tile_m * c.tile_n * c.tile_k / per_sm_flops * 1e6;
-  // Tile epilogue: write (and read C) one tile at an SM's share of HBM bandwidth.
+  // Tile epilogue: write (and read C) one tile at an SM's share of HBM bandwidth. Pingpong
+  // overlaps it with the other warpgroup's mainloop; cooperative kernels only with the
+  // producer's prefetch of the next tile.
   const double tile_bytes = static_cast<double>(c.tile_m) * c.tile_n *
                             core::dtype_bytes(p.d_type) * (p.reads_c() ? 2 : 1);
   const double sm_bw = d.bandwidth_gbs * 1e9 / d.sm_count;
   const double epilogue_us = tile_bytes / sm_bw * 1e6 *
-                             (c.schedule == GemmSchedule::kPingpong ? 0.3 : 1.0);
+                             (c.schedule == GemmSchedule::kPingpong ? 0.25 : 0.6);
+  // Partial tiles of stream-K and split-K cross an fp32 workspace (written, then read back),
+  // and the workspace is reset before each launch; the sweeps put the fixed cost near 8 us.
+  const double partial_us = 2.0 * c.tile_m * c.tile_n * 4.0 / sm_bw * 1e6;
   double compute_us = 0.0;
   int64_t work_units = tiles;
   switch (c.scheduler) {
@@ -103,39 +128,40 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       break;
     }
     case GemmScheduler::kStreamK: {
-      // Work is split evenly over the SMs in k-blocks; partial tiles are fixed up through an
-      // fp32 workspace (write + read of a tile of partials).
-      const double total = static_cast<double>(tiles) * k_blocks;
-      const double per_sm = std::ceil(total / d.sm_count);
-      const double fixup = tiles % d.sm_count == 0
-                               ? 0.0
-                               : 2.0 * c.tile_m * c.tile_n * 4.0 / sm_bw * 1e6;
-      compute_us = per_sm * block_us + epilogue_us + fixup + 1.0;
+      // Even k-block shares per SM, about 6% slower per block than data-parallel tiles.
+      const double per_sm = std::ceil(static_cast<double>(tiles) * k_blocks / d.sm_count);
+      const double fixup = tiles % d.sm_count == 0 ? 0.0 : partial_us;
+      compute_us = (per_sm * block_us + epilogue_us) * 1.06 + fixup + 8.0;
       break;
     }
     case GemmScheduler::kSplitK: {
+      // Every tile has splits - 1 partials to reduce, wave after wave.
       work_units = tiles * c.splits;
       const int64_t waves = ceil_div(work_units, d.sm_count);
-      const double reduce_us = static_cast<double>(c.splits) * c.tile_m * c.tile_n * 4.0 / sm_bw *
-                               1e6;
       compute_us = static_cast<double>(waves) *
-                       (static_cast<double>(ceil_div(k_blocks, c.splits)) * block_us) +
-                   epilogue_us + reduce_us + 1.0;
+                       (static_cast<double>(ceil_div(k_blocks, c.splits)) * block_us +
+                        (c.splits - 1.0) / c.splits * partial_us) +
+                   epilogue_us + 8.0;
       break;
     }
   }
-  // HBM: every operand once; L2: A is re-read by each column of tiles and B by each row of
-  // tiles, divided by the multicast of the cluster (L2 at ~3x HBM bandwidth).
+  // HBM: every operand once, at the bandwidth the active SMs can draw (one SM pulls about
+  // twice its fair share: 32 CTAs reach about half of HBM). L2: A is re-read by each column of
+  // tiles and B by each row of tiles (L2 at ~4x HBM bandwidth).
+  const double active = static_cast<double>(
+      std::min<int64_t>(c.scheduler == GemmScheduler::kPersistent ? tiles : d.sm_count,
+                        d.sm_count));
+  const double hbm = std::min(1.0, 2.0 * active / d.sm_count) * d.bandwidth_gbs * 1e9;
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));
-  const double l2_bytes = bytes_ab * (static_cast<double>(p.m) * p.k *
-                                          ceil_div(p.n, c.tile_n * c.cluster_n) +
-                                      static_cast<double>(p.n) * p.k *
-                                          ceil_div(p.m, c.tile_m * c.cluster_m)) *
+  const double l2_bytes = bytes_ab * (static_cast<double>(p.m) * p.k * ceil_div(p.n, c.tile_n) +
+                                      static_cast<double>(p.n) * p.k * ceil_div(p.m, c.tile_m)) *
                           p.batch;
-  const double memory_us = std::max(static_cast<double>(p.min_bytes()) / (d.bandwidth_gbs * 1e9),
-                                    l2_bytes / (3.0 * d.bandwidth_gbs * 1e9)) *
+  const double memory_us = std::max(static_cast<double>(p.min_bytes()) / hbm,
+                                    l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) *
                            1e6;
-  const double total = std::max(compute_us, memory_us) + d.launch_us;
+  // Compute and memory overlap, but not perfectly: the smaller term still shows a little.
+  const double total = std::max(compute_us, memory_us) + 0.15 * std::min(compute_us, memory_us) +
+                       d.launch_us;
   if (why != nullptr) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),

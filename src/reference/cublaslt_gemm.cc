@@ -70,6 +70,17 @@ CublasLtGemm::~CublasLtGemm() = default;
 
 core::Status CublasLtGemm::prepare(const ops::GemmProblem& p, const dispatch::GemmPointers& ptrs,
                                    void* stream, int candidates) {
+  // cuBLASLt's fused epilogue first; where it rejects the combination (e.g. an fp32 bias with a
+  // bf16 output), the plain GEMM followed by a bias/activation kernel, as a user would.
+  core::Status s = configure(p, ptrs, stream, candidates, /*fused=*/true);
+  if (!s.is_ok() && (p.bias || p.activation != ops::Activation::kNone)) {
+    s = configure(p, ptrs, stream, candidates, /*fused=*/false);
+  }
+  return s;
+}
+
+core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::GemmPointers& ptrs,
+                                     void* stream, int candidates, bool fused) {
   State& s = *state_;
   s.release_descriptors();
   s.problem = p;
@@ -88,10 +99,10 @@ core::Status CublasLtGemm::prepare(const ops::GemmProblem& p, const dispatch::Ge
                                                         sizeof(tb)), "set TRANSB"));
   // cuBLASLt's fused epilogues: bias, relu, gelu (tanh form) and their bias variants.
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  const bool act_fused = p.activation == ops::Activation::kNone ||
-                         p.activation == ops::Activation::kRelu ||
-                         p.activation == ops::Activation::kGeluTanh;
-  s.separate_epilogue = !act_fused;
+  const bool act_fused = fused && (p.activation == ops::Activation::kNone ||
+                                   p.activation == ops::Activation::kRelu ||
+                                   p.activation == ops::Activation::kGeluTanh);
+  s.separate_epilogue = !act_fused && (p.bias || p.activation != ops::Activation::kNone);
   if (act_fused) {
     if (p.activation == ops::Activation::kRelu) {
       epilogue = p.bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;

@@ -126,6 +126,9 @@ Run add_driver_command(CLI::App& app) {
       ->delimiter(',')
       ->allow_extra_args(false);
   sub->add_flag("--explain", opt->explain, "Print why dispatch chose each kernel");
+  sub->add_option("--top", opt->top,
+                  "Time the heuristic's first K candidates as backends boo#1..boo#K (a sweep)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--config", opt->config,
                   "Run exactly this kernel config (a name from dispatch) with the boo backend");
   sub->add_option("-t,--time", opt->time, "Time each problem (1) or not (0)")

@@ -2,6 +2,7 @@
 // and the roofline floor on an H100.
 #include <cstdio>
 
+#include "boo/dispatch/context.h"
 #include "boo/ops/problem.h"
 #include "command_source.h"
 #include "format.h"
@@ -14,7 +15,35 @@ struct ParseOptions {
   std::string commands_file;
   std::vector<std::string> words;
   bool keys_only = false;
+  int candidates = 0;  // print dispatch's first N candidates (GEMM)
 };
+
+// Dispatch's ranked candidates with their predicted times (nothing is compiled).
+void print_candidates(const ops::Problem& p, int n) {
+  const auto* g = std::get_if<ops::GemmProblem>(&p);
+  if (g == nullptr) {
+    std::printf("  dispatch no GPU kernels for %s yet\n", std::string(ops::family(p)).c_str());
+    return;
+  }
+  dispatch::DispatchOptions o;
+  o.max_compile_attempts = n;
+  auto ctx = dispatch::Context::create(o);
+  if (!ctx) {
+    std::printf("  dispatch unavailable: %s\n", ctx.status().message().c_str());
+    return;
+  }
+  std::vector<std::string> notes;
+  auto list = (*ctx)->gemm->candidates(*g, &notes);
+  if (!list) {
+    std::printf("  dispatch %s\n", list.status().message().c_str());
+    return;
+  }
+  for (const std::string& note : notes) std::printf("  dispatch %s\n", note.c_str());
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::printf("  #%-2zu %s\n      %s\n", i + 1, (*list)[i].config.c_str(),
+                (*list)[i].reason.c_str());
+  }
+}
 
 std::string peak_name(const ops::Problem& p, const ops::Ceilings& c) {
   const double peak = ops::peak_tflops(p, c);
@@ -59,6 +88,7 @@ int run_parse(const ParseOptions& opt) {
       }
       std::printf("%s: %s\n", cmd.source.c_str(), cmd.text.c_str());
       print_problem(p, ceilings);
+      if (opt.candidates > 0) print_candidates(p, opt.candidates);
       if (cmd.weight != 1) std::printf("  weight   %lld\n", static_cast<long long>(cmd.weight));
     }
     if (!opt.keys_only) {
@@ -90,6 +120,10 @@ Run add_parse_command(CLI::App& app) {
   sub->add_option("--commands-file", opt->commands_file,
                   "A file of commands (.txt with # comments, .tsv, hipBLASLt or cuBLASLt log)");
   sub->add_flag("--keys", opt->keys_only, "Print only the problem keys, one per line");
+  sub->add_option("--candidates", opt->candidates,
+                  "Also print the first N kernel configs dispatch would try, with the "
+                  "heuristic's predicted times (GEMM)")
+      ->check(CLI::PositiveNumber);
   sub->prefix_command();
   return [opt, sub] {
     opt->words = sub->remaining();

@@ -2,6 +2,7 @@
 // parallel, so that a job later finds every kernel in the cache (DESIGN.md §4). Needs no GPU.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -18,6 +19,7 @@ struct PreloadOptions {
   std::vector<std::string> words;
   int jobs = 0;
   bool list = false;
+  int top = 1;  // compile the first `top` candidates of each problem, not only the first
 };
 
 struct Pending {
@@ -33,7 +35,9 @@ int run_preload(const PreloadOptions& opt) {
     std::fprintf(stderr, "boo preload: error: %s\n", source.status().message().c_str());
     return 2;
   }
-  auto ctx = dispatch::Context::create();
+  dispatch::DispatchOptions dopt;
+  dopt.max_compile_attempts = std::max(3, opt.top);
+  auto ctx = dispatch::Context::create(dopt);
   if (!ctx) {
     std::fprintf(stderr, "boo preload: error: %s\n", ctx.status().message().c_str());
     return 2;
@@ -65,7 +69,13 @@ int run_preload(const PreloadOptions& opt) {
       ++errors;
       continue;
     }
+    // --top K: the extra candidates (heuristic ranks 2..K, not the fallback) become entries
+    // of their own.
+    const std::vector<dispatch::GemmCandidate> all = *c;
     pending.push_back({&p, std::move(*c), 0, false});
+    for (size_t extra = 1; extra < static_cast<size_t>(opt.top) && extra + 1 < all.size(); ++extra) {
+      pending.push_back({&p, {all[extra]}, 0, false});
+    }
   }
   const int jobs = opt.jobs > 0 ? opt.jobs : default_compile_jobs();
   std::fprintf(stderr, "boo preload: %zu GEMM problems%s; cache %s; %d parallel compiles\n",
@@ -147,6 +157,9 @@ Run add_preload_command(CLI::App& app) {
                   "Parallel compiles (default: cores, at most one per 4 GB of memory)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--list", opt->list, "Only print what would be compiled");
+  sub->add_option("--top", opt->top,
+                  "Also compile the heuristic's next candidates, up to K per problem (sweeps)")
+      ->check(CLI::PositiveNumber);
   sub->prefix_command();
   return [opt, sub] {
     opt->words = sub->remaining();

@@ -24,6 +24,7 @@ struct DriverOptions {
   bool explain = false;
   std::string csv;
   std::string config;  // force one kernel config (boo backend)
+  int top = 1;         // time the heuristic's first `top` candidates as boo#1..boo#top
   double cpu_max_gflop = 2.0;
   double cpu_max_gib = 8.0;
   double cpu_time_budget_s = 2.0;

@@ -32,6 +32,7 @@ struct GpuSession::Impl {
     if (ctx) return core::Status::ok();
     dispatch::DispatchOptions d;
     d.force_config = opt.config;
+    d.max_compile_attempts = std::max(3, opt.top);
     BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
     return core::Status::ok();
   }
@@ -116,21 +117,46 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   if (!operands) return fail(operands.status());
   std::vector<BackendRun> runs;
   runtime::DeviceBuffer ref_out;  // fp32 output of the reference backend
+  std::vector<std::unique_ptr<dispatch::GemmPlan>> swept;  // --top: plans outside the cache
+  std::vector<std::string> expanded;
   for (const std::string& name : backends) {
+    if (name != "boo" || s.opt.top <= 1) {
+      expanded.push_back(name);
+      continue;
+    }
+    for (int i = 1; i <= s.opt.top; ++i) expanded.push_back("boo#" + std::to_string(i));
+  }
+  for (const std::string& name : expanded) {
     BackendRun r;
     r.name = name;
     auto d = operands->make_output();
     if (!d) return fail(d.status());
     r.d = std::move(*d);
     const dispatch::GemmPointers ptrs = operands->pointers(r.d.data());
-    if (name == "boo") {
+    if (name.rfind("boo", 0) == 0) {
       if (core::Status st = s.ensure_context(); !st.is_ok()) return fail(st);
-      auto chosen = s.ctx->gemm->plan(p);
-      if (!chosen) return fail(chosen.status());
-      const dispatch::GemmPlan* gp = *chosen;
+      const dispatch::GemmPlan* gp = nullptr;
+      if (name == "boo") {
+        auto chosen = s.ctx->gemm->plan(p);
+        if (!chosen) return fail(chosen.status());
+        gp = *chosen;
+      } else {
+        // boo#i: the i-th candidate of dispatch's list (sweeps compare the heuristic's ranks).
+        const size_t rank = std::stoul(name.substr(4)) - 1;
+        auto list = s.ctx->gemm->candidates(p, nullptr);
+        if (!list) return fail(list.status());
+        if (rank >= list->size()) continue;
+        auto made = s.ctx->gemm->plan_for(p, (*list)[rank]);
+        if (!made) {
+          std::printf(">>> %s: unavailable: %s\n", name.c_str(), made.status().message().c_str());
+          continue;
+        }
+        swept.push_back(std::move(*made));
+        gp = swept.back().get();
+      }
       r.algorithm = gp->algorithm;
       r.config = gp->config;
-      std::printf(">>> boo: %s %s\n", gp->algorithm.c_str(), gp->config.c_str());
+      std::printf(">>> %s: %s %s\n", name.c_str(), gp->algorithm.c_str(), gp->config.c_str());
       if (s.opt.explain) {
         for (const std::string& line : gp->explanation) std::printf(">>>   %s\n", line.c_str());
       }
@@ -142,7 +168,12 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
         if (!lt) return fail(lt.status());
         s.lt = std::move(*lt);
       }
-      if (core::Status st = s.lt->prepare(p, ptrs, stream); !st.is_ok()) return fail(st);
+      if (core::Status st = s.lt->prepare(p, ptrs, stream); !st.is_ok()) {
+        // A baseline cuBLASLt cannot express is reported, not a failure of boo's run.
+        if (backends.size() == 1) return fail(st);
+        std::printf(">>> cublaslt: unavailable for this problem: %s\n", st.message().c_str());
+        continue;
+      }
       r.algorithm = "cublaslt";
       r.config = s.lt->description();
       std::printf(">>> cublaslt: %s\n", r.config.c_str());
@@ -193,7 +224,8 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
     for (BackendRun& r : runs) {
       if (!r.error) continue;
       const tune::GemmNumerics n =
-          tune::judge_gemm(p, *r.error, r.name == "boo" ? vendor : std::nullopt, ref->name());
+          tune::judge_gemm(p, *r.error, r.name.rfind("boo", 0) == 0 ? vendor : std::nullopt,
+                           ref->name());
       r.passed = n.passed;
       std::printf(">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n", r.name.c_str(),
                   n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,

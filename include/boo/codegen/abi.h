@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#define BOO_ABI_VERSION 1
+#define BOO_ABI_VERSION 2
 
 /* Kinds of argument struct a kernel object takes. */
 #define BOO_KIND_GEMM 1
@@ -40,6 +40,7 @@ typedef struct BooGemmArgs {
   int32_t splits;           /* split-K slices (scheduler splitk), else 1 */
   int32_t sm_count;         /* SMs of the device, for persistent schedulers */
   int32_t device;           /* CUDA device ordinal */
+  int32_t dry_run;          /* 1: do everything but the launch (host-overhead measurements) */
 } BooGemmArgs;
 
 /* Entry points every kernel object exports (C linkage):

@@ -72,10 +72,17 @@ class GemmDispatcher {
   core::Expected<codegen::KernelSource> source(const GemmCandidate& c) const {
     return c.algorithm->source(c.config);
   }
+  // A plan for one specific candidate (compiling it if needed), outside the plan cache: for
+  // sweeps that time several configs of one problem.
+  core::Expected<std::unique_ptr<GemmPlan>> plan_for(const ops::GemmProblem& p,
+                                                     const GemmCandidate& c);
   // Launches a plan on a stream (asynchronous).
-  core::Status run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream);
-  // plan() + run(): the hot path of a framework call.
-  core::Status gemm(const ops::GemmProblem& p, const GemmPointers& ptrs, void* stream);
+  core::Status run(const GemmPlan& plan, const GemmPointers& ptrs, void* stream,
+                   bool dry_run = false);
+  // plan() + run(): the hot path of a framework call. `dry_run` does all host work but the
+  // kernel launch (to measure the host time spent before it).
+  core::Status gemm(const ops::GemmProblem& p, const GemmPointers& ptrs, void* stream,
+                    bool dry_run = false);
 
   const std::vector<std::unique_ptr<GemmAlgorithm>>& algorithms() const { return algorithms_; }
   const DeviceModel& device_model() const { return model_; }

@@ -28,6 +28,8 @@ class CublasLtGemm {
 
  private:
   CublasLtGemm() = default;
+  core::Status configure(const ops::GemmProblem& p, const dispatch::GemmPointers& ptrs,
+                         void* stream, int candidates, bool fused);
   struct State;
   std::unique_ptr<State> state_;
   std::string description_;
