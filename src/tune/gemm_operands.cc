@@ -84,6 +84,24 @@ core::Expected<runtime::DeviceBuffer> GemmOperands::make_output() const {
   return runtime::DeviceBuffer::allocate(span(problem_, 'D') * core::dtype_bytes(problem_.d_type));
 }
 
+core::Expected<std::vector<double>> download_gemm_output(const ops::GemmProblem& p, const void* d) {
+  const int bytes = core::dtype_bytes(p.d_type);
+  std::vector<uint8_t> raw(static_cast<size_t>(span(p, 'D') * bytes));
+  BOO_RETURN_IF_ERROR(runtime::cuda_status(
+      cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost), "cudaMemcpy"));
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(p.m * p.n * p.batch));
+  for (int64_t bt = 0; bt < p.batch; ++bt)
+    for (int64_t j = 0; j < p.n; ++j)
+      for (int64_t i = 0; i < p.m; ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, raw.data() + (bt * p.stride_d + j * p.ldd + i) * bytes,
+                    static_cast<size_t>(bytes));
+        out.push_back(core::decode_bits(p.d_type, bits));
+      }
+  return out;
+}
+
 double gemm_tolerance(const ops::GemmProblem& p) {
   switch (p.d_type) {
     case DType::kBF16: return 1e-2;
@@ -152,20 +170,7 @@ core::Expected<reference::ErrorStats> GemmReference::compare(const GemmOperands&
   if (!host_.empty()) {
     BOO_RETURN_IF_ERROR(runtime::cuda_status(
         cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize"));
-    const int64_t n = span(p, 'D');
-    std::vector<uint8_t> raw(static_cast<size_t>(n * core::dtype_bytes(p.d_type)));
-    BOO_RETURN_IF_ERROR(runtime::cuda_status(
-        cudaMemcpy(raw.data(), d, raw.size(), cudaMemcpyDeviceToHost), "cudaMemcpy"));
-    std::vector<double> got(host_.size());
-    const int bytes = core::dtype_bytes(p.d_type);
-    for (int64_t bt = 0; bt < p.batch; ++bt)
-      for (int64_t j = 0; j < p.n; ++j)
-        for (int64_t i = 0; i < p.m; ++i) {
-          uint32_t bits = 0;
-          std::memcpy(&bits, raw.data() + (bt * p.stride_d + j * p.ldd + i) * bytes,
-                      static_cast<size_t>(bytes));
-          got[static_cast<size_t>((bt * p.n + j) * p.m + i)] = core::decode_bits(p.d_type, bits);
-        }
+    BOO_ASSIGN_OR_RETURN(std::vector<double> got, download_gemm_output(p, d));
     return reference::compare(got, host_);
   }
   return reference::gpu::compare_gemm_output(p, d, static_cast<const float*>(device_.data()),

@@ -85,21 +85,9 @@ struct BackendRun {
 
 // A host copy of D's M x N x batch values (nothing for outputs above 64 M elements).
 std::vector<double> download_d(const ops::GemmProblem& p, const runtime::DeviceBuffer& d) {
-  std::vector<double> out;
-  if (p.m * p.n * p.batch > (int64_t{64} << 20)) return out;
-  const int bytes = core::dtype_bytes(p.d_type);
-  std::vector<uint8_t> raw(static_cast<size_t>(d.bytes()));
-  if (!d.download(raw.data(), d.bytes()).is_ok()) return out;
-  out.reserve(static_cast<size_t>(p.m * p.n * p.batch));
-  for (int64_t b = 0; b < p.batch; ++b)
-    for (int64_t j = 0; j < p.n; ++j)
-      for (int64_t i = 0; i < p.m; ++i) {
-        uint32_t bits = 0;
-        std::memcpy(&bits, raw.data() + (b * p.stride_d + j * p.ldd + i) * bytes,
-                    static_cast<size_t>(bytes));
-        out.push_back(core::decode_bits(p.d_type, bits));
-      }
-  return out;
+  if (p.m * p.n * p.batch > (int64_t{64} << 20)) return {};
+  auto values = tune::download_gemm_output(p, d.data());
+  return values.has_value() ? std::move(*values) : std::vector<double>{};
 }
 
 }  // namespace

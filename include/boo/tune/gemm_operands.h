@@ -39,6 +39,9 @@ class GemmOperands {
   float scale_ = 1.0f;
 };
 
+// D's M x N x batch values copied to the host, packed as [batch][N][M] (synchronizes).
+core::Expected<std::vector<double>> download_gemm_output(const ops::GemmProblem& p, const void* d);
+
 // Relative Frobenius tolerance of §8 for the problem's output precision: bf16 1e-2, fp16 5e-3,
 // fp32 with tf32 math 1e-3, fp32 outputs of 16-bit or fp8 inputs 1e-3, exact fp32 1e-5.
 double gemm_tolerance(const ops::GemmProblem& p);

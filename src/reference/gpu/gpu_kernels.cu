@@ -40,7 +40,9 @@ __device__ __forceinline__ float to_f<__half>(__half v) {
   return __half2float(v);
 }
 
-// Activations in the order of ops::Activation, as reference/activation.cc defines them.
+// Activations in the order of ops::Activation, as reference/activation.cc defines them. Written
+// here again rather than shared with kernels/activation.cuh on purpose: the reference must not
+// reuse the code it checks.
 __device__ __forceinline__ float activate(int act, float v) {
   switch (act) {
     case 1: return fmaxf(v, 0.0f);
