@@ -106,6 +106,12 @@ struct GemmSm90Runner {
     args.epilogue.dD = sd;
     args.hw_info.device_id = a.device;
     args.hw_info.sm_count = a.sm_count;
+    // Tile order: swizzled strips keep a wave's operands in L2; raster along M or N.
+    using Raster = decltype(args.scheduler.raster_order);
+    args.scheduler.max_swizzle_size = a.swizzle > 0 ? a.swizzle : 1;
+    args.scheduler.raster_order = a.raster == 1   ? Raster::AlongM
+                                  : a.raster == 2 ? Raster::AlongN
+                                                  : Raster::Heuristic;
     if constexpr (kStreamK) {
       using Mode = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamKParams::
           DecompositionMode;

@@ -74,6 +74,13 @@ if [[ " ${steps[*]} " == *" sweep "* ]]; then
   grep -E '^- \{|speedup' "$OUT/sweep-gemm.log" | cut -c1-90 | head -150
 fi
 
+if [[ " ${steps[*]} " == *" ordersweep "* ]]; then
+  log "order sweep: the chosen config of each public GEMM under every swizzle and raster order"
+  "$boo" driver --backend boo,cublaslt --vary-order -t 1 --iter 50 --csv "$OUT/order-gemm.csv" \
+    --commands-file bench/workloads/gemm_public.log >"$OUT/order-gemm.log" 2>&1 || status=1
+  grep -E '^- \{|speedup' "$OUT/order-gemm.log" | cut -c1-60 | head -150
+fi
+
 if want spacecheck; then
   log "config-space check: compile a random sample of the full rule set"
   "$boo" space-check --sample "${BOO_SPACE_SAMPLE:-24}" -j "$jobs" 2>&1 | tail -40 \

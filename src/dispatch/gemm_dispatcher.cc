@@ -55,6 +55,8 @@ BooGemmArgs make_gemm_args(const GemmPlan& plan, const GemmPointers& ptrs, int d
   a.trans_a = p.trans_a == ops::Transpose::kT;
   a.trans_b = p.trans_b == ops::Transpose::kT;
   a.splits = plan.splits;
+  a.swizzle = plan.swizzle;
+  a.raster = plan.raster;
   a.sm_count = sm_count;
   a.device = device;
   return a;
@@ -73,7 +75,10 @@ core::Status GemmDispatcher::try_candidate(const ops::GemmProblem& p, const Gemm
   BOO_ASSIGN_OR_RETURN(plan.kernel, cache_.get(src));
   plan.algorithm = std::string(algo.name());
   plan.config = config;
-  plan.splits = algo.splits(config);
+  const GemmAlgorithm::LaunchOrder order = algo.launch_order(config);
+  plan.splits = order.splits;
+  plan.swizzle = order.swizzle;
+  plan.raster = order.raster;
   plan.problem = p;
   // Shapes and leading dimensions are checked now with 256-byte-aligned stand-in pointers;
   // the real pointers are checked at launch.

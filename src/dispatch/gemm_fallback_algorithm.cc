@@ -31,7 +31,7 @@ class GemmFallbackAlgorithm final : public GemmAlgorithm {
     return codegen::gemm_fallback_source(cls);
   }
 
-  int splits(std::string_view) const override { return 1; }
+  LaunchOrder launch_order(std::string_view) const override { return {}; }
 };
 
 }  // namespace

@@ -81,9 +81,10 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
     return codegen::gemm_sm90_source(c);
   }
 
-  int splits(std::string_view config) const override {
+  LaunchOrder launch_order(std::string_view config) const override {
     auto c = GemmSm90Config::parse_name(config);
-    return c.has_value() ? c->splits : 1;
+    if (!c.has_value()) return {};
+    return {c->splits, c->swizzle, static_cast<int>(c->raster)};
   }
 };
 

@@ -40,11 +40,16 @@ core::Expected<std::pair<int, int>> parse_pair(std::string_view t, char prefix,
 
 }  // namespace
 
+static std::string_view raster_token(GemmRaster r) {
+  return r == GemmRaster::kAlongM ? "rm" : r == GemmRaster::kAlongN ? "rn" : "rh";
+}
+
 std::string GemmSm90Config::name() const {
   return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" +
          std::to_string(cluster_m) + "x" + std::to_string(cluster_n) + "_" +
-         std::string(schedule_token(schedule)) + "_" + scheduler_token(*this, false);
+         std::string(schedule_token(schedule)) + "_" + scheduler_token(*this, false) + "_sw" +
+         std::to_string(swizzle) + "." + std::string(raster_token(raster));
 }
 
 std::string GemmSm90Config::kernel_name() const {
@@ -60,9 +65,12 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
   };
   if (text.rfind(kGemmSm90Prefix, 0) != 0) return bad("must start with gemm.sm90_");
   std::string_view rest = text.substr(kGemmSm90Prefix.size());
-  // The last four '_' fields are tile, cluster, schedule, scheduler; the rest is the class.
+  // The last five '_' fields are tile, cluster, schedule, scheduler, launch order; the rest is
+  // the class.
   std::vector<std::string_view> parts = core::split(rest, '_');
-  if (parts.size() < 8) return bad("too few fields");
+  if (parts.size() < 9) return bad("too few fields");
+  const std::string_view order = parts.back();
+  parts.pop_back();
   const size_t n = parts.size();
   GemmSm90Config c;
   const std::string_view cls_text = rest.substr(
@@ -99,6 +107,21 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
     c.splits = static_cast<int>(s);
   } else {
     return bad("expected persistent, streamk or splitk<N>, got " + core::quote(sched));
+  }
+  const auto order_parts = core::split(order, '.');
+  if (order_parts.size() != 2 || order_parts[0].size() < 3 || order_parts[0].substr(0, 2) != "sw") {
+    return bad("expected sw<N>.r<h|m|n>, got " + core::quote(order));
+  }
+  BOO_ASSIGN_OR_RETURN(int64_t sw, core::parse_int("swizzle", order_parts[0].substr(2)));
+  c.swizzle = static_cast<int>(sw);
+  if (order_parts[1] == "rh") {
+    c.raster = GemmRaster::kHeuristic;
+  } else if (order_parts[1] == "rm") {
+    c.raster = GemmRaster::kAlongM;
+  } else if (order_parts[1] == "rn") {
+    c.raster = GemmRaster::kAlongN;
+  } else {
+    return bad("expected raster rh, rm or rn, got " + core::quote(order_parts[1]));
   }
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
@@ -171,6 +194,9 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
   if (c.scheduler == GemmScheduler::kSplitK ? (c.splits < 2 || c.splits > 16) : c.splits != 1) {
     return invalid("split-K takes 2 to 16 splits; other schedulers take none");
   }
+  if (c.swizzle != 1 && c.swizzle != 2 && c.swizzle != 4 && c.swizzle != 8) {
+    return invalid("swizzle must be 1, 2, 4 or 8");
+  }
   // At least three mainloop stages beside the epilogue's shared memory.
   if (3 * gemm_sm90_stage_bytes(c) + kSm90EpilogueReserveBytes > kSm90SharedMemoryBytes) {
     return invalid("three mainloop stages do not fit in 227 KiB of shared memory");
@@ -189,6 +215,8 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
   std::vector<std::pair<int, int>> clusters;
   std::vector<GemmSchedule> schedules = {GemmSchedule::kCooperative, GemmSchedule::kPingpong};
   std::vector<std::pair<GemmScheduler, int>> schedulers;
+  // Launch order (no recompile): swizzled strips of tiles and the raster direction.
+  std::vector<std::pair<int, GemmRaster>> orders = {{1, GemmRaster::kHeuristic}};
   switch (rules) {
     case RuleSet::kTiny:
       tiles = {{128, 128, k16}, {128, 256, k16}};
@@ -203,6 +231,7 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
       schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1},
                     {GemmScheduler::kSplitK, 2},     {GemmScheduler::kSplitK, 4},
                     {GemmScheduler::kSplitK, 8}};
+      orders.push_back({8, GemmRaster::kHeuristic});
       break;
     case RuleSet::kFull:
       for (int m : {64, 128, 256}) {
@@ -213,23 +242,30 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
       clusters = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
       schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1}};
       for (int s : {2, 3, 4, 6, 8, 12, 16}) schedulers.push_back({GemmScheduler::kSplitK, s});
+      orders = {{1, GemmRaster::kHeuristic}, {4, GemmRaster::kHeuristic},
+                {8, GemmRaster::kHeuristic}, {8, GemmRaster::kAlongM},
+                {8, GemmRaster::kAlongN}};
       break;
   }
   for (const Shape& t : tiles) {
     for (auto [cm, cn] : clusters) {
       for (GemmSchedule sch : schedules) {
         for (auto [sched, splits] : schedulers) {
-          GemmSm90Config c;
-          c.cls = cls;
-          c.tile_m = t.m;
-          c.tile_n = t.n;
-          c.tile_k = t.k;
-          c.cluster_m = cm;
-          c.cluster_n = cn;
-          c.schedule = sch;
-          c.scheduler = sched;
-          c.splits = splits;
-          if (check_gemm_sm90(c).is_ok()) out.push_back(c);
+          for (auto [swizzle, raster] : orders) {
+            GemmSm90Config c;
+            c.cls = cls;
+            c.tile_m = t.m;
+            c.tile_n = t.n;
+            c.tile_k = t.k;
+            c.cluster_m = cm;
+            c.cluster_n = cn;
+            c.schedule = sch;
+            c.scheduler = sched;
+            c.splits = splits;
+            c.swizzle = swizzle;
+            c.raster = raster;
+            if (check_gemm_sm90(c).is_ok()) out.push_back(c);
+          }
         }
       }
     }

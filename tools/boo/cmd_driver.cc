@@ -129,6 +129,9 @@ Run add_driver_command(CLI::App& app) {
   sub->add_option("--top", opt->top,
                   "Time the heuristic's first K candidates as backends boo#1..boo#K (a sweep)")
       ->check(CLI::PositiveNumber);
+  sub->add_flag("--vary-order", opt->vary_order,
+                "Time the chosen config under every tile swizzle (1, 2, 4, 8) and raster order "
+                "(heuristic, along M, along N) as backends boo@sw<N>.r<h|m|n>");
   sub->add_option("--config", opt->config,
                   "Run exactly this kernel config (a name from dispatch) with the boo backend");
   sub->add_option("-t,--time", opt->time, "Time each problem (1) or not (0)")

@@ -25,6 +25,7 @@ struct DriverOptions {
   std::string csv;
   std::string config;  // force one kernel config (boo backend)
   int top = 1;         // time the heuristic's first `top` candidates as boo#1..boo#top
+  bool vary_order = false;  // time the chosen config under every tile swizzle and raster order
   double cpu_max_gflop = 2.0;
   double cpu_max_gib = 8.0;
   double cpu_time_budget_s = 2.0;

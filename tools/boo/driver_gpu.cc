@@ -108,11 +108,18 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   std::vector<std::unique_ptr<dispatch::GemmPlan>> swept;  // --top: plans outside the cache
   std::vector<std::string> expanded;
   for (const std::string& name : backends) {
-    if (name != "boo" || s.opt.top <= 1) {
+    if (name == "boo" && s.opt.vary_order) {
+      // boo@sw<N>.r<h|m|n>: the chosen config under each launch order (no recompile).
+      for (const char* sw : {"1", "2", "4", "8"}) {
+        for (const char* r : {"rh", "rm", "rn"}) {
+          expanded.push_back(std::string("boo@sw") + sw + "." + r);
+        }
+      }
+    } else if (name == "boo" && s.opt.top > 1) {
+      for (int i = 1; i <= s.opt.top; ++i) expanded.push_back("boo#" + std::to_string(i));
+    } else {
       expanded.push_back(name);
-      continue;
     }
-    for (int i = 1; i <= s.opt.top; ++i) expanded.push_back("boo#" + std::to_string(i));
   }
   for (const std::string& name : expanded) {
     BackendRun r;
@@ -128,6 +135,25 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
         auto chosen = s.ctx->gemm->plan(p);
         if (!chosen) return fail(chosen.status());
         gp = *chosen;
+      } else if (name.rfind("boo@", 0) == 0) {
+        auto chosen = s.ctx->gemm->plan(p);
+        if (!chosen) return fail(chosen.status());
+        const std::string& base = (*chosen)->config;
+        const size_t at = base.rfind("_sw");
+        if ((*chosen)->algorithm != "gemm.sm90" || at == std::string::npos) continue;
+        dispatch::GemmCandidate c;
+        for (const auto& a : s.ctx->gemm->algorithms()) {
+          if (a->name() == "gemm.sm90") c.algorithm = a.get();
+        }
+        c.config = base.substr(0, at) + "_" + name.substr(4);
+        c.reason = "launch-order variant";
+        auto made = s.ctx->gemm->plan_for(p, c);
+        if (!made) {
+          std::printf(">>> %s: unavailable: %s\n", name.c_str(), made.status().message().c_str());
+          continue;
+        }
+        swept.push_back(std::move(*made));
+        gp = swept.back().get();
       } else {
         // boo#i: the i-th candidate of dispatch's list (sweeps compare the heuristic's ranks).
         const size_t rank = std::stoul(name.substr(4)) - 1;

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#define BOO_ABI_VERSION 2
+#define BOO_ABI_VERSION 3
 
 /* Kinds of argument struct a kernel object takes. */
 #define BOO_KIND_GEMM 1
@@ -38,6 +38,8 @@ typedef struct BooGemmArgs {
   float alpha, beta;
   int32_t trans_a, trans_b; /* 0: N, 1: T */
   int32_t splits;           /* split-K slices (scheduler splitk), else 1 */
+  int32_t swizzle;          /* tile swizzle of persistent schedulers: 1, 2, 4 or 8 */
+  int32_t raster;           /* tile raster order: 0 CUTLASS's heuristic, 1 along M, 2 along N */
   int32_t sm_count;         /* SMs of the device, for persistent schedulers */
   int32_t device;           /* CUDA device ordinal */
   int32_t dry_run;          /* 1: do everything but the launch (host-overhead measurements) */

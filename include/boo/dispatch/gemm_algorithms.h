@@ -41,8 +41,13 @@ class GemmAlgorithm {
                                       space::RuleSet rules) const = 0;
   // Kernel source for a config name this algorithm produced.
   virtual core::Expected<codegen::KernelSource> source(std::string_view config) const = 0;
-  // Launch arguments that depend on the config (split count); 1 otherwise.
-  virtual int splits(std::string_view config) const = 0;
+  // Launch arguments that depend on the config: split count, tile swizzle, raster order.
+  struct LaunchOrder {
+    int splits = 1;
+    int swizzle = 1;
+    int raster = 0;
+  };
+  virtual LaunchOrder launch_order(std::string_view config) const = 0;
 };
 
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90();

@@ -31,6 +31,8 @@ struct GemmPlan {
   std::string algorithm;
   std::string config;
   int splits = 1;
+  int swizzle = 1;
+  int raster = 0;  // 0 heuristic, 1 along M, 2 along N
   int64_t workspace_bytes = 0;
   std::shared_ptr<const jit::LoadedKernel> kernel;
   std::vector<std::string> explanation;  // why this choice, for --explain

@@ -17,6 +17,8 @@ namespace boo::space {
 
 enum class GemmSchedule : uint8_t { kCooperative, kPingpong };
 enum class GemmScheduler : uint8_t { kPersistent, kStreamK, kSplitK };
+// Order in which the scheduler hands out tiles: CUTLASS's heuristic, or rows along M / N.
+enum class GemmRaster : uint8_t { kHeuristic, kAlongM, kAlongN };
 
 struct GemmSm90Config {
   GemmClass cls;
@@ -28,12 +30,16 @@ struct GemmSm90Config {
   GemmSchedule schedule = GemmSchedule::kCooperative;
   GemmScheduler scheduler = GemmScheduler::kPersistent;
   int splits = 1;  // split-K slices; 1 unless scheduler is kSplitK
+  int swizzle = 1;  // tiles per swizzled strip: 1, 2, 4, 8 (launch argument)
+  GemmRaster raster = GemmRaster::kHeuristic;  // launch argument
 
   bool operator==(const GemmSm90Config&) const = default;
 
-  // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent" ("_streamk", "_splitk4").
+  // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent_sw1.rh" ("_streamk", "_splitk4";
+  // swizzle 1/2/4/8, raster rh (heuristic), rm (along M), rn (along N)).
   std::string name() const;
-  // The compiled object's identity: name() with "_sk" for both stream-K and split-K.
+  // The compiled object's identity: no launch arguments (split count, swizzle, raster) and
+  // "_sk" for both stream-K and split-K.
   std::string kernel_name() const;
   static core::Expected<GemmSm90Config> parse_name(std::string_view text);
 };
