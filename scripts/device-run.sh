@@ -4,12 +4,16 @@
 # compiled ahead). Builds boo from a clean tree, compiles the kernels the tests need, runs the
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
-# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|all]...   (default: all)
-# Environment: OUT (results folder, default ./out), BOO_SPACE_SAMPLE (configs of `full` to
-# compile in spacecheck, default 24).
+# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|sweep|ordersweep|all]...
+#   (default: all = build, tests, bench, spacecheck)
+# Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
+# files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
+# Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT="${OUT:-$PWD/out}"
+RESULTS="${OUT:-}"
+OUT="$PWD/out"
+rm -rf "$OUT"
 mkdir -p "$OUT"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(all)
@@ -87,4 +91,10 @@ if want spacecheck; then
     | tee "$OUT/spacecheck.log" || status=1
 fi
 log "done (status $status)"
+if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
+  tar czf "$RESULTS/logs.tgz" -C "$OUT" .
+  for f in summary.txt bench-gemm.csv dispatch-overhead.txt spacecheck.log; do
+    [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
+  done
+fi
 exit $status

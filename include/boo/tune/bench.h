@@ -44,8 +44,8 @@ core::Expected<double> time_in_graph(const Launch& launch, void* stream,
                                      int launches_per_graph = 20, int replays = 10);
 
 // Peak bf16 GEMM rate (cuBLASLt, 8192^3, random data), device-to-device copy bandwidth
-// (1 GiB, bytes read + written) and an empty kernel's time, measured now; tf32 and fp8 rates
-// scale with the datasheet ratios.
+// (1 GiB, bytes read + written) and an empty kernel's time, measured now (best of 30 samples
+// each); tf32 and fp8 rates scale with the datasheet ratios.
 core::Expected<ops::Ceilings> measure_ceilings(void* stream, std::string* report = nullptr);
 
 }  // namespace boo::tune
