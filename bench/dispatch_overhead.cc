@@ -70,12 +70,13 @@ int main() {
       host_us_per_call([&] { (void)d.gemm(p, ptrs, stream->get(), true); }, kCalls, *stream);
   const double t_gemm =
       host_us_per_call([&] { (void)d.gemm(p, ptrs, stream->get()); }, kCalls, *stream);
-  const double t_empty = host_us_per_call(
-      [&] { (void)reference::gpu::launch_empty(stream->get()); }, kCalls, *stream);
+  const double t_empty =
+      host_us_per_call([&] { (void)reference::gpu::launch_empty(stream->get()); }, kCalls, *stream);
   std::printf("kernel: %s\n", (**plan).config.c_str());
-  std::printf("host us per call: gemm() up to the launch %.2f, gemm() with the launch %.2f, "
-              "empty kernel launch %.2f\n",
-              t_dry, t_gemm, t_empty);
+  std::printf(
+      "host us per call: gemm() up to the launch %.2f, gemm() with the launch %.2f, "
+      "empty kernel launch %.2f\n",
+      t_dry, t_gemm, t_empty);
   std::printf("boo host time before launch: %.2f us (target <= 3 us): %s\n", t_dry,
               t_dry <= 3.0 ? "MET" : "MISSED");
   return 0;

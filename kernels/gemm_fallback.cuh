@@ -104,7 +104,8 @@ __global__ void __launch_bounds__(256) gemm_fallback_kernel(BooGemmArgs a) {
             if (n >= a.n) continue;
             float v = alpha * acc[i][j];
             if constexpr (kHasC) {
-              v += a.beta * to_float(static_cast<const TD*>(a.c)[batch * a.stride_c + m + n * a.ldc]);
+              v += a.beta *
+                   to_float(static_cast<const TD*>(a.c)[batch * a.stride_c + m + n * a.ldc]);
             }
             D[m + n * a.ldd] = from_float<TD>(activate<kAct>(v + bias));
           }

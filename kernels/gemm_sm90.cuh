@@ -75,11 +75,11 @@ struct GemmSm90Runner {
 
   static Arguments make_arguments(const BooGemmArgs& a) {
     // op(A) is M x K: column-major (N) has M-stride 1, K-stride lda; T swaps them.
-    const StrideA sa = make_dynamic_stride<StrideA>(a.trans_a ? a.lda : 1, a.trans_a ? 1 : a.lda,
-                                                    a.stride_a);
+    const StrideA sa =
+        make_dynamic_stride<StrideA>(a.trans_a ? a.lda : 1, a.trans_a ? 1 : a.lda, a.stride_a);
     // CUTLASS 3 sees B as N x K: stored K x N (N) has N-stride ldb, K-stride 1.
-    const StrideB sb = make_dynamic_stride<StrideB>(a.trans_b ? 1 : a.ldb, a.trans_b ? a.ldb : 1,
-                                                    a.stride_b);
+    const StrideB sb =
+        make_dynamic_stride<StrideB>(a.trans_b ? 1 : a.ldb, a.trans_b ? a.ldb : 1, a.stride_b);
     const StrideC sc = make_dynamic_stride<StrideC>(1, a.ldc, a.stride_c);
     const StrideD sd = make_dynamic_stride<StrideD>(1, a.ldd, a.stride_d);
     Arguments args{};

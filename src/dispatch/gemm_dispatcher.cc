@@ -12,17 +12,17 @@ namespace boo::dispatch {
 size_t GemmProblemHash::operator()(const ops::GemmProblem& p) const {
   // Every field that changes the problem, as raw bytes (call_count is a weight; its equality
   // is still checked by operator==).
-  const int64_t ints[] = {p.m,        p.n,        p.k,        p.lda,      p.ldb,     p.ldc,
-                          p.ldd,      p.batch,    p.stride_a, p.stride_b, p.stride_c, p.stride_d};
+  const int64_t ints[] = {p.m,   p.n,     p.k,        p.lda,      p.ldb,      p.ldc,
+                          p.ldd, p.batch, p.stride_a, p.stride_b, p.stride_c, p.stride_d};
   uint64_t h = core::fnv1a64(std::string_view(reinterpret_cast<const char*>(ints), sizeof(ints)));
   const double reals[] = {p.alpha, p.beta};
   h = core::fnv1a64(std::string_view(reinterpret_cast<const char*>(reals), sizeof(reals)), h);
-  const uint8_t small[] = {static_cast<uint8_t>(p.trans_a),  static_cast<uint8_t>(p.trans_b),
-                           static_cast<uint8_t>(p.a_type),   static_cast<uint8_t>(p.b_type),
-                           static_cast<uint8_t>(p.c_type),   static_cast<uint8_t>(p.d_type),
-                           static_cast<uint8_t>(p.math),     static_cast<uint8_t>(p.scale_a),
-                           static_cast<uint8_t>(p.scale_b),  static_cast<uint8_t>(p.bias),
-                           static_cast<uint8_t>(p.bias_type), static_cast<uint8_t>(p.activation),
+  const uint8_t small[] = {static_cast<uint8_t>(p.trans_a),     static_cast<uint8_t>(p.trans_b),
+                           static_cast<uint8_t>(p.a_type),      static_cast<uint8_t>(p.b_type),
+                           static_cast<uint8_t>(p.c_type),      static_cast<uint8_t>(p.d_type),
+                           static_cast<uint8_t>(p.math),        static_cast<uint8_t>(p.scale_a),
+                           static_cast<uint8_t>(p.scale_b),     static_cast<uint8_t>(p.bias),
+                           static_cast<uint8_t>(p.bias_type),   static_cast<uint8_t>(p.activation),
                            static_cast<uint8_t>(p.alpha_vector)};
   return core::fnv1a64(std::string_view(reinterpret_cast<const char*>(small), sizeof(small)), h);
 }
@@ -118,7 +118,8 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
     for (const auto& algo : algorithms_) {
       if (options_.force_config.rfind(std::string(algo->name()) + "_", 0) != 0) continue;
       const core::Status s = algo->supports(p);
-      if (!s.is_ok()) return core::unsupported("--config " + options_.force_config + ": " + s.message());
+      if (!s.is_ok())
+        return core::unsupported("--config " + options_.force_config + ": " + s.message());
       out.push_back({algo.get(), options_.force_config, "forced"});
       return out;
     }
@@ -153,7 +154,8 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
   std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
     return a.predicted_us < b.predicted_us;
   });
-  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options_.max_compile_attempts; ++i) {
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options_.max_compile_attempts;
+       ++i) {
     char model[64];
     std::snprintf(model, sizeof(model), "heuristic: predicted %.1f us; ", ranked[i].predicted_us);
     out.push_back({algorithm_named(ranked[i].algorithm), ranked[i].config, model + ranked[i].why});
@@ -214,8 +216,8 @@ core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs,
   return core::unavailable(plan.config + " failed: " + why);
 }
 
-core::Status GemmDispatcher::gemm(const ops::GemmProblem& p, const GemmPointers& ptrs,
-                                  void* stream, bool dry_run) {
+core::Status GemmDispatcher::gemm(const ops::GemmProblem& p, const GemmPointers& ptrs, void* stream,
+                                  bool dry_run) {
   BOO_ASSIGN_OR_RETURN(const GemmPlan* plan, this->plan(p));
   return run(*plan, ptrs, stream, dry_run);
 }

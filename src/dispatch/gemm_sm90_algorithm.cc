@@ -44,8 +44,9 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
     const int64_t align_d = 16 / core::dtype_bytes(p.d_type);
     if (p.lda % align_ab || p.ldb % align_ab || p.ldd % align_d ||
         (p.reads_c() && p.ldc % align_d)) {
-      return core::unsupported("gemm.sm90: leading dimensions must be multiples of 16 bytes "
-                               "(TMA); gemm.sm90_unaligned handles the rest");
+      return core::unsupported(
+          "gemm.sm90: leading dimensions must be multiples of 16 bytes "
+          "(TMA); gemm.sm90_unaligned handles the rest");
     }
     if (p.batch > 1 && (p.stride_a % align_ab || p.stride_b % align_ab || p.stride_d % align_d ||
                         (p.reads_c() && p.stride_c % align_d))) {
@@ -112,11 +113,11 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // Tile epilogue: write (and read C) one tile at an SM's share of HBM bandwidth. Pingpong
   // overlaps it with the other warpgroup's mainloop; cooperative kernels only with the
   // producer's prefetch of the next tile.
-  const double tile_bytes = static_cast<double>(c.tile_m) * c.tile_n *
-                            core::dtype_bytes(p.d_type) * (p.reads_c() ? 2 : 1);
+  const double tile_bytes = static_cast<double>(c.tile_m) * c.tile_n * core::dtype_bytes(p.d_type) *
+                            (p.reads_c() ? 2 : 1);
   const double sm_bw = d.bandwidth_gbs * 1e9 / d.sm_count;
-  const double epilogue_us = tile_bytes / sm_bw * 1e6 *
-                             (c.schedule == GemmSchedule::kPingpong ? 0.25 : 0.6);
+  const double epilogue_us =
+      tile_bytes / sm_bw * 1e6 * (c.schedule == GemmSchedule::kPingpong ? 0.25 : 0.6);
   // Partial tiles of stream-K and split-K cross an fp32 workspace (written, then read back),
   // and the workspace is reset before each launch; the sweeps put the fixed cost near 8 us.
   const double partial_us = 2.0 * c.tile_m * c.tile_n * 4.0 / sm_bw * 1e6;
@@ -149,26 +150,26 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // HBM: every operand once, at the bandwidth the active SMs can draw (one SM pulls about
   // twice its fair share: 32 CTAs reach about half of HBM). L2: A is re-read by each column of
   // tiles and B by each row of tiles (L2 at ~4x HBM bandwidth).
-  const double active = static_cast<double>(
-      std::min<int64_t>(c.scheduler == GemmScheduler::kPersistent ? tiles : d.sm_count,
-                        d.sm_count));
+  const double active = static_cast<double>(std::min<int64_t>(
+      c.scheduler == GemmScheduler::kPersistent ? tiles : d.sm_count, d.sm_count));
   const double hbm = std::min(1.0, 2.0 * active / d.sm_count) * d.bandwidth_gbs * 1e9;
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));
-  const double l2_bytes = bytes_ab * (static_cast<double>(p.m) * p.k * ceil_div(p.n, c.tile_n) +
-                                      static_cast<double>(p.n) * p.k * ceil_div(p.m, c.tile_m)) *
+  const double l2_bytes = bytes_ab *
+                          (static_cast<double>(p.m) * p.k * ceil_div(p.n, c.tile_n) +
+                           static_cast<double>(p.n) * p.k * ceil_div(p.m, c.tile_m)) *
                           p.batch;
-  const double memory_us = std::max(static_cast<double>(p.min_bytes()) / hbm,
-                                    l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) *
-                           1e6;
+  const double memory_us =
+      std::max(static_cast<double>(p.min_bytes()) / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) *
+      1e6;
   // Compute and memory overlap, but not perfectly: the smaller term still shows a little.
-  const double total = std::max(compute_us, memory_us) + 0.15 * std::min(compute_us, memory_us) +
-                       d.launch_us;
+  const double total =
+      std::max(compute_us, memory_us) + 0.15 * std::min(compute_us, memory_us) + d.launch_us;
   if (why != nullptr) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),
                   "%lld work units on %d SMs, %lld k-blocks; compute %.1f us, memory %.1f us",
-                  static_cast<long long>(work_units), d.sm_count,
-                  static_cast<long long>(k_blocks), compute_us, memory_us);
+                  static_cast<long long>(work_units), d.sm_count, static_cast<long long>(k_blocks),
+                  compute_us, memory_us);
     *why = buf;
   }
   return total;

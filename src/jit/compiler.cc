@@ -139,7 +139,8 @@ core::Expected<int> run_logged(const std::vector<std::string>& argv, const std::
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return core::internal_error("waitpid failed: " + std::string(std::strerror(errno)));
+    if (errno != EINTR)
+      return core::internal_error("waitpid failed: " + std::string(std::strerror(errno)));
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);

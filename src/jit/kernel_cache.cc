@@ -118,7 +118,8 @@ core::Expected<CacheOptions> CacheOptions::from_environment() {
   } else if (auto home = core::get_env("HOME"); home && !home->empty()) {
     o.root = *home + "/.cache/boo";
   } else {
-    return core::unavailable("no cache folder: set BOO_CACHE_DIR (HOME and XDG_CACHE_HOME are unset)");
+    return core::unavailable(
+        "no cache folder: set BOO_CACHE_DIR (HOME and XDG_CACHE_HOME are unset)");
   }
   return o;
 }
@@ -183,16 +184,16 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
     (void)write_file(p.failed(), "exit status " + std::to_string(*status) + "\nlog: " + p.log() +
                                      "\n" + why + "\n");
     core::log_warn("compile failed: " + source.name + " after " + took + " (log: " + p.log() + ")");
-    return core::unavailable("compiling " + source.name + " failed: " + why + " (log: " +
-                             p.log() + ")");
+    return core::unavailable("compiling " + source.name + " failed: " + why + " (log: " + p.log() +
+                             ")");
   }
   if (std::rename(tmp_object.c_str(), p.object().c_str()) != 0) {
     return core::unavailable("cannot move the compiled object into '" + p.object() + "'");
   }
   (void)write_file(p.metadata(), "{\"name\": \"" + source.name + "\", \"compiler\": \"" +
                                      compiler_.compiler_version + "\", \"cutlass\": \"" +
-                                     compiler_.cutlass_version + "\", \"seconds\": " +
-                                     std::to_string(seconds) + "}\n");
+                                     compiler_.cutlass_version +
+                                     "\", \"seconds\": " + std::to_string(seconds) + "}\n");
   core::log_info("compiled " + source.name + " in " + took);
   return core::Status::ok();
 }
@@ -211,7 +212,8 @@ core::Expected<CacheOutcome> KernelCache::ensure_compiled(const codegen::KernelS
   }
   std::error_code ec;
   fs::create_directories(p.dir, ec);
-  if (ec) return core::unavailable("cannot create the cache folder '" + p.dir + "': " + ec.message());
+  if (ec)
+    return core::unavailable("cannot create the cache folder '" + p.dir + "': " + ec.message());
   FileLock lock(p.lock());
   if (!lock.ok()) return core::unavailable("cannot lock '" + p.lock() + "'");
   // Another process may have finished (or failed) while this one waited for the lock.

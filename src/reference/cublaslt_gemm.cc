@@ -14,17 +14,22 @@ namespace {
 
 core::Status lt(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return core::Status::ok();
-  return core::unavailable(std::string("cuBLASLt ") + what + " failed: " +
-                           cublasLtGetStatusString(s));
+  return core::unavailable(std::string("cuBLASLt ") + what +
+                           " failed: " + cublasLtGetStatusString(s));
 }
 
 cudaDataType_t cuda_type(core::DType t) {
   switch (t) {
-    case core::DType::kF32: return CUDA_R_32F;
-    case core::DType::kF16: return CUDA_R_16F;
-    case core::DType::kBF16: return CUDA_R_16BF;
-    case core::DType::kF8E4M3: return CUDA_R_8F_E4M3;
-    case core::DType::kF8E5M2: return CUDA_R_8F_E5M2;
+    case core::DType::kF32:
+      return CUDA_R_32F;
+    case core::DType::kF16:
+      return CUDA_R_16F;
+    case core::DType::kBF16:
+      return CUDA_R_16BF;
+    case core::DType::kF8E4M3:
+      return CUDA_R_8F_E4M3;
+    case core::DType::kF8E5M2:
+      return CUDA_R_8F_E5M2;
   }
   return CUDA_R_32F;
 }
@@ -93,15 +98,17 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescCreate(&s.op, compute, CUDA_R_32F), "MatmulDescCreate"));
   const cublasOperation_t ta = p.trans_a == ops::Transpose::kT ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t tb = p.trans_b == ops::Transpose::kT ? CUBLAS_OP_T : CUBLAS_OP_N;
-  BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
-                                                        sizeof(ta)), "set TRANSA"));
-  BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
-                                                        sizeof(tb)), "set TRANSB"));
+  BOO_RETURN_IF_ERROR(
+      lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)),
+         "set TRANSA"));
+  BOO_RETURN_IF_ERROR(
+      lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)),
+         "set TRANSB"));
   // cuBLASLt's fused epilogues: bias, relu, gelu (tanh form) and their bias variants.
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  const bool act_fused = fused && (p.activation == ops::Activation::kNone ||
-                                   p.activation == ops::Activation::kRelu ||
-                                   p.activation == ops::Activation::kGeluTanh);
+  const bool act_fused =
+      fused && (p.activation == ops::Activation::kNone || p.activation == ops::Activation::kRelu ||
+                p.activation == ops::Activation::kGeluTanh);
   s.separate_epilogue = !act_fused && (p.bias || p.activation != ops::Activation::kNone);
   if (act_fused) {
     if (p.activation == ops::Activation::kRelu) {
@@ -116,8 +123,7 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
       BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(
                                  s.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bt, sizeof(bt)),
                              "set BIAS_DATA_TYPE"));
-      BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(s.op,
-                                                            CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+      BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                                                             &ptrs.bias, sizeof(ptrs.bias)),
                              "set BIAS_POINTER"));
     }
@@ -141,10 +147,10 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
       BOO_RETURN_IF_ERROR(lt(cublasLtMatrixLayoutSetAttribute(
                                  *l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
                              "set BATCH_COUNT"));
-      BOO_RETURN_IF_ERROR(lt(cublasLtMatrixLayoutSetAttribute(
-                                 *l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
-                                 sizeof(stride)),
-                             "set STRIDED_BATCH_OFFSET"));
+      BOO_RETURN_IF_ERROR(
+          lt(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                              &stride, sizeof(stride)),
+             "set STRIDED_BATCH_OFFSET"));
     }
     return core::Status::ok();
   };
@@ -161,8 +167,8 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
                                        sizeof(ws));
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(candidates));
   int found = 0;
-  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.a, s.b, s.c, s.d,
-                                                           pref, candidates, results.data(), &found);
+  const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(s.handle, s.op, s.a, s.b, s.c, s.d, pref,
+                                                           candidates, results.data(), &found);
   cublasLtMatmulPreferenceDestroy(pref);
   BOO_RETURN_IF_ERROR(lt(hs, "AlgoGetHeuristic"));
   if (found == 0) return core::unsupported("cuBLASLt has no algorithm for this problem");
@@ -213,11 +219,11 @@ core::Status CublasLtGemm::run(const dispatch::GemmPointers& ptrs, void* stream)
   const void* alpha = s.problem.alpha_vector ? static_cast<const void*>(ptrs.alpha_vector)
                                              : static_cast<const void*>(&s.alpha);
   const void* c = s.problem.reads_c() ? ptrs.c : ptrs.d;
-  BOO_RETURN_IF_ERROR(lt(cublasLtMatmul(s.handle, s.op, alpha, ptrs.a, s.a, ptrs.b, s.b, &s.beta,
-                                        c, s.c, ptrs.d, s.d, &s.algo, s.workspace.data(),
-                                        static_cast<size_t>(s.workspace.bytes()),
-                                        static_cast<cudaStream_t>(stream)),
-                         "Matmul"));
+  BOO_RETURN_IF_ERROR(
+      lt(cublasLtMatmul(s.handle, s.op, alpha, ptrs.a, s.a, ptrs.b, s.b, &s.beta, c, s.c, ptrs.d,
+                        s.d, &s.algo, s.workspace.data(), static_cast<size_t>(s.workspace.bytes()),
+                        static_cast<cudaStream_t>(stream)),
+         "Matmul"));
   if (s.separate_epilogue) {
     return gpu::bias_activation(s.problem, ptrs.d, s.problem.bias ? ptrs.bias : nullptr,
                                 s.problem.activation, stream);

@@ -17,8 +17,7 @@ DeviceBuffer::~DeviceBuffer() {
   if (ptr_ != nullptr) cudaFree(ptr_);
 }
 
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(other.ptr_), bytes_(other.bytes_) {
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) {
   other.ptr_ = nullptr;
   other.bytes_ = 0;
 }
@@ -47,8 +46,8 @@ core::Status DeviceBuffer::upload(const void* host, int64_t bytes, int64_t offse
   if (offset < 0 || bytes < 0 || offset + bytes > bytes_) {
     return core::internal_error("DeviceBuffer::upload out of bounds");
   }
-  return cuda_status(cudaMemcpy(static_cast<char*>(ptr_) + offset, host,
-                                static_cast<size_t>(bytes), cudaMemcpyHostToDevice),
+  return cuda_status(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, static_cast<size_t>(bytes),
+                                cudaMemcpyHostToDevice),
                      "cudaMemcpy (host to device)");
 }
 
@@ -63,9 +62,9 @@ core::Status DeviceBuffer::download(void* host, int64_t bytes, int64_t offset) c
 
 core::Status DeviceBuffer::fill_bytes(int value, void* stream) {
   if (ptr_ == nullptr) return core::Status::ok();
-  return cuda_status(cudaMemsetAsync(ptr_, value, static_cast<size_t>(bytes_),
-                                     static_cast<cudaStream_t>(stream)),
-                     "cudaMemsetAsync");
+  return cuda_status(
+      cudaMemsetAsync(ptr_, value, static_cast<size_t>(bytes_), static_cast<cudaStream_t>(stream)),
+      "cudaMemsetAsync");
 }
 
 core::Expected<void*> Workspace::reserve(int64_t bytes) {

@@ -15,9 +15,12 @@ std::string_view schedule_token(GemmSchedule s) {
 
 std::string scheduler_token(const GemmSm90Config& c, bool compiled) {
   switch (c.scheduler) {
-    case GemmScheduler::kPersistent: return "persistent";
-    case GemmScheduler::kStreamK: return compiled ? "sk" : "streamk";
-    case GemmScheduler::kSplitK: return compiled ? "sk" : "splitk" + std::to_string(c.splits);
+    case GemmScheduler::kPersistent:
+      return "persistent";
+    case GemmScheduler::kStreamK:
+      return compiled ? "sk" : "streamk";
+    case GemmScheduler::kSplitK:
+      return compiled ? "sk" : "splitk" + std::to_string(c.splits);
   }
   return "?";
 }
@@ -46,17 +49,17 @@ static std::string_view raster_token(GemmRaster r) {
 
 std::string GemmSm90Config::name() const {
   return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
-         std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" +
-         std::to_string(cluster_m) + "x" + std::to_string(cluster_n) + "_" +
-         std::string(schedule_token(schedule)) + "_" + scheduler_token(*this, false) + "_sw" +
-         std::to_string(swizzle) + "." + std::string(raster_token(raster));
+         std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
+         "x" + std::to_string(cluster_n) + "_" + std::string(schedule_token(schedule)) + "_" +
+         scheduler_token(*this, false) + "_sw" + std::to_string(swizzle) + "." +
+         std::string(raster_token(raster));
 }
 
 std::string GemmSm90Config::kernel_name() const {
   return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
-         std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" +
-         std::to_string(cluster_m) + "x" + std::to_string(cluster_n) + "_" +
-         std::string(schedule_token(schedule)) + "_" + scheduler_token(*this, true);
+         std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
+         "x" + std::to_string(cluster_n) + "_" + std::string(schedule_token(schedule)) + "_" +
+         scheduler_token(*this, true);
 }
 
 core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text) {
@@ -73,8 +76,8 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
   parts.pop_back();
   const size_t n = parts.size();
   GemmSm90Config c;
-  const std::string_view cls_text = rest.substr(
-      0, static_cast<size_t>(parts[n - 4].data() - rest.data()) - 1);
+  const std::string_view cls_text =
+      rest.substr(0, static_cast<size_t>(parts[n - 4].data() - rest.data()) - 1);
   auto cls = GemmClass::parse_name(cls_text);
   if (!cls) return bad(cls.status().message());
   c.cls = *cls;
@@ -140,8 +143,9 @@ Status check_gemm_sm90_class(const GemmClass& c) {
       return unsupported("gemm.sm90: fp32 without tf32 has no tensor-core path");
     }
     if (c.trans_a != ops::Transpose::kT || c.trans_b != ops::Transpose::kN) {
-      return unsupported("gemm.sm90: tf32 warpgroup MMA needs K-major A and B (transA T, "
-                         "transB N)");
+      return unsupported(
+          "gemm.sm90: tf32 warpgroup MMA needs K-major A and B (transA T, "
+          "transB N)");
     }
   } else if (!is_16bit(c.a)) {
     return unsupported("gemm.sm90: unsupported input type");
@@ -225,11 +229,13 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
       schedulers = {{GemmScheduler::kPersistent, 1}};
       break;
     case RuleSet::kDefault:
-      tiles = {{128, 128, k16}, {128, 256, k16}, {256, 128, k16}, {128, 64, k16},
+      tiles = {{128, 128, k16}, {128, 256, k16}, {256, 128, k16},    {128, 64, k16},
                {64, 128, k16},  {64, 256, k16},  {128, 128, 2 * k16}};
       clusters = {{1, 1}, {2, 1}, {1, 2}};
-      schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1},
-                    {GemmScheduler::kSplitK, 2},     {GemmScheduler::kSplitK, 4},
+      schedulers = {{GemmScheduler::kPersistent, 1},
+                    {GemmScheduler::kStreamK, 1},
+                    {GemmScheduler::kSplitK, 2},
+                    {GemmScheduler::kSplitK, 4},
                     {GemmScheduler::kSplitK, 8}};
       orders.push_back({8, GemmRaster::kHeuristic});
       break;
@@ -242,8 +248,10 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
       clusters = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
       schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1}};
       for (int s : {2, 3, 4, 6, 8, 12, 16}) schedulers.push_back({GemmScheduler::kSplitK, s});
-      orders = {{1, GemmRaster::kHeuristic}, {4, GemmRaster::kHeuristic},
-                {8, GemmRaster::kHeuristic}, {8, GemmRaster::kAlongM},
+      orders = {{1, GemmRaster::kHeuristic},
+                {4, GemmRaster::kHeuristic},
+                {8, GemmRaster::kHeuristic},
+                {8, GemmRaster::kAlongM},
                 {8, GemmRaster::kAlongN}};
       break;
   }

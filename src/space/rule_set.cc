@@ -6,9 +6,12 @@ namespace boo::space {
 
 std::string_view rule_set_name(RuleSet r) {
   switch (r) {
-    case RuleSet::kTiny: return "tiny";
-    case RuleSet::kDefault: return "default";
-    case RuleSet::kFull: return "full";
+    case RuleSet::kTiny:
+      return "tiny";
+    case RuleSet::kDefault:
+      return "default";
+    case RuleSet::kFull:
+      return "full";
   }
   return "?";
 }

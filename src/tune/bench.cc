@@ -55,8 +55,8 @@ core::Expected<double> time_in_graph(const Launch& launch, void* stream, int lau
   BOO_RETURN_IF_ERROR(captured);
   BOO_RETURN_IF_ERROR(runtime::cuda_status(end, "cudaStreamEndCapture"));
   cudaGraphExec_t exec = nullptr;
-  core::Status st = runtime::cuda_status(cudaGraphInstantiate(&exec, graph, 0),
-                                         "cudaGraphInstantiate");
+  core::Status st =
+      runtime::cuda_status(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
   std::vector<double> per_launch;
   if (st.is_ok()) {
     auto timer = runtime::EventTimer::create();
@@ -95,14 +95,14 @@ core::Expected<ops::Ceilings> measure_ceilings(void* stream, std::string* report
   BOO_ASSIGN_OR_RETURN(auto src, runtime::DeviceBuffer::allocate(kCopy));
   BOO_ASSIGN_OR_RETURN(auto dst, runtime::DeviceBuffer::allocate(kCopy));
   BOO_RETURN_IF_ERROR(src.fill_bytes(1, stream));
-  auto copy = time_interleaved(
-      {[&](void* s) {
-        return runtime::cuda_status(cudaMemcpyAsync(dst.data(), src.data(), kCopy,
-                                                    cudaMemcpyDeviceToDevice,
-                                                    static_cast<cudaStream_t>(s)),
-                                    "cudaMemcpyAsync");
-      }},
-      stream, nullptr, warm);
+  auto copy =
+      time_interleaved({[&](void* s) {
+                         return runtime::cuda_status(cudaMemcpyAsync(dst.data(), src.data(), kCopy,
+                                                                     cudaMemcpyDeviceToDevice,
+                                                                     static_cast<cudaStream_t>(s)),
+                                                     "cudaMemcpyAsync");
+                       }},
+                       stream, nullptr, warm);
   if (!copy) return copy.status();
   c.bandwidth_gbs = 2.0 * kCopy / (timing_stats((*copy)[0]).min_us * 1e-6) / 1e9;
   // 3. bf16 GEMM 8192^3 through cuBLASLt on random data.

@@ -104,9 +104,12 @@ core::Expected<std::vector<double>> download_gemm_output(const ops::GemmProblem&
 
 double gemm_tolerance(const ops::GemmProblem& p) {
   switch (p.d_type) {
-    case DType::kBF16: return 1e-2;
-    case DType::kF16: return 5e-3;
-    default: break;
+    case DType::kBF16:
+      return 1e-2;
+    case DType::kF16:
+      return 5e-3;
+    default:
+      break;
   }
   if (p.a_type == DType::kF32 && p.math == core::MathMode::kF32) return 1e-5;
   return 1e-3;

@@ -22,8 +22,10 @@ int run_driver(const DriverOptions& opt) {
   }
   for (const std::string& b : opt.backends) {
     if (b != "boo" && b != "cublaslt" && b != "reference") {
-      std::fprintf(stderr, "boo driver: error: --backend: unknown backend '%s' (boo, cublaslt, "
-                   "reference)\n", b.c_str());
+      std::fprintf(stderr,
+                   "boo driver: error: --backend: unknown backend '%s' (boo, cublaslt, "
+                   "reference)\n",
+                   b.c_str());
       return 2;
     }
   }
@@ -32,8 +34,10 @@ int run_driver(const DriverOptions& opt) {
   if (!devices) {
     std::fprintf(stderr, "boo: %s.\n", devices.status().message().c_str());
     if (!explicit_backend) {
-      std::fprintf(stderr, "boo: running the CPU reference instead, on problems up to %.2f GFLOP; "
-                   "larger ones are skipped.\n", opt.cpu_max_gflop);
+      std::fprintf(stderr,
+                   "boo: running the CPU reference instead, on problems up to %.2f GFLOP; "
+                   "larger ones are skipped.\n",
+                   opt.cpu_max_gflop);
     }
   } else {
     std::fprintf(stderr, "boo: GPU %d: %s\n", devices->front().index,
@@ -49,7 +53,8 @@ int run_driver(const DriverOptions& opt) {
     csv.emplace(std::move(*w));
   }
   std::unique_ptr<GpuSession> gpu;
-  for (const std::string& note : source->notes) std::fprintf(stderr, "boo: note: %s\n", note.c_str());
+  for (const std::string& note : source->notes)
+    std::fprintf(stderr, "boo: note: %s\n", note.c_str());
   Outcome outcome;
   for (const SourcedCommand& cmd : source->commands) {
     if (!cmd.parsed) {
@@ -68,8 +73,8 @@ int run_driver(const DriverOptions& opt) {
       std::vector<std::string> backends = opt.backends;
       if (backends.empty()) backends = {devices && gemm ? "boo" : "reference"};
       const bool small = ops::flops(p) <= opt.cpu_max_gflop * 1e9;
-      const bool cpu_only = backends == std::vector<std::string>{"reference"} &&
-                            (!devices || !gemm || small);
+      const bool cpu_only =
+          backends == std::vector<std::string>{"reference"} && (!devices || !gemm || small);
       if (cpu_only) {
         if (devices && !gemm && !explicit_backend) {
           std::printf(">>> note: boo has no GPU kernels for %s yet; running the CPU reference\n",
@@ -79,8 +84,7 @@ int run_driver(const DriverOptions& opt) {
                           outcome);
       } else if (!devices) {
         print_error(cmd.source, core::unavailable("--backend " + core::join(backends, ",") +
-                                                  " needs a GPU: " +
-                                                  devices.status().message()));
+                                                  " needs a GPU: " + devices.status().message()));
         ++outcome.failed;
       } else if (gemm == nullptr) {
         print_error(cmd.source, core::unsupported("boo has no GPU kernels or vendor baseline for " +

@@ -73,15 +73,18 @@ int run_preload(const PreloadOptions& opt) {
     // of their own.
     const std::vector<dispatch::GemmCandidate> all = *c;
     pending.push_back({&p, std::move(*c), 0, false});
-    for (size_t extra = 1; extra < static_cast<size_t>(opt.top) && extra + 1 < all.size(); ++extra) {
+    for (size_t extra = 1; extra < static_cast<size_t>(opt.top) && extra + 1 < all.size();
+         ++extra) {
       pending.push_back({&p, {all[extra]}, 0, false});
     }
   }
   const int jobs = opt.jobs > 0 ? opt.jobs : default_compile_jobs();
   std::fprintf(stderr, "boo preload: %zu GEMM problems%s; cache %s; %d parallel compiles\n",
                pending.size(),
-               skipped ? (" (" + std::to_string(skipped) + " conv/layernorm problems have no "
-                          "kernels to compile yet)").c_str()
+               skipped ? (" (" + std::to_string(skipped) +
+                          " conv/layernorm problems have no "
+                          "kernels to compile yet)")
+                             .c_str()
                        : "",
                cache.options().root.c_str(), jobs);
   int compiled = 0, cached = 0, failed = 0;

@@ -1,8 +1,8 @@
 // `boo space-check`: compiles a random sample of a rule set's configs (over representative
 // GEMM classes) to show that the validity rules admit only configs that compile. Failures are
 // printed with the path of their compiler log. Needs no GPU.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -51,7 +51,8 @@ int run_space_check(const SpaceCheckOptions& opt) {
     }
     sources.push_back(*src);
   }
-  std::fprintf(stderr, "boo space-check: %zu valid gemm.sm90 configs in the %s rule set over %zu "
+  std::fprintf(stderr,
+               "boo space-check: %zu valid gemm.sm90 configs in the %s rule set over %zu "
                "classes; compiling %zu sampled kernels (seed %llu)\n",
                all.size(), opt.rule_set.c_str(), space::sample_gemm_classes().size(),
                sources.size(), static_cast<unsigned long long>(opt.seed));

@@ -23,8 +23,8 @@ struct DriverOptions {
   int verify = -1;
   bool explain = false;
   std::string csv;
-  std::string config;  // force one kernel config (boo backend)
-  int top = 1;         // time the heuristic's first `top` candidates as boo#1..boo#top
+  std::string config;       // force one kernel config (boo backend)
+  int top = 1;              // time the heuristic's first `top` candidates as boo#1..boo#top
   bool vary_order = false;  // time the chosen config under every tile swizzle and raster order
   double cpu_max_gflop = 2.0;
   double cpu_max_gib = 8.0;
@@ -67,8 +67,7 @@ void run_cpu_reference(const DriverOptions& opt, bool explicit_backend, const st
 class GpuSession {
  public:
   static core::Expected<std::unique_ptr<GpuSession>> create(const DriverOptions& opt,
-                                                            std::string device_name,
-                                                            int sm_count);
+                                                            std::string device_name, int sm_count);
   ~GpuSession();
   void run_gemm(const std::string& source, const ops::GemmProblem& p,
                 const std::vector<std::string>& backends, const RunPlan& plan,

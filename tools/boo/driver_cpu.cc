@@ -108,10 +108,10 @@ void run_cpu_reference(const DriverOptions& opt, bool explicit_backend, const st
     }
   }
   for (const reference::NamedTensor& out : data->outputs) {
-    std::printf(">>> %s\n", describe_output(p, out.name, out.tensor.desc.dims,
-                                            out.tensor.desc.strides, out.tensor.desc.dtype,
-                                            out.tensor.data)
-                                .c_str());
+    std::printf(">>> %s\n",
+                describe_output(p, out.name, out.tensor.desc.dims, out.tensor.desc.strides,
+                                out.tensor.desc.dtype, out.tensor.data)
+                    .c_str());
   }
   const tune::TimingStats st = tune::timing_stats(samples);
   if (plan.time) std::printf(">>> %s\n", tune::format_timing(st).c_str());

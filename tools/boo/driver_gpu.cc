@@ -104,7 +104,7 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   auto operands = tune::GemmOperands::create(p, s.opt.seed, stream);
   if (!operands) return fail(operands.status());
   std::vector<BackendRun> runs;
-  runtime::DeviceBuffer ref_out;  // fp32 output of the reference backend
+  runtime::DeviceBuffer ref_out;                           // fp32 output of the reference backend
   std::vector<std::unique_ptr<dispatch::GemmPlan>> swept;  // --top: plans outside the cache
   std::vector<std::string> expanded;
   for (const std::string& name : backends) {
@@ -220,7 +220,8 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   const BackendRun& first = runs.front();
   if (first.name != "reference") {
     const std::vector<double> values = download_d(p, first.d);
-    std::printf(">>> %s\n", describe_output(ops::Problem{p}, "D", {}, {}, p.d_type, values).c_str());
+    std::printf(">>> %s\n",
+                describe_output(ops::Problem{p}, "D", {}, {}, p.d_type, values).c_str());
   }
 
   bool failed = false;
@@ -237,9 +238,8 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
     }
     for (BackendRun& r : runs) {
       if (!r.error) continue;
-      const tune::GemmNumerics n =
-          tune::judge_gemm(p, *r.error, r.name.rfind("boo", 0) == 0 ? vendor : std::nullopt,
-                           ref->name());
+      const tune::GemmNumerics n = tune::judge_gemm(
+          p, *r.error, r.name.rfind("boo", 0) == 0 ? vendor : std::nullopt, ref->name());
       r.passed = n.passed;
       std::printf(">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n", r.name.c_str(),
                   n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
@@ -270,12 +270,11 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
       }
     }
     for (const BackendRun& r : runs) {
-      std::printf(">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
-                  runs.size() > 1 ? (r.name + ": ").c_str() : "",
-                  tune::format_timing(r.timing).c_str(), floor,
-                  100.0 * floor / r.timing.median_us,
-                  r.graph_us ? (", graph " + std::to_string(*r.graph_us).substr(0, 6) + "us").c_str()
-                             : "");
+      std::printf(
+          ">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
+          runs.size() > 1 ? (r.name + ": ").c_str() : "", tune::format_timing(r.timing).c_str(),
+          floor, 100.0 * floor / r.timing.median_us,
+          r.graph_us ? (", graph " + std::to_string(*r.graph_us).substr(0, 6) + "us").c_str() : "");
     }
     if (vendor != nullptr) {
       for (const BackendRun& r : runs) {

@@ -22,8 +22,8 @@ std::string clock_text(double seconds) {
 }  // namespace
 
 int default_compile_jobs() {
-  const double bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                       static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   const int by_memory = bytes > 0 ? static_cast<int>(bytes / (4.0 * (1 << 30))) : 1;
   const int by_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return std::max(1, std::min(by_cores, by_memory));
@@ -48,8 +48,8 @@ std::vector<CompileResult> compile_parallel(jit::KernelCache& cache,
       ++finished;
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double left = elapsed / static_cast<double>(finished) *
-                          static_cast<double>(sources.size() - finished);
+      const double left =
+          elapsed / static_cast<double>(finished) * static_cast<double>(sources.size() - finished);
       std::string what;
       if (!r.outcome) {
         what = "FAILED " + r.name + ": " + r.outcome.status().message();

@@ -30,7 +30,7 @@ typedef struct BooGemmArgs {
   const void* b;
   const void* c; /* may be NULL when beta == 0 */
   void* d;
-  const void* bias;         /* M values, or NULL */
+  const void* bias;          /* M values, or NULL */
   const float* alpha_scale;  /* device scalar multiplied into alpha (fp8 scales), or NULL */
   const float* alpha_vector; /* M per-row alpha factors (fp32), or NULL */
   int64_t lda, ldb, ldc, ldd;

@@ -24,10 +24,10 @@ struct DeviceModel {
 };
 
 struct Candidate {
-  std::string algorithm;   // "gemm.sm90"
-  std::string config;      // the config's name()
+  std::string algorithm;  // "gemm.sm90"
+  std::string config;     // the config's name()
   double predicted_us = 0.0;
-  std::string why;         // one line: what the model saw
+  std::string why;  // one line: what the model saw
 };
 
 class GemmAlgorithm {

@@ -29,7 +29,7 @@ struct GemmSm90Config {
   int cluster_n = 1;
   GemmSchedule schedule = GemmSchedule::kCooperative;
   GemmScheduler scheduler = GemmScheduler::kPersistent;
-  int splits = 1;  // split-K slices; 1 unless scheduler is kSplitK
+  int splits = 1;   // split-K slices; 1 unless scheduler is kSplitK
   int swizzle = 1;  // tiles per swizzled strip: 1, 2, 4, 8 (launch argument)
   GemmRaster raster = GemmRaster::kHeuristic;  // launch argument
 

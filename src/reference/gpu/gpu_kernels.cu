@@ -45,14 +45,22 @@ __device__ __forceinline__ float to_f<__half>(__half v) {
 // reuse the code it checks.
 __device__ __forceinline__ float activate(int act, float v) {
   switch (act) {
-    case 1: return fmaxf(v, 0.0f);
-    case 2: return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-    case 3: return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
-    case 4: return v / (1.0f + expf(-v));
-    case 5: return 1.0f / (1.0f + expf(-v));
-    case 6: return tanhf(v);
-    case 7: return fminf(fmaxf(v, 0.0f), 6.0f);
-    default: return v;
+    case 1:
+      return fmaxf(v, 0.0f);
+    case 2:
+      return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+    case 3:
+      return 0.5f * v * (1.0f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    case 4:
+      return v / (1.0f + expf(-v));
+    case 5:
+      return 1.0f / (1.0f + expf(-v));
+    case 6:
+      return tanhf(v);
+    case 7:
+      return fminf(fmaxf(v, 0.0f), 6.0f);
+    default:
+      return v;
   }
 }
 
@@ -69,11 +77,16 @@ __global__ void fill_kernel(T* p, int64_t n, uint64_t seed, float lo, float hi) 
 template <class Fn>
 int with_type(int t, Fn&& fn) {
   switch (t) {
-    case kF32: return fn(float{});
-    case kF16: return fn(__half{});
-    case kBF16: return fn(__nv_bfloat16{});
-    case kE4M3: return fn(__nv_fp8_e4m3{});
-    case kE5M2: return fn(__nv_fp8_e5m2{});
+    case kF32:
+      return fn(float{});
+    case kF16:
+      return fn(__half{});
+    case kBF16:
+      return fn(__nv_bfloat16{});
+    case kE4M3:
+      return fn(__nv_fp8_e4m3{});
+    case kE5M2:
+      return fn(__nv_fp8_e5m2{});
   }
   return -1;
 }
@@ -82,9 +95,12 @@ int with_type(int t, Fn&& fn) {
 template <class Fn>
 int with_out_type(int t, Fn&& fn) {
   switch (t) {
-    case kF32: return fn(float{});
-    case kF16: return fn(__half{});
-    case kBF16: return fn(__nv_bfloat16{});
+    case kF32:
+      return fn(float{});
+    case kF16:
+      return fn(__half{});
+    case kBF16:
+      return fn(__nv_bfloat16{});
   }
   return -1;
 }
@@ -95,9 +111,8 @@ int with_input_types(int a, int b, Fn&& fn) {
   const bool fp8a = a == kE4M3 || a == kE5M2;
   const bool fp8b = b == kE4M3 || b == kE5M2;
   if (fp8a && fp8b) {
-    return with_type(a, [&](auto ta) {
-      return b == kE4M3 ? fn(ta, __nv_fp8_e4m3{}) : fn(ta, __nv_fp8_e5m2{});
-    });
+    return with_type(
+        a, [&](auto ta) { return b == kE4M3 ? fn(ta, __nv_fp8_e4m3{}) : fn(ta, __nv_fp8_e5m2{}); });
   }
   if (a != b) return -1;
   return with_out_type(a, [&](auto t) { return fn(t, t); });
@@ -251,12 +266,13 @@ int compare_output(const RefGemm& g, const void* d, const float* ref, ErrOut* ou
   if (err == cudaSuccess) {
     err = with_out_type(g.d_type, [&](auto td) {
       using TD = decltype(td);
-      compare_kernel<TD><<<grid_for(g.m * g.n * g.batch), 256, 0, s>>>(
-          g, static_cast<const TD*>(d), ref, acc);
+      compare_kernel<TD>
+          <<<grid_for(g.m * g.n * g.batch), 256, 0, s>>>(g, static_cast<const TD*>(d), ref, acc);
       return static_cast<int>(cudaGetLastError());
     });
   }
-  if (err == cudaSuccess) err = cudaMemcpyAsync(out, acc, sizeof(ErrOut), cudaMemcpyDeviceToHost, s);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(out, acc, sizeof(ErrOut), cudaMemcpyDeviceToHost, s);
   if (err == cudaSuccess) err = cudaStreamSynchronize(s);
   cudaFree(acc);
   return err;

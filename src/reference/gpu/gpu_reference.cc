@@ -68,8 +68,8 @@ core::Status gemm_reference(const ops::GemmProblem& p, const GemmRefPointers& in
 core::Expected<ErrorStats> compare_gemm_output(const ops::GemmProblem& p, const void* d,
                                                const float* ref, void* stream) {
   detail::ErrOut out{};
-  BOO_RETURN_IF_ERROR(check(detail::compare_output(describe(p), d, ref, &out, stream),
-                            "GPU output comparison"));
+  BOO_RETURN_IF_ERROR(
+      check(detail::compare_output(describe(p), d, ref, &out, stream), "GPU output comparison"));
   ErrorStats e;
   e.count = p.m * p.n * p.batch;
   e.nonfinite = static_cast<int64_t>(out.nonfinite);

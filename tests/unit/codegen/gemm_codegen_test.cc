@@ -12,12 +12,13 @@ bool contains(const std::string& text, const std::string& what) {
 }
 
 TEST(Embedded, FilesAndIncludesInline) {
-  for (const char* f : {"abi.h", "gemm_sm90.cuh", "gemm_fallback.cuh", "entry_points.cuh",
-                        "activation.cuh"}) {
+  for (const char* f :
+       {"abi.h", "gemm_sm90.cuh", "gemm_fallback.cuh", "entry_points.cuh", "activation.cuh"}) {
     EXPECT_TRUE(embedded_file(f).has_value()) << f;
   }
-  auto text = inline_embedded_includes("#include \"entry_points.cuh\"\n#include \"entry_points.cuh\"\n"
-                                       "#include <cstdio>\nint x;\n");
+  auto text = inline_embedded_includes(
+      "#include \"entry_points.cuh\"\n#include \"entry_points.cuh\"\n"
+      "#include <cstdio>\nint x;\n");
   ASSERT_TRUE(text.has_value());
   EXPECT_EQ(text->find("#include \"entry_points.cuh\""), std::string::npos);
   EXPECT_EQ(text->find("// ---- begin entry_points.cuh"),

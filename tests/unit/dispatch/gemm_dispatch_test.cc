@@ -72,7 +72,8 @@ TEST_F(DispatchTest, UnalignedProblemOnlyHasTheFallback) {
   ASSERT_EQ(c->size(), 1u);
   EXPECT_EQ(c->front().algorithm->name(), "gemm.fallback");
   bool said = false;
-  for (const std::string& n : notes) said |= n.find("gemm.sm90 does not apply") != std::string::npos;
+  for (const std::string& n : notes)
+    said |= n.find("gemm.sm90 does not apply") != std::string::npos;
   EXPECT_TRUE(said);
 }
 

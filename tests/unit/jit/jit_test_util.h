@@ -13,7 +13,8 @@
 namespace boo::testing {
 
 inline std::string make_temp_dir(const std::string& tag) {
-  std::string templ = (std::filesystem::temp_directory_path() / ("boo_" + tag + "_XXXXXX")).string();
+  std::string templ =
+      (std::filesystem::temp_directory_path() / ("boo_" + tag + "_XXXXXX")).string();
   return mkdtemp(templ.data());
 }
 

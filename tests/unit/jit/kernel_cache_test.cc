@@ -103,7 +103,8 @@ TEST_F(KernelCacheTest, CorruptObjectIsDeletedAndRebuilt) {
     // Replaced by a new file (a new inode), as a crashed writer or a bad disk would leave it;
     // writing into the loaded object in place would pull the pages from under this process.
     std::ofstream out(object + ".planted", std::ios::binary);
-    out << "\x7f" "ELF truncated";
+    out << "\x7f"
+           "ELF truncated";
   }
   fs::rename(object + ".planted", object);
   ::testing::internal::CaptureStderr();
@@ -213,7 +214,7 @@ TEST(CompilerOptions, CommandAndIdentity) {
   auto c = CompilerOptions::from_environment();
   unsetenv("BOO_NVCC");
   ASSERT_TRUE(c.has_value()) << c.status().to_string();  // CUTLASS found by setup.sh
-  EXPECT_EQ(c->compiler_version, "CUDA 99.9");            // from the fake's --version
+  EXPECT_EQ(c->compiler_version, "CUDA 99.9");           // from the fake's --version
   const auto argv = c->command("k.cu", "k.so");
   EXPECT_EQ(argv.front(), BOO_FAKE_NVCC);
   EXPECT_EQ(argv.back(), "k.cu");

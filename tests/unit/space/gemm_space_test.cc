@@ -26,10 +26,10 @@ TEST(GemmClass, NamesRoundTripForEverySampleClass) {
 }
 
 TEST(GemmClass, ParseRejectsGarbage) {
-  for (const char* bad : {"", "bf16", "bf16.bf16.void.bf16_f32acc_xx_nobias.none",
-                          "bf16.bf16.void.bf16_f32acc_tn_nobias.unknown",
-                          "bf16.bf16.fp16.bf16_f32acc_tn_nobias.none",
-                          "bf16.bf16.void.bf16_f32acc_tn_nobias.none_extra"}) {
+  for (const char* bad :
+       {"", "bf16", "bf16.bf16.void.bf16_f32acc_xx_nobias.none",
+        "bf16.bf16.void.bf16_f32acc_tn_nobias.unknown", "bf16.bf16.fp16.bf16_f32acc_tn_nobias.none",
+        "bf16.bf16.void.bf16_f32acc_tn_nobias.none_extra"}) {
     EXPECT_FALSE(GemmClass::parse_name(bad).has_value()) << bad;
   }
 }
@@ -76,19 +76,23 @@ TEST(GemmSm90, ValidityRulesGiveReasons) {
       {[](GemmSm90Config& c) {
          c.schedule = GemmSchedule::kPingpong;
          c.tile_m = 256;
-       }, "pingpong schedule needs tile M <= 128"},
+       },
+       "pingpong schedule needs tile M <= 128"},
       {[](GemmSm90Config& c) {
          c.tile_m = 256;
          c.tile_n = 256;
-       }, "128 registers"},
+       },
+       "128 registers"},
       {[](GemmSm90Config& c) {
          c.schedule = GemmSchedule::kPingpong;
          c.scheduler = GemmScheduler::kStreamK;
-       }, "need the cooperative schedule"},
+       },
+       "need the cooperative schedule"},
       {[](GemmSm90Config& c) {
          c.tile_n = 256;
          c.tile_k = 128;
-       }, "shared memory"},
+       },
+       "shared memory"},
       {[](GemmSm90Config& c) { c.tile_k = 48; }, "TMA swizzle"},
       {[](GemmSm90Config& c) { c.cluster_m = 4; }, "cluster sizes"},
       {[](GemmSm90Config& c) { c.splits = 3; }, "split-K takes"},
@@ -135,8 +139,9 @@ TEST(GemmSm90, SplitCountsShareOneKernel) {
 }
 
 TEST(GemmSm90, ParseNameErrors) {
-  for (const char* bad : {"gemm.sm90_", "gemm.fallback_x", "gemm.sm90_bf16.bf16.void.bf16_f32acc_"
-                                                           "tn_nobias.none_t128x128_c1x1_coop_persistent",
+  for (const char* bad : {"gemm.sm90_", "gemm.fallback_x",
+                          "gemm.sm90_bf16.bf16.void.bf16_f32acc_"
+                          "tn_nobias.none_t128x128_c1x1_coop_persistent",
                           "gemm.sm90_bf16.bf16.void.bf16_f32acc_tn_nobias.none_t128x128x64_c1x1_"
                           "coop_splitkx"}) {
     EXPECT_FALSE(GemmSm90Config::parse_name(bad).has_value()) << bad;
