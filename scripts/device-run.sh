@@ -37,7 +37,7 @@ if want build || [ ! -x "$boo" ]; then
     || { tail -30 "$OUT/build.log"; exit 1; }
 fi
 
-gemm_lists=(tests/gpu/gemm_awkward.txt bench/workloads/gemm_public.log)
+gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt bench/workloads/gemm_public.log)
 overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
 if want tests; then
   log "preload (compile what dispatch will use, $jobs jobs)"

@@ -142,6 +142,26 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   return finish(name, b);
 }
 
+core::Expected<KernelSource> gemm_skinny_source(const space::GemmSkinnyConfig& config) {
+  BOO_RETURN_IF_ERROR(space::check_gemm_skinny(config));
+  const GemmClass& c = config.cls;
+  const std::string name = config.kernel_name();
+  // The large operand R is op(A) for a narrow N, op(B)^T for a narrow M.
+  const DType tr = config.narrow_m ? c.b : c.a;
+  const DType ts = config.narrow_m ? c.a : c.b;
+  std::string b;
+  b += "#include \"gemm_skinny.cuh\"\n\n";
+  b += "namespace {\n";
+  b += "using Runner = boo_kernels::GemmSkinnyRunner<" + cuda_type(tr) + ", " + cuda_type(ts) +
+       ", " + cuda_type(c.d) + ", " + cuda_type(c.bias ? c.bias_type : DType::kF32) + ", " +
+       std::to_string(static_cast<int>(c.activation)) + ", " + bool_text(c.has_c) + ", " +
+       bool_text(c.bias) + ", " + bool_text(c.alpha_vector) + ", " + bool_text(config.narrow_m) +
+       ">;\n";
+  b += "}  // namespace\n\n";
+  b += "BOO_GEMM_ENTRY_POINTS(Runner, \"" + name + "\")\n";
+  return finish(name, b);
+}
+
 core::Expected<KernelSource> gemm_fallback_source(const GemmClass& c) {
   const std::string name = std::string(kGemmFallbackPrefix) + c.name();
   std::string b;

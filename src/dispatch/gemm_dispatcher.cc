@@ -66,6 +66,7 @@ GemmDispatcher::GemmDispatcher(jit::KernelCache& cache, const TuningDb* db, Devi
                                DispatchOptions options)
     : cache_(cache), db_(db), model_(model), options_(std::move(options)) {
   algorithms_.push_back(make_gemm_sm90());
+  algorithms_.push_back(make_gemm_skinny());
   algorithms_.push_back(make_gemm_fallback());
 }
 

@@ -6,6 +6,7 @@
 
 #include "boo/core/status.h"
 #include "boo/space/gemm_class.h"
+#include "boo/space/gemm_skinny.h"
 #include "boo/space/gemm_sm90.h"
 
 namespace boo::codegen {
@@ -17,6 +18,8 @@ struct KernelSource {
 
 // CUTLASS 3 sm90 instance (check_gemm_sm90 must hold).
 core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& config);
+// The decode kernel (N or M at most 32).
+core::Expected<KernelSource> gemm_skinny_source(const space::GemmSkinnyConfig& config);
 // The always-correct SIMT kernel for any class.
 core::Expected<KernelSource> gemm_fallback_source(const space::GemmClass& cls);
 inline constexpr std::string_view kGemmFallbackPrefix = "gemm.fallback_";

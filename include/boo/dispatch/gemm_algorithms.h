@@ -51,6 +51,7 @@ class GemmAlgorithm {
 };
 
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90();
+std::unique_ptr<GemmAlgorithm> make_gemm_skinny();
 std::unique_ptr<GemmAlgorithm> make_gemm_fallback();
 
 // Analytical time of one gemm.sm90 config on `d` (exposed for tests and reports).

@@ -108,3 +108,30 @@ TEST(GemmFallbackCodegen, AnyClass) {
 
 }  // namespace
 }  // namespace boo::codegen
+
+namespace boo::codegen {
+namespace {
+
+TEST(GemmSkinnyCodegen, OperandRolesFollowTheNarrowSide) {
+  space::GemmSkinnyConfig c;
+  c.cls.a = core::DType::kF8E4M3;
+  c.cls.b = core::DType::kF8E5M2;
+  c.cls.d = core::DType::kBF16;
+  c.cls.bias = true;
+  c.cls.bias_type = core::DType::kF32;
+  c.cls.activation = ops::Activation::kSilu;
+  auto n = gemm_skinny_source(c);
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->name, c.kernel_name());
+  EXPECT_TRUE(contains(n->text, "GemmSkinnyRunner<__nv_fp8_e4m3, __nv_fp8_e5m2, __nv_bfloat16, "
+                                "float, 4, false, true, false, false>"));
+  c.narrow_m = true;  // the large operand is B
+  auto m = gemm_skinny_source(c);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(contains(m->text, "GemmSkinnyRunner<__nv_fp8_e5m2, __nv_fp8_e4m3, __nv_bfloat16, "
+                                "float, 4, false, true, false, true>"));
+  EXPECT_FALSE(contains(m->text, "#include \"gemm_skinny.cuh\""));
+}
+
+}  // namespace
+}  // namespace boo::codegen

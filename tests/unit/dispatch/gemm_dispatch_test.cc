@@ -208,3 +208,26 @@ TEST(TuningDb, RowsRoundTripAndBadLinesNameTheirPlace) {
 
 }  // namespace
 }  // namespace boo::dispatch
+
+namespace boo::dispatch {
+namespace {
+
+TEST(Heuristic, DecodeShapesGoToGemmSkinny) {
+  jit::CacheOptions o;
+  o.root = "/nonexistent";
+  jit::KernelCache cache(o, boo::testing::fake_compiler());
+  GemmDispatcher d(cache, nullptr, DeviceModel{});
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{4096, 16}, {14336, 1}, {16, 4096}}) {
+    ops::GemmProblem p = aligned(m, n, 4096);
+    auto c = d.candidates(p, nullptr);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->front().algorithm->name(), "gemm.skinny") << m << "x" << n;
+    EXPECT_NE(c->front().config.find(m < n ? "_narrow-m_" : "_narrow-n_"), std::string::npos);
+  }
+  // Wide problems never see it.
+  auto wide = d.candidates(aligned(4096, 4096, 4096), nullptr);
+  for (const GemmCandidate& c : *wide) EXPECT_NE(c.algorithm->name(), "gemm.skinny");
+}
+
+}  // namespace
+}  // namespace boo::dispatch

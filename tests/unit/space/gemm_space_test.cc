@@ -4,6 +4,7 @@
 #include <set>
 
 #include "boo/space/gemm_class.h"
+#include "boo/space/gemm_skinny.h"
 #include "boo/space/gemm_sm90.h"
 
 namespace boo::space {
@@ -146,6 +147,43 @@ TEST(GemmSm90, ParseNameErrors) {
                           "coop_splitkx"}) {
     EXPECT_FALSE(GemmSm90Config::parse_name(bad).has_value()) << bad;
   }
+}
+
+}  // namespace
+}  // namespace boo::space
+
+namespace boo::space {
+namespace {
+
+TEST(GemmSkinny, NamesRoundTripAndRules) {
+  size_t total = 0;
+  for (RuleSet rules : kAllRuleSets) {
+    for (const GemmClass& cls : sample_gemm_classes()) {
+      for (bool narrow_m : {false, true}) {
+        for (const GemmSkinnyConfig& c : gemm_skinny_space(cls, narrow_m, rules)) {
+          ++total;
+          auto back = GemmSkinnyConfig::parse_name(c.name());
+          ASSERT_TRUE(back.has_value()) << c.name() << ": " << back.status().message();
+          EXPECT_EQ(*back, c);
+          EXPECT_EQ(c.kernel_name().find("_split"), std::string::npos);
+        }
+      }
+    }
+  }
+  EXPECT_GT(total, 200u);
+  GemmSkinnyConfig c;
+  c.splits = 8;
+  EXPECT_NE(c.name().find("_narrow-n_split8"), std::string::npos);
+  c.splits = 65;
+  EXPECT_FALSE(check_gemm_skinny(c).is_ok());
+  GemmClass mixed;
+  mixed.b = core::DType::kF16;
+  EXPECT_FALSE(check_gemm_skinny_class(mixed).is_ok());
+  GemmClass fp8;
+  fp8.a = core::DType::kF8E4M3;
+  fp8.b = core::DType::kF8E5M2;
+  EXPECT_TRUE(check_gemm_skinny_class(fp8).is_ok());
+  EXPECT_FALSE(GemmSkinnyConfig::parse_name("gemm.skinny_x_narrow-q_splitauto").has_value());
 }
 
 }  // namespace
