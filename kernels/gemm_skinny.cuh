@@ -1,11 +1,13 @@
 // gemm.skinny: GEMMs with N <= 32 (or M <= 32), the decode shapes. They stream one large operand
 // once and multiply it by a narrow one, so the target is the memory floor, not the tensor-core
-// peak: each 128-thread block stages a 64-row x 64-deep slice of the large operand R in shared
-// memory (16-byte loads where R's rows are contiguous in K), multiplies it by the narrow operand
-// S (at most 32 columns) with mma.sync (fp32 accumulation; a scalar loop for fp32 inputs), and
-// the K loop is split over enough blocks to fill the GPU. The last block of a row slice to
-// finish sums the splits' fp32 partials in a fixed order (deterministic) and applies the
-// epilogue; with one split the block writes D directly.
+// peak. Each 128-thread block multiplies a 64-row slice of the large operand R by the narrow
+// operand S (at most 32 columns) with mma.sync (fp32 accumulation; a scalar loop for fp32
+// inputs), 128 (fp32: 32) deep per step, and K is split over enough blocks to fill whole waves
+// of the GPU. Two main loops: a 4-stage cp.async pipeline when both operands are 16-bit,
+// contiguous in K and 16-byte aligned (the common decode case), else a loop that gathers the
+// next tile in registers (any layout, fp8 and fp32 inputs, converted on the way). The last
+// block of a row slice to finish sums the splits' fp32 partials in a fixed order
+// (deterministic) and applies the epilogue; with one split the block writes D directly.
 //
 // Canonical problem: O = R S, rows x cols (cols <= 32), per batch. Without `kSwapped`
 // (N <= 32): R = op(A), S = op(B), O = D. With it (M <= 32): R = op(B)^T, S = op(A)^T,
@@ -17,7 +19,6 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -27,11 +28,14 @@
 
 namespace boo_kernels {
 
-constexpr int kSkinnyRows = 64;     // rows of R per block: 4 warps x 16 (one mma row tile each)
-constexpr int kSkinnyDepth = 64;    // k per step
-constexpr int kSkinnyCols = 32;     // most columns of S
+constexpr int kSkinnyRows = 64;  // rows of R per block: 4 warps x 16 (one mma row tile each)
+constexpr int kSkinnySplitQuantum = 128;  // K splits are multiples of every kernel's depth
+constexpr int kSkinnyCols = 32;           // most columns of S
 constexpr int kSkinnyThreads = 128;
-constexpr int kSkinnyPad = 8;       // shared rows of 72 halves: 144 bytes, conflict-free ldmatrix
+constexpr int kSkinnyBlocksPerSm = 3;  // the launch bound: 168 registers, 26 KB of shared memory
+constexpr int kSkinnyPipelinedBlocksPerSm = 2;  // 102 KB of shared memory each
+// The last block of a row slice reads splits x 64 x cols fp32 partials; at most this many.
+constexpr int kSkinnyMostPartials = 32768;
 
 struct SkinnyView {
   const void* r;
@@ -42,10 +46,12 @@ struct SkinnyView {
   int64_t o_rs, o_ss, o_bs;  // O(r, s) -> D[b * o_bs + r * o_rs + s * o_ss]
   int64_t c_rs, c_ss, c_bs;  // the same position in C
   int64_t splits, k_per_split;
-  float* partial;        // [split][batch][rows][cols] fp32, when splits > 1
-  uint64_t* counters;    // [batch][row blocks]: (epoch << 32) | arrivals
-  uint32_t epoch;
-  int r_vectorized;      // R rows contiguous in K and 16-byte aligned (16-bit types)
+  float* partial;      // [split][row slice][64 x cols] fp32, when splits > 1
+  uint32_t* counters;  // [row slice]: arrivals (BooGemmArgs::semaphores)
+  int r_wide;          // R's rows contiguous in K and 16-byte aligned: vector loads
+  int r_rows_fastest;  // R stored rows-fastest (M-major): threads walk rows
+  int s_wide;          // the same for S's columns
+  int s_cols_fastest;
 };
 
 template <bool kSwapped>
@@ -103,6 +109,20 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* p) {
                : "r"(a));
 }
 
+// 16 bytes global -> shared, bypassing L1; bytes past `src_bytes` (0..16) are zero-filled.
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
+               "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n"); }
+
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
 template <class MT>
 __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
                                           const uint32_t (&b)[2]) {
@@ -124,213 +144,415 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
 // The multiply type: fp16 when both inputs are fp16, else bf16 (fp8 values are exact in bf16);
 // fp32 inputs take the scalar loop (kMma false) and stage as float.
 template <class TR, class TS>
-using SkinnyMmaType =
-    std::conditional_t<std::is_same_v<TR, __half> && std::is_same_v<TS, __half>, __half,
-                       __nv_bfloat16>;
+using SkinnyMmaType = std::conditional_t<std::is_same_v<TR, __half> && std::is_same_v<TS, __half>,
+                                         __half, __nv_bfloat16>;
+
+// Element conversion into the multiply type (none when the types agree).
+template <class MT, class T>
+__device__ __forceinline__ MT to_mt(T x) {
+  if constexpr (std::is_same_v<MT, T>) {
+    return x;
+  } else {
+    return from_float<MT>(to_float(x));
+  }
+}
 
 template <class TR, class TS, class TD, class TBias, int kAct, bool kHasC, bool kHasBias,
           bool kAlphaVector, bool kSwapped, bool kMma>
 struct SkinnyKernel {
   using MT = std::conditional_t<kMma, SkinnyMmaType<TR, TS>, float>;
-  static constexpr int kStride = kSkinnyDepth + (kMma ? kSkinnyPad : 1);
+  // k per step: 128 for the mma path (16 KB of R per block in flight), 32 for fp32.
+  static constexpr int kDepth = kMma ? 128 : 32;
+  static constexpr int kVec = 16 / sizeof(MT);   // elements per 16-byte shared vector
+  static constexpr int kStride = kDepth + kVec;  // padded rows: conflict-free ldmatrix
+  static constexpr int kRVectors = kSkinnyRows * kDepth / kVec / kSkinnyThreads;  // 8 or 4
+  static constexpr int kSVectors = kSkinnyCols * kDepth / kVec / kSkinnyThreads;  // 4 or 2
+  static constexpr int kOutputs = kSkinnyRows * kSkinnyCols / kSkinnyThreads;     // 16
 
   struct Shared {
-    alignas(16) MT r[kSkinnyRows][kStride];  // 16-byte stores and ldmatrix rows
+    alignas(16) MT r[kSkinnyRows][kStride];
     alignas(16) MT s[kSkinnyCols][kStride];
-    int last;
   };
 
-  // D's row index for O(r, s): the bias and alpha-vector index.
-  static __device__ __forceinline__ int64_t d_row(int64_t r, int64_t s) {
-    return kSwapped ? s : r;
-  }
+  // The next tile in registers, loaded before the current tile's multiplies so that the loads
+  // are in flight meanwhile: kVec consecutive k of one row of R (or column of S) per vector.
+  struct Staged {
+    uint4 r[kRVectors];
+    uint4 s[kSVectors];
+  };
 
-  static __device__ __forceinline__ void store(const SkinnyView& v, const BooGemmArgs& a,
-                                               int64_t b, int64_t r, int64_t s, float acc) {
-    const int64_t i = d_row(r, s);
-    float alpha = a.alpha * (a.alpha_scale != nullptr ? *a.alpha_scale : 1.0f);
-    if constexpr (kAlphaVector) alpha *= a.alpha_vector[i];
-    float out = alpha * acc;
-    if constexpr (kHasC) {
-      out += a.beta * to_float(static_cast<const TD*>(a.c)[b * v.c_bs + r * v.c_rs + s * v.c_ss]);
+  // Vector `id` of a tile of `lines` rows (or columns): threads walk K when the operand is
+  // K-fastest in memory, else they walk its rows, so that a warp's loads stay coalesced.
+  static __device__ __forceinline__ void coord(int id, int lines, bool lines_fastest, int& line,
+                                               int& kv) {
+    if (lines_fastest) {
+      line = id % lines;
+      kv = id / lines * kVec;
+    } else {
+      line = id / (kDepth / kVec);
+      kv = id % (kDepth / kVec) * kVec;
     }
-    if constexpr (kHasBias) out += to_float(static_cast<const TBias*>(a.bias)[i]);
-    static_cast<TD*>(a.d)[b * v.o_bs + r * v.o_rs + s * v.o_ss] = from_float<TD>(activate<kAct>(out));
   }
 
-  static __device__ void load_tiles(Shared& sh, const SkinnyView& v, int64_t b, int64_t r0,
-                                    int64_t k0, int64_t ke) {
-    const int tid = threadIdx.x;
+  // The bits of a multiply-type value.
+  static __device__ __forceinline__ uint32_t bits_of(MT x) {
+    if constexpr (sizeof(MT) == 4) {
+      return __float_as_uint(x);
+    } else {
+      uint16_t u;
+      memcpy(&u, &x, 2);
+      return u;
+    }
+  }
+
+  // kVec elements p[0], p[step], ... (those before `count`, zeros after) as multiply types,
+  // packed into 16 bytes. `wide`: one load of the kVec contiguous, aligned elements.
+  template <class T>
+  static __device__ __forceinline__ uint4 gather(const T* p, int64_t step, int64_t count,
+                                                 bool wide) {
+    if constexpr (std::is_same_v<T, MT>) {
+      if (wide && count >= kVec) return *reinterpret_cast<const uint4*>(p);
+    }
+    T in[kVec];
+    if (wide && count >= kVec) {
+      static_assert(sizeof(T) * kVec == 16 || sizeof(T) * kVec == 8);
+      if constexpr (sizeof(T) * kVec == 8) {
+        const uint2 raw = *reinterpret_cast<const uint2*>(p);
+        memcpy(in, &raw, 8);
+      } else {
+        const uint4 raw = *reinterpret_cast<const uint4*>(p);
+        memcpy(in, &raw, 16);
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) in[e] = e < count ? p[e * step] : T(0.0f);
+    }
+    uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      const uint32_t x = bits_of(to_mt<MT>(in[e]));
+      if constexpr (sizeof(MT) == 4) {
+        w[e] = x;
+      } else {
+        w[e / 2] |= x << (16 * (e % 2));
+      }
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+
+  static __device__ __forceinline__ void fetch(Staged& st, const SkinnyView& v, int64_t b,
+                                               int64_t r0, int64_t k0, int64_t ke) {
     const TR* R = static_cast<const TR*>(v.r) + b * v.r_bs;
     const TS* S = static_cast<const TS*>(v.s) + b * v.s_bs;
-    if (kMma && v.r_vectorized) {
-      // 64 rows x 8 vectors of 8 elements: 4 16-byte loads per thread, all issued first.
-      uint4 val[4];
-      bool full[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int id = tid + kSkinnyThreads * i;
-        const int64_t gr = r0 + (id >> 3);
-        const int64_t gk = k0 + (id & 7) * 8;
-        full[i] = gr < v.rows && gk + 8 <= ke;
-        if (full[i]) val[i] = *reinterpret_cast<const uint4*>(R + gr * v.r_rs + gk);
+    for (int i = 0; i < kRVectors; ++i) {
+      int row, kv;
+      coord(threadIdx.x + kSkinnyThreads * i, kSkinnyRows, v.r_rows_fastest, row, kv);
+      const int64_t gr = r0 + row;
+      const int64_t gk = k0 + kv;
+      const int64_t count = gr < v.rows ? ke - gk : 0;
+      st.r[i] = gather(R + gr * v.r_rs + gk * v.r_ks, v.r_ks, count, v.r_wide);
+    }
+#pragma unroll
+    for (int i = 0; i < kSVectors; ++i) {
+      int col, kv;
+      coord(threadIdx.x + kSkinnyThreads * i, kSkinnyCols, v.s_cols_fastest, col, kv);
+      const int64_t gk = k0 + kv;
+      const int64_t count = col < v.cols ? ke - gk : 0;
+      st.s[i] = gather(S + col * v.s_ss + gk * v.s_ks, v.s_ks, count, v.s_wide);
+    }
+  }
+
+  static __device__ __forceinline__ void commit(Shared& sh, const Staged& st, const SkinnyView& v) {
+#pragma unroll
+    for (int i = 0; i < kRVectors; ++i) {
+      int row, kv;
+      coord(threadIdx.x + kSkinnyThreads * i, kSkinnyRows, v.r_rows_fastest, row, kv);
+      *reinterpret_cast<uint4*>(&sh.r[row][kv]) = st.r[i];
+    }
+#pragma unroll
+    for (int i = 0; i < kSVectors; ++i) {
+      int col, kv;
+      coord(threadIdx.x + kSkinnyThreads * i, kSkinnyCols, v.s_cols_fastest, col, kv);
+      if (col < v.cols) *reinterpret_cast<uint4*>(&sh.s[col][kv]) = st.s[i];
+    }
+  }
+
+  // The epilogue's inputs at O(r, s), loaded before any store: alpha (times the row's factor)
+  // and beta C + bias.
+  struct Epilogue {
+    float scale = 0.0f;
+    float add = 0.0f;
+  };
+
+  static __device__ __forceinline__ Epilogue load_epilogue(const SkinnyView& v,
+                                                           const BooGemmArgs& a, float alpha,
+                                                           int64_t b, int64_t r, int64_t s) {
+    const int64_t i = kSwapped ? s : r;  // the row of D: bias and alpha-vector index
+    Epilogue e;
+    e.scale = alpha;
+    if constexpr (kAlphaVector) e.scale *= a.alpha_vector[i];
+    if constexpr (kHasC) {
+      if (a.beta != 0.0f) {
+        e.add =
+            a.beta * to_float(static_cast<const TD*>(a.c)[b * v.c_bs + r * v.c_rs + s * v.c_ss]);
       }
+    }
+    if constexpr (kHasBias) e.add += to_float(static_cast<const TBias*>(a.bias)[i]);
+    return e;
+  }
+
+  static __device__ __forceinline__ void store(const SkinnyView& v, const BooGemmArgs& a, int64_t b,
+                                               int64_t r, int64_t s, Epilogue e, float acc) {
+    static_cast<TD*>(a.d)[b * v.o_bs + r * v.o_rs + s * v.o_ss] =
+        from_float<TD>(activate<kAct>(e.scale * acc + e.add));
+  }
+
+  // Output j (< kOutputs) of this thread: its row and column in the block's 64 x 32 tile.
+  static __device__ __forceinline__ void output_at(int j, int& row, int& col) {
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if constexpr (kMma) {  // mma accumulator fragments: n-tile j / 4, element j % 4
+      row = warp * 16 + (lane >> 2) + ((j & 3) >= 2 ? 8 : 0);
+      col = (j >> 2) * 8 + (lane & 3) * 2 + (j & 1);
+    } else {
+      row = warp * 16 + (lane & 15);
+      col = (lane >> 4) + 2 * j;
+    }
+  }
+
+  // acc += R S over one kDepth step of shared tiles r[64][kStride], s[32][kStride].
+  static __device__ __forceinline__ void multiply(const MT (*r)[kStride], const MT (*s)[kStride],
+                                                  float (&acc)[kOutputs], int col_tiles) {
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if constexpr (kMma) {
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int id = tid + kSkinnyThreads * i;
-        const int row = id >> 3;
-        const int kv = (id & 7) * 8;
-        if (full[i]) {
-          *reinterpret_cast<uint4*>(&sh.r[row][kv]) = val[i];
-        } else {
-          for (int e = 0; e < 8; ++e) {
-            const int64_t gr = r0 + row;
-            const int64_t gk = k0 + kv + e;
-            const float x = gr < v.rows && gk < ke ? to_float(R[gr * v.r_rs + gk]) : 0.0f;
-            sh.r[row][kv + e] = from_float<MT>(x);
+      for (int kk = 0; kk < kDepth; kk += 16) {
+        uint32_t af[4];
+        ldmatrix_x4(af, &r[warp * 16 + (lane & 15)][kk + (lane >> 4) * 8]);
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+          if (nt < col_tiles) {
+            uint32_t bf[2];
+            ldmatrix_x2(bf, &s[nt * 8 + (lane & 7)][kk + ((lane >> 3) & 1) * 8]);
+            float c[4] = {acc[nt * 4], acc[nt * 4 + 1], acc[nt * 4 + 2], acc[nt * 4 + 3]};
+            mma_16816<MT>(c, af, bf);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[nt * 4 + e] = c[e];
           }
         }
       }
-    } else if (v.r_rs == 1) {
-      // Rows contiguous in memory (R is M-major): consecutive threads take consecutive rows.
-      for (int id = tid; id < kSkinnyRows * kSkinnyDepth; id += kSkinnyThreads) {
-        const int row = id & (kSkinnyRows - 1);
-        const int kk = id / kSkinnyRows;
-        const int64_t gr = r0 + row;
-        const int64_t gk = k0 + kk;
-        const float x = gr < v.rows && gk < ke ? to_float(R[gr + gk * v.r_ks]) : 0.0f;
-        sh.r[row][kk] = from_float<MT>(x);
-      }
     } else {
-      for (int id = tid; id < kSkinnyRows * kSkinnyDepth; id += kSkinnyThreads) {
-        const int row = id / kSkinnyDepth;
-        const int kk = id % kSkinnyDepth;
-        const int64_t gr = r0 + row;
-        const int64_t gk = k0 + kk;
-        const float x = gr < v.rows && gk < ke ? to_float(R[gr * v.r_rs + gk * v.r_ks]) : 0.0f;
-        sh.r[row][kk] = from_float<MT>(x);
+      const int row = warp * 16 + (lane & 15);
+      const int c0 = lane >> 4;
+#pragma unroll 4
+      for (int kk = 0; kk < kDepth; ++kk) {
+        const float x = r[row][kk];
+#pragma unroll
+        for (int j = 0; j < kOutputs; ++j) acc[j] += x * s[c0 + 2 * j][kk];
       }
-    }
-    const bool s_k_fastest = v.s_ks == 1;
-    for (int id = tid; id < kSkinnyCols * kSkinnyDepth; id += kSkinnyThreads) {
-      const int col = s_k_fastest ? id / kSkinnyDepth : id % kSkinnyCols;
-      const int kk = s_k_fastest ? id % kSkinnyDepth : id / kSkinnyCols;
-      const int64_t gk = k0 + kk;
-      const float x = col < v.cols && gk < ke ? to_float(S[gk * v.s_ks + col * v.s_ss]) : 0.0f;
-      sh.s[col][kk] = from_float<MT>(x);
     }
   }
 
+  // The general main loop: any layout and input type, the next tile prefetched in registers.
   static __device__ void run(const SkinnyView& v, const BooGemmArgs& a) {
     __shared__ Shared sh;
-    const int warp = threadIdx.x / 32;
-    const int lane = threadIdx.x % 32;
+    __shared__ int last;
+    const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kSkinnyRows;
+    const int64_t b = blockIdx.z;
+    const int64_t kb = blockIdx.y * v.k_per_split;
+    const int64_t ke = kb + v.k_per_split < v.k ? kb + v.k_per_split : v.k;
+    float acc[kOutputs] = {};  // mma fragments (n-tile j / 4) or the scalar loop's columns
+    // Columns of S past `cols` (up to 32) are zero throughout.
+    for (int id = threadIdx.x; id < (kSkinnyCols - v.cols) * kStride; id += kSkinnyThreads) {
+      sh.s[v.cols + id / kStride][id % kStride] = from_float<MT>(0.0f);
+    }
+    Staged st;
+    fetch(st, v, b, r0, kb, ke);
+    for (int64_t k0 = kb; k0 < ke; k0 += kDepth) {
+      commit(sh, st, v);
+      __syncthreads();
+      if (k0 + kDepth < ke) fetch(st, v, b, r0, k0 + kDepth, ke);
+      multiply(sh.r, sh.s, acc, static_cast<int>((v.cols + 7) / 8));
+      __syncthreads();
+    }
+    finish(v, a, acc, last);
+  }
+
+  // The main loop of the common decode case (16-bit inputs of the multiply type, R and S both
+  // contiguous in K and 16-byte aligned): kStages-deep cp.async pipeline into dynamic shared
+  // memory, three tiles of each block in flight while the fourth is multiplied.
+  static constexpr int kStages = 4;
+  static constexpr int kStageElems = (kSkinnyRows + kSkinnyCols) * kStride;
+  static constexpr int kPipelinedShared = kStages * kStageElems * static_cast<int>(sizeof(MT));
+
+  static __device__ __forceinline__ void issue(MT* stage, const SkinnyView& v, int64_t b,
+                                               int64_t r0, int64_t k0, int64_t ke) {
+    const MT* R = static_cast<const MT*>(v.r) + b * v.r_bs;
+    const MT* S = static_cast<const MT*>(v.s) + b * v.s_bs;
+#pragma unroll
+    for (int i = 0; i < kRVectors; ++i) {
+      int row, kv;
+      coord(threadIdx.x + kSkinnyThreads * i, kSkinnyRows, false, row, kv);
+      const int64_t gr = r0 + row;
+      const int64_t gk = k0 + kv;
+      const int64_t n = gr < v.rows ? (ke - gk < kVec ? ke - gk : kVec) : 0;
+      const MT* src = n > 0 ? R + gr * v.r_rs + gk : R;
+      cp_async_16(stage + row * kStride + kv, src, n > 0 ? static_cast<int>(n * sizeof(MT)) : 0);
+    }
+#pragma unroll
+    for (int i = 0; i < kSVectors; ++i) {
+      int col, kv;
+      coord(threadIdx.x + kSkinnyThreads * i, kSkinnyCols, false, col, kv);
+      const int64_t gk = k0 + kv;
+      const int64_t n = col < v.cols ? (ke - gk < kVec ? ke - gk : kVec) : 0;
+      const MT* src = n > 0 ? S + col * v.s_ss + gk : S;
+      cp_async_16(stage + (kSkinnyRows + col) * kStride + kv, src,
+                  n > 0 ? static_cast<int>(n * sizeof(MT)) : 0);
+    }
+  }
+
+  static __device__ void run_pipelined(const SkinnyView& v, const BooGemmArgs& a) {
+    extern __shared__ uint4 skinny_dynamic[];
+    MT* stages = reinterpret_cast<MT*>(skinny_dynamic);
+    __shared__ int last;
+    const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kSkinnyRows;
+    const int64_t b = blockIdx.z;
+    const int64_t kb = blockIdx.y * v.k_per_split;
+    const int64_t ke = kb + v.k_per_split < v.k ? kb + v.k_per_split : v.k;
+    const int tiles = static_cast<int>((ke - kb + kDepth - 1) / kDepth);
+    const int col_tiles = static_cast<int>((v.cols + 7) / 8);
+    float acc[kOutputs] = {};
+#pragma unroll
+    for (int t = 0; t < kStages - 1; ++t) {
+      if (t < tiles) issue(stages + t * kStageElems, v, b, r0, kb + t * kDepth, ke);
+      cp_async_commit();
+    }
+    for (int t = 0; t < tiles; ++t) {
+      cp_async_wait<kStages - 2>();
+      __syncthreads();  // tile t is in; every warp is done with tile t - 1's stage
+      const int next = t + kStages - 1;
+      if (next < tiles) {
+        issue(stages + (next % kStages) * kStageElems, v, b, r0, kb + next * kDepth, ke);
+      }
+      cp_async_commit();
+      const MT* stage = stages + (t % kStages) * kStageElems;
+      multiply(reinterpret_cast<const MT(*)[kStride]>(stage),
+               reinterpret_cast<const MT(*)[kStride]>(stage + kSkinnyRows * kStride), acc,
+               col_tiles);
+    }
+    finish(v, a, acc, last);
+  }
+
+  // After the main loop: D directly (one split), or this split's partials and, in the last
+  // split to arrive, the reduction.
+  static __device__ void finish(const SkinnyView& v, const BooGemmArgs& a,
+                                const float (&acc)[kOutputs], int& last) {
     const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kSkinnyRows;
     const int64_t split = blockIdx.y;
     const int64_t b = blockIdx.z;
-    const int64_t kb = split * v.k_per_split;
-    const int64_t ke = kb + v.k_per_split < v.k ? kb + v.k_per_split : v.k;
-    const int col_tiles = static_cast<int>((v.cols + 7) / 8);
-    // MMA fragments (4 n-tiles of 8 columns) or the scalar loop's 16 columns per lane.
-    float acc[4][4] = {};
-    float sacc[16] = {};
-    for (int64_t k0 = kb; k0 < ke; k0 += kSkinnyDepth) {
-      load_tiles(sh, v, b, r0, k0, ke);
-      __syncthreads();
-      if constexpr (kMma) {
-#pragma unroll
-        for (int kk = 0; kk < kSkinnyDepth; kk += 16) {
-          uint32_t af[4];
-          ldmatrix_x4(af, &sh.r[warp * 16 + (lane & 15)][kk + (lane >> 4) * 8]);
-#pragma unroll
-          for (int nt = 0; nt < 4; ++nt) {
-            if (nt < col_tiles) {
-              uint32_t bf[2];
-              ldmatrix_x2(bf, &sh.s[nt * 8 + (lane & 7)][kk + ((lane >> 3) & 1) * 8]);
-              mma_16816<MT>(acc[nt], af, bf);
-            }
-          }
-        }
-      } else {
-        const int row = warp * 16 + (lane & 15);
-        const int c0 = lane >> 4;
-        for (int kk = 0; kk < kSkinnyDepth; ++kk) {
-          const float x = sh.r[row][kk];
-#pragma unroll
-          for (int j = 0; j < 16; ++j) sacc[j] += x * sh.s[c0 + 2 * j][kk];
-        }
-      }
-      __syncthreads();
-    }
-    // This thread's outputs: (row, col, value) of its fragments.
-    auto for_each_output = [&](auto&& fn) {
-      if constexpr (kMma) {
-        const int g = lane >> 2;
-        const int t = lane & 3;
-#pragma unroll
-        for (int nt = 0; nt < 4; ++nt) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            fn(warp * 16 + g + (e >= 2 ? 8 : 0), nt * 8 + t * 2 + (e & 1), acc[nt][e]);
-          }
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < 16; ++j) fn(warp * 16 + (lane & 15), (lane >> 4) + 2 * j, sacc[j]);
-      }
-    };
+    const float alpha = a.alpha * (a.alpha_scale != nullptr ? *a.alpha_scale : 1.0f);
     if (v.splits == 1) {
-      for_each_output([&](int row, int col, float x) {
-        if (r0 + row < v.rows && col < v.cols) store(v, a, b, r0 + row, col, x);
-      });
+      Epilogue e[kOutputs];
+#pragma unroll
+      for (int j = 0; j < kOutputs; ++j) {
+        int row, col;
+        output_at(j, row, col);
+        if (r0 + row < v.rows && col < v.cols) e[j] = load_epilogue(v, a, alpha, b, r0 + row, col);
+      }
+#pragma unroll
+      for (int j = 0; j < kOutputs; ++j) {
+        int row, col;
+        output_at(j, row, col);
+        if (r0 + row < v.rows && col < v.cols) store(v, a, b, r0 + row, col, e[j], acc[j]);
+      }
       return;
     }
-    float* part = v.partial + ((split * v.batch + b) * v.rows) * v.cols;
-    for_each_output([&](int row, int col, float x) {
-      if (r0 + row < v.rows && col < v.cols) part[(r0 + row) * v.cols + col] = x;
-    });
-    // The last split to arrive for this row slice reduces. Counters carry the launch's epoch,
-    // so they need no reset between launches.
+    const int64_t slice = b * gridDim.x + blockIdx.x;
+    const int64_t slice_floats = kSkinnyRows * v.cols;
+    const int64_t split_floats = gridDim.x * v.batch * slice_floats;
+    float* part = v.partial + split * split_floats + slice * slice_floats;
+#pragma unroll
+    for (int j = 0; j < kOutputs; ++j) {
+      int row, col;
+      output_at(j, row, col);
+      if (r0 + row < v.rows && col < v.cols) part[row * v.cols + col] = acc[j];
+    }
+    // The last split to arrive for this row slice reduces, and leaves its counter at zero.
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) {
-      unsigned long long* ctr =
-          reinterpret_cast<unsigned long long*>(v.counters + b * gridDim.x + blockIdx.x);
-      const unsigned long long mine = static_cast<unsigned long long>(v.epoch) << 32;
-      unsigned long long seen = atomicAdd(ctr, 0ull);
-      unsigned long long arrived = 0;
-      while (true) {
-        const unsigned long long want =
-            (seen >> 32) == v.epoch ? seen + 1 : (mine | 1ull);
-        const unsigned long long prev = atomicCAS(ctr, seen, want);
-        if (prev == seen) {
-          arrived = want & 0xffffffffull;
-          break;
-        }
-        seen = prev;
-      }
-      sh.last = arrived == static_cast<unsigned long long>(v.splits);
+      const uint32_t arrived = atomicAdd(v.counters + slice, 1u) + 1;
+      last = arrived == static_cast<uint32_t>(v.splits);
+      if (last) v.counters[slice] = 0;
     }
     __syncthreads();
-    if (!sh.last) return;
+    if (!last) return;
     __threadfence();
-    const int64_t count = kSkinnyRows * v.cols;
-    for (int64_t id = threadIdx.x; id < count; id += kSkinnyThreads) {
-      const int64_t r = r0 + id / v.cols;
-      const int64_t c = id % v.cols;
-      if (r >= v.rows) continue;
-      float sum = 0.0f;
-      for (int64_t sp = 0; sp < v.splits; ++sp) {
-        sum += __ldcg(v.partial + ((sp * v.batch + b) * v.rows + r) * v.cols + c);
+    reduce(v, a, alpha, b, r0, v.partial + slice * slice_floats, split_floats);
+  }
+
+  // Sums the splits' partials of the row slice (4 consecutive outputs per float4, L lanes of a
+  // warp per float4 over interleaved splits, then a fixed shuffle tree: deterministic) and
+  // writes D.
+  static __device__ void reduce(const SkinnyView& v, const BooGemmArgs& a, float alpha, int64_t b,
+                                int64_t r0, const float* base, int64_t split_floats) {
+    const int64_t valid_rows = v.rows - r0 < kSkinnyRows ? v.rows - r0 : kSkinnyRows;
+    const int n_out = static_cast<int>(valid_rows * v.cols);
+    const int n_vec = (n_out + 3) / 4;
+    int lanes = 1;
+    while (lanes < 32 && 2 * lanes * n_vec <= kSkinnyThreads) lanes *= 2;
+    const int groups = kSkinnyThreads / lanes;
+    const int p = threadIdx.x % lanes;
+    const int g = threadIdx.x / lanes;
+    for (int v0 = 0; v0 < n_vec; v0 += groups) {  // uniform over the block
+      const int vec = v0 + g;
+      float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (vec < n_vec) {
+        const float4* src = reinterpret_cast<const float4*>(base) + vec;
+#pragma unroll 8
+        for (int64_t sp = p; sp < v.splits; sp += lanes) {
+          const float4 x = __ldcg(src + sp * (split_floats / 4));
+          sum.x += x.x;
+          sum.y += x.y;
+          sum.z += x.z;
+          sum.w += x.w;
+        }
       }
-      store(v, a, b, r, c, sum);
+      for (int off = lanes / 2; off > 0; off /= 2) {
+        sum.x += __shfl_xor_sync(0xffffffffu, sum.x, off);
+        sum.y += __shfl_xor_sync(0xffffffffu, sum.y, off);
+        sum.z += __shfl_xor_sync(0xffffffffu, sum.z, off);
+        sum.w += __shfl_xor_sync(0xffffffffu, sum.w, off);
+      }
+      if (p != 0 || vec >= n_vec) continue;
+      const float vals[4] = {sum.x, sum.y, sum.z, sum.w};
+      Epilogue e[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int o = vec * 4 + u;
+        if (o < n_out) e[u] = load_epilogue(v, a, alpha, b, r0 + o / v.cols, o % v.cols);
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int o = vec * 4 + u;
+        if (o < n_out) store(v, a, b, r0 + o / v.cols, o % v.cols, e[u], vals[u]);
+      }
     }
   }
 };
 
 template <class Kernel>
-__global__ void __launch_bounds__(kSkinnyThreads) gemm_skinny_kernel(SkinnyView v, BooGemmArgs a) {
+__global__ void __launch_bounds__(kSkinnyThreads, kSkinnyBlocksPerSm)
+    gemm_skinny_kernel(SkinnyView v, BooGemmArgs a) {
   Kernel::run(v, a);
+}
+
+template <class Kernel>
+__global__ void __launch_bounds__(kSkinnyThreads, kSkinnyPipelinedBlocksPerSm)
+    gemm_skinny_pipelined_kernel(SkinnyView v, BooGemmArgs a) {
+  Kernel::run_pipelined(v, a);
 }
 
 template <class TR, class TS, class TD, class TBias, int kAct, bool kHasC, bool kHasBias,
@@ -339,6 +561,21 @@ struct GemmSkinnyRunner {
   static constexpr bool kMma = !std::is_same_v<TR, float> && !std::is_same_v<TS, float>;
   using Kernel =
       SkinnyKernel<TR, TS, TD, TBias, kAct, kHasC, kHasBias, kAlphaVector, kSwapped, kMma>;
+  static constexpr bool kPipelinable =
+      kMma && std::is_same_v<TR, typename Kernel::MT> && std::is_same_v<TS, typename Kernel::MT>;
+
+  // Both operands contiguous in K with 16-byte rows: the cp.async main loop (when the pointers
+  // are 16-byte aligned too). Decided from the layout alone, so that the split count (and the
+  // workspace) does not depend on the pointers.
+  static bool pipelined_layout(const SkinnyView& v) {
+    constexpr int64_t kV = Kernel::kVec;
+    return kPipelinable && v.r_ks == 1 && v.r_rs % kV == 0 && (v.batch == 1 || v.r_bs % kV == 0) &&
+           v.s_ks == 1 && v.s_ss % kV == 0 && (v.batch == 1 || v.s_bs % kV == 0);
+  }
+
+  static int64_t slices(const SkinnyView& v) {
+    return (v.rows + kSkinnyRows - 1) / kSkinnyRows * v.batch;
+  }
 
   static const char* reject(const BooGemmArgs& a) {
     const SkinnyView v = make_skinny_view<kSwapped>(a);
@@ -346,6 +583,9 @@ struct GemmSkinnyRunner {
     if (v.cols > kSkinnyCols) return "gemm.skinny: the narrow side is above 32";
     if (a.batch > 65535) return "gemm.skinny: batch above 65535";
     if ((v.rows + kSkinnyRows - 1) / kSkinnyRows > 0x7fffffff) return "gemm.skinny: too many rows";
+    if (a.splits > 1 && slices(v) > BOO_SEMAPHORE_COUNT) {
+      return "gemm.skinny: too many row blocks to split K";
+    }
     if ((kHasBias && a.bias == nullptr) || (kHasC && a.c == nullptr && a.beta != 0.0f) ||
         (kAlphaVector && a.alpha_vector == nullptr)) {
       return "a bias, C or alpha vector pointer is missing";
@@ -353,32 +593,46 @@ struct GemmSkinnyRunner {
     return nullptr;
   }
 
-  // Splits of K: enough blocks for about four per SM, each split at least 256 deep.
+  static int64_t per_split(const SkinnyView& v, int64_t splits) {
+    return ((v.k + splits - 1) / splits + kSkinnySplitQuantum - 1) / kSkinnySplitQuantum *
+           kSkinnySplitQuantum;
+  }
+
+  // Splits of K: the count whose blocks best fill whole waves of resident blocks (ties to fewer
+  // splits), each split at least one quantum deep, the last block's reduction bounded.
   static int64_t splits_for(const SkinnyView& v, const BooGemmArgs& a) {
-    if (a.splits > 1) return a.splits;
-    const int64_t blocks = (v.rows + kSkinnyRows - 1) / kSkinnyRows * v.batch;
-    const int64_t target = 4 * (a.sm_count > 0 ? a.sm_count : 132);
-    int64_t s = (target + blocks - 1) / blocks;
-    const int64_t most = v.k / 256 > 1 ? v.k / 256 : 1;
-    if (s > most) s = most;
-    return s < 1 ? 1 : s;
+    if (a.splits > 0) return a.splits;
+    const int64_t n = slices(v);
+    if (n > BOO_SEMAPHORE_COUNT) return 1;
+    const int64_t per_sm = pipelined_layout(v) ? kSkinnyPipelinedBlocksPerSm : kSkinnyBlocksPerSm;
+    const int64_t slots = per_sm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
+    int64_t most = (v.k + kSkinnySplitQuantum - 1) / kSkinnySplitQuantum;
+    const int64_t reduce_cap = kSkinnyMostPartials / (kSkinnyRows * v.cols);
+    if (most > reduce_cap) most = reduce_cap;
+    int64_t best = 1;
+    double best_fill = -1.0;
+    for (int64_t s = 1; s <= most; ++s) {
+      if ((v.k + per_split(v, s) - 1) / per_split(v, s) != s) continue;
+      const int64_t blocks = n * s;
+      const int64_t waves = (blocks + slots - 1) / slots;
+      const double fill = static_cast<double>(blocks) / static_cast<double>(waves * slots);
+      if (fill > best_fill + 0.01) {
+        best = s;
+        best_fill = fill;
+      }
+    }
+    return best;
   }
 
   static void plan(SkinnyView& v, const BooGemmArgs& a) {
-    const int64_t want = splits_for(v, a);
-    const int64_t per = ((v.k + want - 1) / want + kSkinnyDepth - 1) / kSkinnyDepth * kSkinnyDepth;
+    const int64_t per = per_split(v, splits_for(v, a));
     v.k_per_split = per;
     v.splits = (v.k + per - 1) / per;
   }
 
-  static int64_t partial_bytes(const SkinnyView& v) {
-    return ((v.splits * v.batch * v.rows * v.cols * 4 + 255) / 256) * 256;
-  }
-
   static int64_t workspace_bytes(const SkinnyView& v) {
     if (v.splits <= 1) return 0;
-    const int64_t blocks = (v.rows + kSkinnyRows - 1) / kSkinnyRows * v.batch;
-    return partial_bytes(v) + blocks * 8;
+    return v.splits * slices(v) * kSkinnyRows * v.cols * 4;
   }
 
   static int32_t supports(const BooGemmArgs& a, char* why, int32_t len) {
@@ -396,6 +650,15 @@ struct GemmSkinnyRunner {
     return workspace_bytes(v);
   }
 
+  template <class T>
+  static bool wide(const void* base, int64_t ks, int64_t line_stride, int64_t batch_stride,
+                   int64_t batch) {
+    constexpr int64_t kV = Kernel::kVec;
+    return sizeof(T) * kV <= 16 && ks == 1 && line_stride % kV == 0 &&
+           (batch == 1 || batch_stride % kV == 0) &&
+           reinterpret_cast<uintptr_t>(base) % (sizeof(T) * kV) == 0;
+  }
+
   static int32_t run(const BooGemmArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
     if (const char* r = reject(a)) {
@@ -409,20 +672,37 @@ struct GemmSkinnyRunner {
       write_why(why, len, "workspace too small");
       return BOO_ERROR;
     }
-    if (need > 0) {
-      v.partial = static_cast<float*>(ws);
-      v.counters = reinterpret_cast<uint64_t*>(static_cast<char*>(ws) + partial_bytes(v));
-      static std::atomic<uint32_t> epochs{0x5eed0001u};
-      v.epoch = epochs.fetch_add(1);
+    v.partial = static_cast<float*>(ws);
+    v.counters = a.semaphores;
+    if (need > 0 && v.counters == nullptr && !a.dry_run) {
+      write_why(why, len, "gemm.skinny: split K needs the semaphores (BooGemmArgs::semaphores)");
+      return BOO_ERROR;
     }
-    v.r_vectorized = kMma && sizeof(TR) == 2 && v.r_ks == 1 && v.r_rs % 8 == 0 &&
-                     (v.batch == 1 || v.r_bs % 8 == 0) &&
-                     reinterpret_cast<uintptr_t>(v.r) % 16 == 0;
+    v.r_wide = wide<TR>(v.r, v.r_ks, v.r_rs, v.r_bs, v.batch);
+    v.r_rows_fastest = v.r_ks != 1 && v.r_rs == 1;
+    v.s_wide = wide<TS>(v.s, v.s_ks, v.s_ss, v.s_bs, v.batch);
+    v.s_cols_fastest = v.s_ks != 1 && v.s_ss == 1;
     if (a.dry_run) return BOO_OK;
     const dim3 grid(static_cast<unsigned>((v.rows + kSkinnyRows - 1) / kSkinnyRows),
                     static_cast<unsigned>(v.splits), static_cast<unsigned>(v.batch));
-    gemm_skinny_kernel<Kernel>
-        <<<grid, kSkinnyThreads, 0, static_cast<cudaStream_t>(stream)>>>(v, a);
+    const auto cuda_stream = static_cast<cudaStream_t>(stream);
+    if constexpr (kPipelinable) {
+      if (pipelined_layout(v) && v.r_wide && v.s_wide) {
+        static const cudaError_t attr = cudaFuncSetAttribute(
+            gemm_skinny_pipelined_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            Kernel::kPipelinedShared);
+        if (attr != cudaSuccess) {
+          write_why(why, len, cudaGetErrorString(attr));
+          return BOO_ERROR;
+        }
+        gemm_skinny_pipelined_kernel<Kernel>
+            <<<grid, kSkinnyThreads, Kernel::kPipelinedShared, cuda_stream>>>(v, a);
+      } else {
+        gemm_skinny_kernel<Kernel><<<grid, kSkinnyThreads, 0, cuda_stream>>>(v, a);
+      }
+    } else {
+      gemm_skinny_kernel<Kernel><<<grid, kSkinnyThreads, 0, cuda_stream>>>(v, a);
+    }
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
       write_why(why, len, cudaGetErrorString(e));

@@ -4,7 +4,7 @@
 # compiled ahead). Builds boo from a clean tree, compiles the kernels the tests need, runs the
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
-# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|sweep|ordersweep|all]...
+# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|all]...
 #   (default: all = build, tests, bench, spacecheck)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
@@ -64,6 +64,10 @@ if want bench; then
     --csv "$OUT/bench-gemm.csv" --commands-file bench/workloads/gemm_public.log \
     >"$OUT/bench-gemm.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo:|cublaslt:)|verify|error' "$OUT/bench-gemm.log" | head -80
+  log "benchmark: the skinny (decode) list, boo vs cuBLASLt"
+  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
+    --csv "$OUT/bench-skinny.csv" --commands-file tests/gpu/gemm_skinny.txt \
+    >"$OUT/bench-skinny.log" 2>&1 || status=1
   log "dispatch overhead micro-benchmark"
   build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
 fi
@@ -85,6 +89,25 @@ if [[ " ${steps[*]} " == *" ordersweep "* ]]; then
   grep -E '^- \{|speedup' "$OUT/order-gemm.log" | cut -c1-60 | head -150
 fi
 
+if [[ " ${steps[*]} " == *" skinnysweep "* ]]; then
+  log "skinny sweep: gemm.skinny under fixed K splits on decode shapes (M N K transA transB)"
+  for shape in "4096 16 4096 T N" "14336 1 4096 T N" "1000 8 1024 T N" "256 8 65536 T N" \
+               "4096 16 4096 N N"; do
+    read -r m n k ta tb <<<"$shape"
+    lda=$([ "$ta" = T ] && echo "$k" || echo "$m"); ldb=$([ "$tb" = N ] && echo "$k" || echo "$n")
+    cmd="- {function: matmul, M: $m, N: $n, K: $k, lda: $lda, ldb: $ldb, ldc: $m, ldd: $m, transA: $ta, transB: $tb, a_type: bf16_r, b_type: bf16_r}"
+    cls=$(echo "$ta$tb" | tr 'TN' 'tn')
+    for split in auto 1 2 4 8 16 32 64; do
+      "$boo" driver --backend boo -t 1 --iter 50 \
+        --config "gemm.skinny_bf16.bf16.void.bf16_f32acc_${cls}_nobias.none_narrow-n_split$split" \
+        "$cmd" >"$OUT/skinnysweep-run.log" 2>&1 || status=1
+      cat "$OUT/skinnysweep-run.log" >>"$OUT/skinnysweep.log"
+      echo "$shape split$split: $(grep -E '^>>> boo: min' "$OUT/skinnysweep-run.log" | sed 's/.*median=\([0-9.]*us\).*(floor \([0-9.]*us\).*/median \1 floor \2/')" \
+        | tee -a "$OUT/skinnysweep.txt"
+    done
+  done
+fi
+
 if want spacecheck; then
   log "config-space check: compile a random sample of the full rule set"
   "$boo" space-check --sample "${BOO_SPACE_SAMPLE:-24}" -j "$jobs" 2>&1 | tail -40 \
@@ -93,7 +116,7 @@ fi
 log "done (status $status)"
 if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
-  for f in summary.txt bench-gemm.csv dispatch-overhead.txt spacecheck.log; do
+  for f in summary.txt bench-gemm.csv bench-skinny.csv dispatch-overhead.txt spacecheck.log skinnysweep.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
   done
 fi

@@ -208,6 +208,9 @@ core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs,
   if (plan.workspace_bytes > 0) {
     BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(plan.workspace_bytes));
   }
+  if (!dry_run) {
+    BOO_ASSIGN_OR_RETURN(args.semaphores, workspace_.semaphores(BOO_SEMAPHORE_COUNT));
+  }
   char why[256] = {0};
   const int32_t rc = plan.kernel->run(&args, ws, plan.workspace_bytes, stream, why, sizeof(why));
   if (rc == BOO_OK) return core::Status::ok();

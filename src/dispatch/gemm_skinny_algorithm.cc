@@ -10,6 +10,40 @@ namespace {
 
 using space::GemmSkinnyConfig;
 
+constexpr double kBandwidthShare = 0.45;  // measured, see rank()
+
+// Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
+// 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
+bool pipelined_layout(const ops::GemmProblem& p) {
+  const bool sixteen =
+      (p.a_type == core::DType::kBF16 || p.a_type == core::DType::kF16) && p.b_type == p.a_type;
+  const bool strides = p.batch == 1 || (p.stride_a % 8 == 0 && p.stride_b % 8 == 0);
+  return sixteen && p.trans_a == ops::Transpose::kT && p.trans_b == ops::Transpose::kN &&
+         p.lda % 8 == 0 && p.ldb % 8 == 0 && strides;
+}
+
+// The kernel's own choice of K splits (kernels/gemm_skinny.cuh, splits_for): the count whose
+// blocks best fill whole waves of resident blocks (2 per SM with the pipelined main loop, else
+// 3), splits 128 deep at least, the last block's reduction at most 32768 partials.
+int64_t auto_splits(int64_t slices, int64_t cols, int64_t k, int sm_count, bool pipelined) {
+  if (slices > 65536) return 1;
+  const int64_t slots = (pipelined ? 2 : 3) * static_cast<int64_t>(sm_count > 0 ? sm_count : 132);
+  const int64_t most = std::min<int64_t>((k + 127) / 128, 32768 / (64 * cols));
+  auto per_split = [k](int64_t s) { return ((k + s - 1) / s + 127) / 128 * 128; };
+  int64_t best = 1;
+  double best_fill = -1.0;
+  for (int64_t s = 1; s <= most; ++s) {
+    if ((k + per_split(s) - 1) / per_split(s) != s) continue;
+    const int64_t waves = (slices * s + slots - 1) / slots;
+    const double fill = static_cast<double>(slices * s) / static_cast<double>(waves * slots);
+    if (fill > best_fill + 0.01) {
+      best = s;
+      best_fill = fill;
+    }
+  }
+  return best;
+}
+
 bool narrow_m_side(const ops::GemmProblem& p) {
   return !(p.n <= space::kSkinnyMaxNarrow && (p.n <= p.m || p.m > space::kSkinnyMaxNarrow));
 }
@@ -35,28 +69,26 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       Candidate cand;
       cand.algorithm = "gemm.skinny";
       cand.config = c.name();
-      // Memory-bound: each operand crosses HBM once at ~90% of the bandwidth (16-byte loads of
-      // the large operand, many blocks in flight), plus the fp32 partials of the K splits and
-      // the launch. fp32 inputs run a scalar FMA loop at about half of the fp32 rate.
+      // Memory-bound: each operand crosses HBM once, plus the fp32 partials of the K splits,
+      // and the launch. The kernel reached 28-54% of the copy bandwidth on an H100 (bench/
+      // results/2026-11-22-gemm-skinny-h100.md: 256x8x65536, 4096x16x4096, 14336x1x4096);
+      // fp32 inputs run a scalar FMA loop at about half of the fp32 rate.
       const int64_t rows = narrow_m ? p.n : p.m;
       const int64_t cols = narrow_m ? p.m : p.n;
       const int64_t blocks = (rows + 63) / 64 * p.batch;
-      int64_t splits = c.splits > 0 ? c.splits
-                                    : std::min<int64_t>(std::max<int64_t>(p.k / 256, 1),
-                                                        (4 * d.sm_count + blocks - 1) / blocks);
-      splits = std::max<int64_t>(splits, 1);
+      const int64_t splits =
+          c.splits > 0 ? c.splits : auto_splits(blocks, cols, p.k, d.sm_count, pipelined_layout(p));
       const double partial_bytes = splits > 1 ? 2.0 * splits * rows * cols * p.batch * 4 : 0.0;
-      const double memory_us =
-          (static_cast<double>(p.min_bytes()) + partial_bytes) / (0.9 * d.bandwidth_gbs * 1e9) *
-          1e6;
+      const double memory_us = (static_cast<double>(p.min_bytes()) + partial_bytes) /
+                               (kBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
       const bool scalar = p.a_type == core::DType::kF32;
       const double compute_us =
           scalar ? p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6 : p.flops() / 200e12 * 1e6;
       cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us;
       char why[160];
-      std::snprintf(why, sizeof(why), "%lld row blocks x %lld K splits; memory %.1f us, compute %.1f us",
-                    static_cast<long long>(blocks), static_cast<long long>(splits), memory_us,
-                    compute_us);
+      std::snprintf(
+          why, sizeof(why), "%lld row blocks x %lld K splits; memory %.1f us, compute %.1f us",
+          static_cast<long long>(blocks), static_cast<long long>(splits), memory_us, compute_us);
       cand.why = why;
       out.push_back(std::move(cand));
     }

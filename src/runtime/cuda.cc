@@ -75,6 +75,16 @@ core::Expected<void*> Workspace::reserve(int64_t bytes) {
   return buffer_.data();
 }
 
+core::Expected<uint32_t*> Workspace::semaphores(int64_t count) {
+  if (semaphores_.bytes() < count * 4) {
+    semaphores_ = DeviceBuffer();
+    BOO_ASSIGN_OR_RETURN(semaphores_, DeviceBuffer::allocate(count * 4));
+    BOO_RETURN_IF_ERROR(semaphores_.fill_bytes(0));
+    BOO_RETURN_IF_ERROR(cuda_status(cudaDeviceSynchronize(), "zeroing the semaphores"));
+  }
+  return static_cast<uint32_t*>(semaphores_.data());
+}
+
 Stream::~Stream() {
   if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }

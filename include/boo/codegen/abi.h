@@ -6,7 +6,12 @@
 
 #include <stdint.h>
 
-#define BOO_ABI_VERSION 3
+#define BOO_ABI_VERSION 4
+
+/* Device counters every launch gets (BooGemmArgs::semaphores): zero when a kernel starts, and
+ * the kernel leaves them zero when it ends (the last block to use a counter resets it). They
+ * belong to one stream at a time, like the workspace. */
+#define BOO_SEMAPHORE_COUNT 65536
 
 /* Kinds of argument struct a kernel object takes. */
 #define BOO_KIND_GEMM 1
@@ -33,6 +38,7 @@ typedef struct BooGemmArgs {
   const void* bias;          /* M values, or NULL */
   const float* alpha_scale;  /* device scalar multiplied into alpha (fp8 scales), or NULL */
   const float* alpha_vector; /* M per-row alpha factors (fp32), or NULL */
+  uint32_t* semaphores;      /* BOO_SEMAPHORE_COUNT zeroed counters, or NULL (dry runs) */
   int64_t lda, ldb, ldc, ldd;
   int64_t stride_a, stride_b, stride_c, stride_d;
   float alpha, beta;

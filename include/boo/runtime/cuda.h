@@ -41,9 +41,13 @@ class Workspace {
  public:
   core::Expected<void*> reserve(int64_t bytes);
   int64_t bytes() const { return buffer_.bytes(); }
+  // `count` 32-bit counters, zeroed when first allocated; the kernels that use them leave them
+  // zero (codegen/abi.h, BOO_SEMAPHORE_COUNT).
+  core::Expected<uint32_t*> semaphores(int64_t count);
 
  private:
   DeviceBuffer buffer_;
+  DeviceBuffer semaphores_;
 };
 
 class Stream {

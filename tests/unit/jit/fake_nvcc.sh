@@ -27,7 +27,7 @@ stub=$(mktemp --suffix=.cc)
 cat >"$stub" <<STUB
 #include <stdint.h>
 struct Info { int32_t abi; int32_t kind; const char* name; };
-extern "C" int32_t boo_info(Info* i) { i->abi = 3; i->kind = 1; i->name = "$name"; return 0; }
+extern "C" int32_t boo_info(Info* i) { i->abi = 4; i->kind = 1; i->name = "$name"; return 0; }
 extern "C" int32_t boo_supports(const void*, char*, int32_t) { return 0; }
 extern "C" int64_t boo_workspace(const void*) { return 0; }
 extern "C" int32_t boo_run(const void*, void*, int64_t, void*, char*, int32_t) { return 0; }
