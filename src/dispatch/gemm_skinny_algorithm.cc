@@ -70,7 +70,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       cand.algorithm = "gemm.skinny";
       cand.config = c.name();
       // Memory-bound: each operand crosses HBM once, plus the fp32 partials of the K splits,
-      // and the launch. The kernel reached 28-54% of the copy bandwidth on an H100 (bench/
+      // and the launch. The kernel reached 28-58% of the memory floor on an H100 (bench/
       // results/2026-11-22-gemm-skinny-h100.md: 256x8x65536, 4096x16x4096, 14336x1x4096);
       // fp32 inputs run a scalar FMA loop at about half of the fp32 rate.
       const int64_t rows = narrow_m ? p.n : p.m;

@@ -135,7 +135,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       double fixup = tiles % d.sm_count == 0 ? 0.0 : partial_us;
       // With fewer tiles than SMs, each tile's peers hand their partials on one after another:
       // about 1.3 us per peer (256x8, K=65536: 2 tiles on 132 SMs took 106 us on an H100,
-      // bench/results/2026-11-22-gemm-skinny-h100.md).
+      // bench/results/2026-11-22-gemm-skinny-h100.md, "Before the
+      // heuristic's recalibration").
       if (tiles < d.sm_count) fixup += (static_cast<double>(d.sm_count) / tiles - 1.0) * 1.3;
       compute_us = (per_sm * block_us + epilogue_us) * 1.06 + fixup + 8.0;
       break;
