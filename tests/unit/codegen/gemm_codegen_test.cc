@@ -123,13 +123,15 @@ TEST(GemmSkinnyCodegen, OperandRolesFollowTheNarrowSide) {
   auto n = gemm_skinny_source(c);
   ASSERT_TRUE(n.has_value());
   EXPECT_EQ(n->name, c.kernel_name());
-  EXPECT_TRUE(contains(n->text, "GemmSkinnyRunner<__nv_fp8_e4m3, __nv_fp8_e5m2, __nv_bfloat16, "
-                                "float, 4, false, true, false, false>"));
+  EXPECT_TRUE(contains(n->text,
+                       "GemmSkinnyRunner<__nv_fp8_e4m3, __nv_fp8_e5m2, __nv_bfloat16, "
+                       "float, 4, false, true, false, false>"));
   c.narrow_m = true;  // the large operand is B
   auto m = gemm_skinny_source(c);
   ASSERT_TRUE(m.has_value());
-  EXPECT_TRUE(contains(m->text, "GemmSkinnyRunner<__nv_fp8_e5m2, __nv_fp8_e4m3, __nv_bfloat16, "
-                                "float, 4, false, true, false, true>"));
+  EXPECT_TRUE(contains(m->text,
+                       "GemmSkinnyRunner<__nv_fp8_e5m2, __nv_fp8_e4m3, __nv_bfloat16, "
+                       "float, 4, false, true, false, true>"));
   EXPECT_FALSE(contains(m->text, "#include \"gemm_skinny.cuh\""));
 }
 
