@@ -36,8 +36,8 @@ Stride make_dynamic_stride(int64_t s0, int64_t s1, int64_t s2) {
   return s;
 }
 
-template <class Gemm, bool kHasC, bool kHasBias, bool kStreamK, int kAlignA, int kAlignB,
-          int kAlignD>
+template <class Gemm, bool kHasC, bool kHasBias, bool kScaled, bool kStreamK, int kAlignA,
+          int kAlignB, int kAlignD>
 struct GemmSm90Runner {
   using Kernel = typename Gemm::GemmKernel;
   using Arguments = typename Gemm::Arguments;
@@ -69,6 +69,7 @@ struct GemmSm90Runner {
       return "batch strides must be multiples of 16 bytes";
     }
     if (kHasBias && a.bias == nullptr) return "this kernel needs a bias vector";
+    if (kScaled && a.alpha_scale == nullptr) return "this kernel needs the scaleA*scaleB scalar";
     if (!kHasC && a.beta != 0.0f) return "this kernel has no C operand (beta must be 0)";
     return nullptr;
   }
@@ -98,6 +99,7 @@ struct GemmSm90Runner {
       using ElementBias = cute::remove_cvref_t<decltype(*thread.bias_ptr)>;
       thread.bias_ptr = static_cast<const ElementBias*>(a.bias);
     }
+    if constexpr (kScaled) thread.scale_a_ptr = a.alpha_scale;
     if constexpr (kHasC) {
       args.epilogue.ptr_C = static_cast<const typename Gemm::ElementC*>(a.c);
     }

@@ -4,7 +4,7 @@
 # compiled ahead). Builds boo from a clean tree, compiles the kernels the tests need, runs the
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
-# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|all]...
+# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|profile|all]...
 #   (default: all = build, tests, bench, spacecheck)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
@@ -37,7 +37,8 @@ if want build || [ ! -x "$boo" ]; then
     || { tail -30 "$OUT/build.log"; exit 1; }
 fi
 
-gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt bench/workloads/gemm_public.log)
+gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_unaligned_fp8.txt
+  bench/workloads/gemm_public.log)
 overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
 if want tests; then
   log "preload (compile what dispatch will use, $jobs jobs)"
@@ -56,6 +57,20 @@ if want tests; then
       "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
     grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60
   done
+  log "GPU numerics tests with operands aligned only to their element size (--misalign)"
+  for f in tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt; do
+    "$boo" preload --misalign -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 \
+      | tee -a "$OUT/preload.log"
+  done
+  for f in tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt; do
+    name=$(basename "$f" | sed 's/\.[a-z]*$//')-misaligned
+    "$boo" driver --backend boo -V 1 --misalign --explain --csv "$OUT/numerics-$name.csv" \
+      --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
+    echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
+      "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
+      "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
+    grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -40
+  done
 fi
 
 if want bench; then
@@ -68,8 +83,33 @@ if want bench; then
   "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
     --csv "$OUT/bench-skinny.csv" --commands-file tests/gpu/gemm_skinny.txt \
     >"$OUT/bench-skinny.log" 2>&1 || status=1
+  log "benchmark: the public list again with a write (fill) flush of the L2, for comparison"
+  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 --flush write \
+    --csv "$OUT/bench-gemm-flushwrite.csv" --commands-file bench/workloads/gemm_public.log \
+    >"$OUT/bench-gemm-flushwrite.log" 2>&1 || status=1
+  log "benchmark: the unaligned and fp8 list, boo vs cuBLASLt"
+  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
+    --csv "$OUT/bench-unaligned-fp8.csv" --commands-file tests/gpu/gemm_unaligned_fp8.txt \
+    >"$OUT/bench-unaligned-fp8.log" 2>&1 || status=1
   log "dispatch overhead micro-benchmark"
   build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
+fi
+
+if [[ " ${steps[*]} " == *" profile "* ]]; then
+  log "profile: kernel durations and DRAM bytes (ncu) of a few problems, boo's kernels only"
+  for cmd in \
+    "- {function: matmul, M: 4096, N: 16, K: 4096, lda: 4096, ldb: 4096, ldc: 4096, ldd: 4096, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}" \
+    "- {function: matmul, M: 1000, N: 32, K: 1024, lda: 1024, ldb: 1024, ldc: 1000, ldd: 1000, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}" \
+    "- {function: matmul, M: 50257, N: 512, K: 4096, lda: 4096, ldb: 4096, ldc: 50257, ldd: 50257, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"; do
+    for cfg in "" "--config gemm.skinny_bf16.bf16.void.bf16_f32acc_tn_nobias.none_narrow-n_splitauto"; do
+      case "$cmd$cfg" in *50257*skinny*) continue ;; esac
+      echo "### $cmd $cfg" >>"$OUT/profile.txt"
+      timeout 120 ncu --clock-control none -k 'regex:skinny|device_kernel|pad_copy' \
+        --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
+        "$boo" driver --backend boo -t 0 $cfg "$cmd" >>"$OUT/profile.txt" 2>&1 || status=1
+    done
+  done
+  grep -E '^###|gemm|pad_copy|device_kernel|duration|dram__' "$OUT/profile.txt" | head -80
 fi
 
 if [[ " ${steps[*]} " == *" sweep "* ]]; then
@@ -116,7 +156,8 @@ fi
 log "done (status $status)"
 if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
-  for f in summary.txt bench-gemm.csv bench-skinny.csv dispatch-overhead.txt spacecheck.log skinnysweep.txt; do
+  for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
+    bench-unaligned-fp8.csv profile.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
   done
 fi

@@ -80,7 +80,14 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   const std::string element_d = cutlass_type(c.d);
   const std::string act = cutlass_activation(c.activation);
   std::string fusion;
-  if (c.bias && !act.empty()) {
+  if (c.scaled) {
+    // D = act(scaleA * scaleB * alpha * acc + beta * C + bias): the per-tensor scales come as
+    // one device scalar (BooGemmArgs::alpha_scale); a null bias pointer reads as zero.
+    fusion = "cutlass::epilogue::fusion::ScaledLinCombPerRowBiasEltAct<" +
+             (act.empty() ? std::string("cutlass::epilogue::thread::Identity") : act) +
+             ", ElementD, float, " + (c.bias ? cutlass_type(c.bias_type) : "ElementD") +
+             ", ElementC, float>";
+  } else if (c.bias && !act.empty()) {
     fusion = "cutlass::epilogue::fusion::LinCombPerRowBiasEltAct<" + act + ", ElementD, float, " +
              cutlass_type(c.bias_type) + ", ElementC, float>";
   } else if (c.bias) {
@@ -95,6 +102,7 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   const std::string name = config.kernel_name();
   std::string b;
   b += "#include \"gemm_sm90.cuh\"\n";
+  if (config.unaligned) b += "#include \"gemm_padded.cuh\"\n";
   b += "#include \"cutlass/epilogue/fusion/operations.hpp\"\n";
   b += "#include \"cutlass/epilogue/thread/activation.h\"\n\n";
   b += "namespace {\n";
@@ -135,8 +143,17 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        "    Mainloop, Epilogue, cutlass::gemm::" +
        std::string(stream_k ? "StreamKScheduler" : "PersistentScheduler") + ">;\n";
   b += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
-  b += "using Runner = boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
-       bool_text(c.bias) + ", " + bool_text(stream_k) + ", kAlignA, kAlignB, kAlignD>;\n";
+  const std::string sm90_runner = "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
+                                  bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " +
+                                  bool_text(stream_k) + ", kAlignA, kAlignB, kAlignD>";
+  if (config.unaligned) {
+    auto bytes = [](DType t) { return std::to_string(core::dtype_bytes(t)); };
+    b += "using Runner = boo_kernels::GemmPaddedRunner<" + sm90_runner + ", " + bytes(c.a) + ", " +
+         bytes(c.b) + ", " + bytes(c.d) + ", " + bytes(c.bias ? c.bias_type : DType::kF32) +
+         ", kAlignA, kAlignB, kAlignD, " + bool_text(c.has_c) + ", " + bool_text(c.bias) + ">;\n";
+  } else {
+    b += "using Runner = " + sm90_runner + ";\n";
+  }
   b += "}  // namespace\n\n";
   b += "BOO_GEMM_ENTRY_POINTS(Runner, \"" + name + "\")\n";
   return finish(name, b);

@@ -27,6 +27,13 @@ size_t GemmProblemHash::operator()(const ops::GemmProblem& p) const {
   return core::fnv1a64(std::string_view(reinterpret_cast<const char*>(small), sizeof(small)), h);
 }
 
+bool GemmPointers::aligned_16() const {
+  for (const void* p : {a, b, c, static_cast<const void*>(d), bias}) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  }
+  return true;
+}
+
 BooGemmArgs make_gemm_args(const GemmPlan& plan, const GemmPointers& ptrs, int device,
                            int sm_count) {
   const ops::GemmProblem& p = plan.problem;
@@ -66,12 +73,14 @@ GemmDispatcher::GemmDispatcher(jit::KernelCache& cache, const TuningDb* db, Devi
                                DispatchOptions options)
     : cache_(cache), db_(db), model_(model), options_(std::move(options)) {
   algorithms_.push_back(make_gemm_sm90());
+  algorithms_.push_back(make_gemm_sm90_unaligned());
   algorithms_.push_back(make_gemm_skinny());
   algorithms_.push_back(make_gemm_fallback());
 }
 
 core::Status GemmDispatcher::try_candidate(const ops::GemmProblem& p, const GemmAlgorithm& algo,
-                                           const std::string& config, GemmPlan& plan) {
+                                           const std::string& config, GemmPlan& plan,
+                                           bool aligned_pointers) {
   BOO_ASSIGN_OR_RETURN(codegen::KernelSource src, algo.source(config));
   BOO_ASSIGN_OR_RETURN(plan.kernel, cache_.get(src));
   plan.algorithm = std::string(algo.name());
@@ -81,16 +90,20 @@ core::Status GemmDispatcher::try_candidate(const ops::GemmProblem& p, const Gemm
   plan.swizzle = order.swizzle;
   plan.raster = order.raster;
   plan.problem = p;
-  // Shapes and leading dimensions are checked now with 256-byte-aligned stand-in pointers;
-  // the real pointers are checked at launch.
+  // Shapes and leading dimensions are checked now with stand-in pointers, 256-byte aligned or
+  // (for misaligned operands) one element past that; the real pointers are checked at launch.
   GemmPointers fake;
   char* base = reinterpret_cast<char*>(uintptr_t{1} << 20);
-  fake.a = base;
-  fake.b = base;
-  fake.c = p.reads_c() ? base : nullptr;
-  fake.d = base;
-  fake.bias = p.bias ? base : nullptr;
+  auto at = [&](core::DType t) { return base + (aligned_pointers ? 0 : core::dtype_bytes(t)); };
+  fake.a = at(p.a_type);
+  fake.b = at(p.b_type);
+  fake.c = p.reads_c() ? at(p.c_type) : nullptr;
+  fake.d = at(p.d_type);
+  fake.bias = p.bias ? at(p.bias_type) : nullptr;
   fake.alpha_vector = p.alpha_vector ? reinterpret_cast<const float*>(base) : nullptr;
+  fake.alpha_scale = p.scale_a != ops::ScaleMode::kNone || p.scale_b != ops::ScaleMode::kNone
+                         ? reinterpret_cast<const float*>(base)
+                         : nullptr;
   const BooGemmArgs args = make_gemm_args(plan, fake, device_, model_.sm_count);
   char why[256] = {0};
   if (plan.kernel->supports(&args, why, sizeof(why)) != BOO_OK) {
@@ -109,16 +122,27 @@ const GemmAlgorithm* GemmDispatcher::algorithm_named(std::string_view name) cons
 }
 
 core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
-    const ops::GemmProblem& p, std::vector<std::string>* notes) const {
+    const ops::GemmProblem& p, std::vector<std::string>* notes, bool aligned_pointers) const {
   BOO_RETURN_IF_ERROR(p.validate());
   std::vector<GemmCandidate> out;
   auto note = [&](std::string text) {
     if (notes != nullptr) notes->push_back(std::move(text));
   };
+  auto supports = [&](const GemmAlgorithm& algo) {
+    return aligned_pointers ? algo.supports(p) : algo.supports_misaligned(p);
+  };
+  if (!aligned_pointers) note("operand pointers are not all 16-byte aligned");
   if (!options_.force_config.empty()) {
+    // The algorithm with the longest name the config starts with ("gemm.sm90_unaligned_..."
+    // also starts with "gemm.sm90_").
+    const GemmAlgorithm* named = nullptr;
     for (const auto& algo : algorithms_) {
       if (options_.force_config.rfind(std::string(algo->name()) + "_", 0) != 0) continue;
-      const core::Status s = algo->supports(p);
+      if (named == nullptr || algo->name().size() > named->name().size()) named = algo.get();
+    }
+    for (const auto& algo : algorithms_) {
+      if (algo.get() != named) continue;
+      const core::Status s = supports(*algo);
       if (!s.is_ok())
         return core::unsupported("--config " + options_.force_config + ": " + s.message());
       out.push_back({algo.get(), options_.force_config, "forced"});
@@ -130,7 +154,7 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
   if (db_ != nullptr) {
     if (const TuningRow* row = db_->find(p.key())) {
       const GemmAlgorithm* algo = algorithm_named(row->algorithm);
-      if (algo != nullptr && algo->supports(p).is_ok()) {
+      if (algo != nullptr && supports(*algo).is_ok()) {
         out.push_back({algo, row->config, "tuning DB row"});
       } else {
         note("tuning DB row names " + row->algorithm + ", which does not apply here");
@@ -142,7 +166,7 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
   std::vector<Candidate> ranked;
   for (const auto& algo : algorithms_) {
     if (algo->name() == "gemm.fallback") continue;
-    const core::Status s = algo->supports(p);
+    const core::Status s = supports(*algo);
     if (!s.is_ok()) {
       note(std::string(algo->name()) + " does not apply: " + s.message());
       continue;
@@ -167,12 +191,13 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
   return out;
 }
 
-core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::GemmProblem& p) {
+core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::GemmProblem& p,
+                                                                 bool aligned_pointers) {
   auto plan = std::make_unique<GemmPlan>();
   std::vector<std::string>& why = plan->explanation;
-  BOO_ASSIGN_OR_RETURN(std::vector<GemmCandidate> list, candidates(p, &why));
+  BOO_ASSIGN_OR_RETURN(std::vector<GemmCandidate> list, candidates(p, &why, aligned_pointers));
   for (const GemmCandidate& c : list) {
-    const core::Status s = try_candidate(p, *c.algorithm, c.config, *plan);
+    const core::Status s = try_candidate(p, *c.algorithm, c.config, *plan, aligned_pointers);
     if (s.is_ok()) {
       why.push_back("chose " + c.config + " (" + c.reason + ")");
       return plan;
@@ -191,12 +216,14 @@ core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::plan_for(const ops::Ge
   return plan;
 }
 
-core::Expected<const GemmPlan*> GemmDispatcher::plan(const ops::GemmProblem& p) {
-  auto it = plans_.find(p);
-  if (it != plans_.end()) return it->second.get();
-  BOO_ASSIGN_OR_RETURN(std::unique_ptr<GemmPlan> plan, choose(p));
+core::Expected<const GemmPlan*> GemmDispatcher::plan(const ops::GemmProblem& p,
+                                                     bool aligned_pointers) {
+  auto& plans = aligned_pointers ? plans_ : misaligned_plans_;
+  auto it = plans.find(p);
+  if (it != plans.end()) return it->second.get();
+  BOO_ASSIGN_OR_RETURN(std::unique_ptr<GemmPlan> plan, choose(p, aligned_pointers));
   const GemmPlan* out = plan.get();
-  plans_.emplace(p, std::move(plan));
+  plans.emplace(p, std::move(plan));
   return out;
 }
 
@@ -222,7 +249,7 @@ core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs,
 
 core::Status GemmDispatcher::gemm(const ops::GemmProblem& p, const GemmPointers& ptrs, void* stream,
                                   bool dry_run) {
-  BOO_ASSIGN_OR_RETURN(const GemmPlan* plan, this->plan(p));
+  BOO_ASSIGN_OR_RETURN(const GemmPlan* plan, this->plan(p, ptrs.aligned_16()));
   return run(*plan, ptrs, stream, dry_run);
 }
 

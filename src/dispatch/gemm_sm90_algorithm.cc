@@ -34,6 +34,80 @@ double tile_efficiency(const GemmSm90Config& c) {
   return e;
 }
 
+bool aligned_16(int64_t x, core::DType t) { return x % (16 / core::dtype_bytes(t)) == 0; }
+
+// Which operands gemm.sm90_unaligned copies (by leading dimensions and batch strides; pointers
+// are seen only at launch), and the problem its inner kernel then runs.
+struct PaddedCopies {
+  ops::GemmProblem padded;
+  double bytes = 0.0;  // read once and written once by the copies
+  int kernels = 0;
+};
+
+PaddedCopies padded_copies(const ops::GemmProblem& p) {
+  PaddedCopies out;
+  out.padded = p;
+  auto round_up = [](int64_t x, core::DType t) {
+    const int64_t q = 16 / core::dtype_bytes(t);
+    return (x + q - 1) / q * q;
+  };
+  auto copy = [&](int64_t ld, int64_t stride, core::DType t, int64_t rows, int64_t cols,
+                  int64_t* new_ld, int64_t* new_stride) {
+    if (aligned_16(ld, t) && (p.batch == 1 || aligned_16(stride, t))) return;
+    *new_ld = round_up(rows, t);
+    *new_stride = stride == 0 ? 0 : *new_ld * cols;
+    out.bytes +=
+        static_cast<double>(rows) * cols * (stride == 0 ? 1 : p.batch) * core::dtype_bytes(t);
+    ++out.kernels;
+  };
+  ops::GemmProblem& q = out.padded;
+  copy(p.lda, p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a);
+  copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b);
+  if (p.reads_c()) copy(p.ldc, p.stride_c, p.c_type, p.m, p.n, &q.ldc, &q.stride_c);
+  copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
+  return out;
+}
+
+core::Status check_sm90_sizes(const ops::GemmProblem& p) {
+  constexpr int64_t kMax = 0x7fffffff;
+  if (p.m > kMax || p.n > kMax || p.k > kMax || p.batch > kMax) {
+    return core::unsupported("gemm.sm90: M, N, K and batch must be below 2^31");
+  }
+  return core::Status::ok();
+}
+
+// Valid configs of the rule set, best first by the model; the unaligned variant adds the
+// copies' traffic (each byte read and written, at ~70% of the copy rate) and their launches.
+std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d,
+                                 space::RuleSet rules, bool unaligned) {
+  std::vector<Candidate> out;
+  const PaddedCopies copies = padded_copies(p);
+  const double copy_us =
+      unaligned ? 2.0 * copies.bytes / (0.7 * d.bandwidth_gbs * 1e3) + copies.kernels * d.launch_us
+                : 0.0;
+  for (GemmSm90Config c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
+    // Split-K only where the K loop is long enough to split.
+    if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
+    c.unaligned = unaligned;
+    Candidate cand;
+    cand.algorithm = unaligned ? "gemm.sm90_unaligned" : "gemm.sm90";
+    cand.config = c.name();
+    cand.predicted_us =
+        predict_gemm_sm90_us(unaligned ? copies.padded : p, c, d, &cand.why) + copy_us;
+    if (unaligned) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us", copies.kernels,
+                    copies.bytes / 1e6, copy_us);
+      cand.why += buf;
+    }
+    out.push_back(std::move(cand));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+    return a.predicted_us < b.predicted_us;
+  });
+  return out;
+}
+
 class GemmSm90Algorithm final : public GemmAlgorithm {
  public:
   std::string_view name() const override { return "gemm.sm90"; }
@@ -52,33 +126,62 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
                         (p.reads_c() && p.stride_c % align_d))) {
       return core::unsupported("gemm.sm90: batch strides must be multiples of 16 bytes");
     }
-    constexpr int64_t kMax = 0x7fffffff;
-    if (p.m > kMax || p.n > kMax || p.k > kMax || p.batch > kMax) {
-      return core::unsupported("gemm.sm90: M, N, K and batch must be below 2^31");
-    }
-    return core::Status::ok();
+    return check_sm90_sizes(p);
   }
 
   std::vector<Candidate> rank(const ops::GemmProblem& p, const DeviceModel& d,
                               space::RuleSet rules) const override {
-    std::vector<Candidate> out;
-    for (const GemmSm90Config& c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
-      // Split-K only where the K loop is long enough to split.
-      if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
-      Candidate cand;
-      cand.algorithm = "gemm.sm90";
-      cand.config = c.name();
-      cand.predicted_us = predict_gemm_sm90_us(p, c, d, &cand.why);
-      out.push_back(std::move(cand));
-    }
-    std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-      return a.predicted_us < b.predicted_us;
-    });
-    return out;
+    return rank_sm90(p, d, rules, /*unaligned=*/false);
+  }
+
+  core::Status supports_misaligned(const ops::GemmProblem&) const override {
+    return core::unsupported(
+        "gemm.sm90: operand pointers must be 16-byte aligned (TMA); gemm.sm90_unaligned "
+        "copies them");
   }
 
   core::Expected<codegen::KernelSource> source(std::string_view config) const override {
     BOO_ASSIGN_OR_RETURN(GemmSm90Config c, GemmSm90Config::parse_name(config));
+    if (c.unaligned) return core::invalid_argument("a gemm.sm90_unaligned config: " + c.name());
+    return codegen::gemm_sm90_source(c);
+  }
+
+  LaunchOrder launch_order(std::string_view config) const override {
+    auto c = GemmSm90Config::parse_name(config);
+    if (!c.has_value()) return {};
+    return {c->splits, c->swizzle, static_cast<int>(c->raster)};
+  }
+};
+
+// gemm.sm90_unaligned: a gemm.sm90 kernel behind padded copies (kernels/gemm_padded.cuh).
+class GemmSm90UnalignedAlgorithm final : public GemmAlgorithm {
+ public:
+  std::string_view name() const override { return "gemm.sm90_unaligned"; }
+
+  core::Status supports(const ops::GemmProblem& p) const override {
+    BOO_RETURN_IF_ERROR(supports_misaligned(p));
+    if (padded_copies(p).kernels == 0) {
+      return core::unsupported(
+          "gemm.sm90_unaligned: leading dimensions and batch strides are 16-byte aligned "
+          "(gemm.sm90 runs the problem in place)");
+    }
+    return core::Status::ok();
+  }
+
+  core::Status supports_misaligned(const ops::GemmProblem& p) const override {
+    BOO_RETURN_IF_ERROR(space::check_gemm_sm90_class(space::gemm_class_of(p)));
+    return check_sm90_sizes(p);
+  }
+
+  std::vector<Candidate> rank(const ops::GemmProblem& p, const DeviceModel& d,
+                              space::RuleSet rules) const override {
+    return rank_sm90(p, d, rules, /*unaligned=*/true);
+  }
+
+  core::Expected<codegen::KernelSource> source(std::string_view config) const override {
+    BOO_ASSIGN_OR_RETURN(GemmSm90Config c, GemmSm90Config::parse_name(config));
+    if (!c.unaligned)
+      return core::invalid_argument("not a gemm.sm90_unaligned config: " + c.name());
     return codegen::gemm_sm90_source(c);
   }
 
@@ -93,7 +196,9 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
 
 double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                             const DeviceModel& d, std::string* why) {
-  const double peak = p.a_type == core::DType::kF32 ? d.tflops_tf32 : d.tflops_16bit;
+  const double peak = p.a_type == core::DType::kF32 ? d.tflops_tf32
+                      : core::is_fp8(p.a_type)      ? d.tflops_fp8
+                                                    : d.tflops_16bit;
   // A cluster launches whole: tiles are padded to the cluster shape and the padding occupies
   // SMs (N = 1 with a 1x2 cluster runs half idle).
   const int64_t tiles_m = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m;
@@ -182,5 +287,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
 }
 
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90() { return std::make_unique<GemmSm90Algorithm>(); }
+std::unique_ptr<GemmAlgorithm> make_gemm_sm90_unaligned() {
+  return std::make_unique<GemmSm90UnalignedAlgorithm>();
+}
 
 }  // namespace boo::dispatch

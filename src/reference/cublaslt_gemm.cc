@@ -89,7 +89,10 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   State& s = *state_;
   s.release_descriptors();
   s.problem = p;
-  if (core::is_fp8(p.a_type)) return core::unsupported("cuBLASLt baseline: fp8 is not wired yet");
+  const bool fp8 = core::is_fp8(p.a_type);
+  if (fp8 && (p.trans_a != ops::Transpose::kT || p.trans_b != ops::Transpose::kN)) {
+    return core::unsupported("cuBLASLt baseline: fp8 needs transA T and transB N");
+  }
   if (p.alpha_vector && p.alpha != 1.0) {
     return core::unsupported("cuBLASLt baseline: an alpha vector with alpha != 1");
   }
@@ -131,6 +134,16 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                                         &epilogue, sizeof(epilogue)),
                          "set EPILOGUE"));
+  if (!fp8 && (p.scale_a != ops::ScaleMode::kNone || p.scale_b != ops::ScaleMode::kNone)) {
+    return core::unsupported("cuBLASLt baseline: per-tensor scales need fp8 operands");
+  }
+  if (fp8 && ptrs.alpha_scale != nullptr) {
+    // boo keeps scaleA * scaleB as one device scalar; cuBLASLt reads it as the A scale.
+    BOO_RETURN_IF_ERROR(
+        lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                          &ptrs.alpha_scale, sizeof(ptrs.alpha_scale)),
+           "set A_SCALE_POINTER"));
+  }
   if (p.alpha_vector) {
     const cublasLtPointerMode_t mode = CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST;
     BOO_RETURN_IF_ERROR(lt(cublasLtMatmulDescSetAttribute(s.op, CUBLASLT_MATMUL_DESC_POINTER_MODE,

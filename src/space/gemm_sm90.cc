@@ -47,8 +47,12 @@ static std::string_view raster_token(GemmRaster r) {
   return r == GemmRaster::kAlongM ? "rm" : r == GemmRaster::kAlongN ? "rn" : "rh";
 }
 
+static std::string_view prefix_of(const GemmSm90Config& c) {
+  return c.unaligned ? kGemmSm90UnalignedPrefix : kGemmSm90Prefix;
+}
+
 std::string GemmSm90Config::name() const {
-  return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
+  return std::string(prefix_of(*this)) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_" + std::string(schedule_token(schedule)) + "_" +
          scheduler_token(*this, false) + "_sw" + std::to_string(swizzle) + "." +
@@ -56,7 +60,7 @@ std::string GemmSm90Config::name() const {
 }
 
 std::string GemmSm90Config::kernel_name() const {
-  return std::string(kGemmSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
+  return std::string(prefix_of(*this)) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_" + std::string(schedule_token(schedule)) + "_" +
          scheduler_token(*this, true);
@@ -67,7 +71,9 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
     return core::invalid_argument("gemm.sm90 config " + core::quote(text) + ": " + why);
   };
   if (text.rfind(kGemmSm90Prefix, 0) != 0) return bad("must start with gemm.sm90_");
-  std::string_view rest = text.substr(kGemmSm90Prefix.size());
+  const bool unaligned = text.rfind(kGemmSm90UnalignedPrefix, 0) == 0;
+  std::string_view rest =
+      text.substr(unaligned ? kGemmSm90UnalignedPrefix.size() : kGemmSm90Prefix.size());
   // The last five '_' fields are tile, cluster, schedule, scheduler, launch order; the rest is
   // the class.
   std::vector<std::string_view> parts = core::split(rest, '_');
@@ -76,6 +82,7 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
   parts.pop_back();
   const size_t n = parts.size();
   GemmSm90Config c;
+  c.unaligned = unaligned;
   const std::string_view cls_text =
       rest.substr(0, static_cast<size_t>(parts[n - 4].data() - rest.data()) - 1);
   auto cls = GemmClass::parse_name(cls_text);
@@ -135,10 +142,18 @@ int gemm_sm90_stage_bytes(const GemmSm90Config& c) {
 }
 
 Status check_gemm_sm90_class(const GemmClass& c) {
-  if (c.a != c.b) return unsupported("gemm.sm90: A and B must have one type");
+  const bool fp8 = core::is_fp8(c.a) && core::is_fp8(c.b);
+  if (!fp8 && c.a != c.b) return unsupported("gemm.sm90: A and B must have one type");
   if (c.alpha_vector) return unsupported("gemm.sm90: no alpha vector epilogue (fallback)");
-  if (c.scaled || core::is_fp8(c.a)) return unsupported("gemm.sm90: fp8 is not generated yet");
-  if (c.a == DType::kF32) {
+  if (fp8) {
+    // e4m3 and e5m2 in any pairing; warpgroup MMA reads 8-bit operands K-major only.
+    if (c.trans_a != ops::Transpose::kT || c.trans_b != ops::Transpose::kN) {
+      return unsupported(
+          "gemm.sm90: fp8 warpgroup MMA needs K-major A and B (transA T, transB N); "
+          "gemm.skinny or gemm.fallback take the other layouts");
+    }
+    if (core::is_fp8(c.d)) return unsupported("gemm.sm90: fp8 outputs are not generated");
+  } else if (c.a == DType::kF32) {
     if (c.math != core::MathMode::kTF32) {
       return unsupported("gemm.sm90: fp32 without tf32 has no tensor-core path");
     }
@@ -150,7 +165,7 @@ Status check_gemm_sm90_class(const GemmClass& c) {
   } else if (!is_16bit(c.a)) {
     return unsupported("gemm.sm90: unsupported input type");
   }
-  if (c.d != c.a && c.d != DType::kF32) {
+  if (!fp8 && c.d != c.a && c.d != DType::kF32) {
     return unsupported("gemm.sm90: the output is the input type or fp32");
   }
   if (c.bias && c.bias_type != DType::kF32 && c.bias_type != c.d) {

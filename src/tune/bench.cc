@@ -11,14 +11,21 @@
 
 namespace boo::tune {
 
-core::Expected<L2Flusher> L2Flusher::create(int64_t l2_bytes) {
+core::Expected<L2Flusher> L2Flusher::create(int64_t l2_bytes, FlushMode mode) {
   L2Flusher f;
-  BOO_ASSIGN_OR_RETURN(f.buffer_,
-                       runtime::DeviceBuffer::allocate(std::max<int64_t>(2 * l2_bytes, 128 << 20)));
+  f.mode_ = mode;
+  const int64_t bytes = std::max<int64_t>(2 * l2_bytes, 128 << 20) / 16 * 16;
+  BOO_ASSIGN_OR_RETURN(f.buffer_, runtime::DeviceBuffer::allocate(bytes));
+  BOO_ASSIGN_OR_RETURN(f.sink_, runtime::DeviceBuffer::allocate(16));
+  // Written once here; read sweeps then leave only clean lines behind.
+  BOO_RETURN_IF_ERROR(f.buffer_.fill_bytes(0x5a, nullptr));
   return f;
 }
 
-core::Status L2Flusher::flush(void* stream) { return buffer_.fill_bytes(0x5a, stream); }
+core::Status L2Flusher::flush(void* stream) {
+  if (mode_ == FlushMode::kWrite) return buffer_.fill_bytes(0x5a, stream);
+  return reference::gpu::read_sweep(buffer_.data(), buffer_.bytes(), sink_.data(), stream);
+}
 
 core::Expected<std::vector<std::vector<double>>> time_interleaved(
     const std::vector<Launch>& launches, void* stream, L2Flusher* flusher,

@@ -136,6 +136,16 @@ Run add_driver_command(CLI::App& app) {
   sub->add_flag("--vary-order", opt->vary_order,
                 "Time the chosen config under every tile swizzle (1, 2, 4, 8) and raster order "
                 "(heuristic, along M, along N) as backends boo@sw<N>.r<h|m|n>");
+  sub->add_option("--flush", opt->flush,
+                  "How the L2 is made cold before each timed sample: read (read a buffer of 2x "
+                  "L2: only clean lines remain; default) or write (fill it, as nvbench and "
+                  "triton's do_bench do: the timed kernel also pays the write-back of up to one "
+                  "L2 of dirty lines)")
+      ->check(CLI::IsMember({"read", "write"}));
+  sub->add_flag("--misalign", opt->misalign,
+                "Run the boo backend on copies of the operands placed one element past a 16-byte "
+                "boundary (pointers aligned only to their element size), as views into a larger "
+                "tensor are");
   sub->add_option("--config", opt->config,
                   "Run exactly this kernel config (a name from dispatch) with the boo backend");
   sub->add_option("-t,--time", opt->time, "Time each problem (1) or not (0)")

@@ -19,7 +19,8 @@ struct PreloadOptions {
   std::vector<std::string> words;
   int jobs = 0;
   bool list = false;
-  int top = 1;  // compile the first `top` candidates of each problem, not only the first
+  int top = 1;            // compile the first `top` candidates of each problem, not only the first
+  bool misalign = false;  // for operand pointers aligned only to their element size
 };
 
 struct Pending {
@@ -63,7 +64,7 @@ int run_preload(const PreloadOptions& opt) {
   }
   std::vector<Pending> pending;
   for (const ops::GemmProblem& p : problems) {
-    auto c = gemm.candidates(p, nullptr);
+    auto c = gemm.candidates(p, nullptr, /*aligned_pointers=*/!opt.misalign);
     if (!c) {
       print_error(p.key(), c.status());
       ++errors;
@@ -160,6 +161,9 @@ Run add_preload_command(CLI::App& app) {
                   "Parallel compiles (default: cores, at most one per 4 GB of memory)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--list", opt->list, "Only print what would be compiled");
+  sub->add_flag("--misalign", opt->misalign,
+                "Compile for operand pointers aligned only to their element size (what "
+                "`boo driver --misalign` and views into larger tensors use)");
   sub->add_option("--top", opt->top,
                   "Also compile the heuristic's next candidates, up to K per problem (sweeps)")
       ->check(CLI::PositiveNumber);

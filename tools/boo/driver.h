@@ -23,9 +23,11 @@ struct DriverOptions {
   int verify = -1;
   bool explain = false;
   std::string csv;
-  std::string config;       // force one kernel config (boo backend)
-  int top = 1;              // time the heuristic's first `top` candidates as boo#1..boo#top
-  bool vary_order = false;  // time the chosen config under every tile swizzle and raster order
+  std::string config;          // force one kernel config (boo backend)
+  int top = 1;                 // time the heuristic's first `top` candidates as boo#1..boo#top
+  bool vary_order = false;     // time the chosen config under every tile swizzle and raster order
+  bool misalign = false;       // boo runs on operand copies aligned only to their element size
+  std::string flush = "read";  // how the L2 is made cold before each sample: read or write
   double cpu_max_gflop = 2.0;
   double cpu_max_gib = 8.0;
   double cpu_time_budget_s = 2.0;

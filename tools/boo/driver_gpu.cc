@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 
 #include "boo/dispatch/context.h"
 #include "boo/reference/cublaslt_gemm.h"
@@ -38,8 +39,12 @@ struct GpuSession::Impl {
   }
   core::Status ensure_timing() {
     if (!flusher) {
-      BOO_ASSIGN_OR_RETURN(auto f, tune::L2Flusher::create(l2_bytes));
+      BOO_ASSIGN_OR_RETURN(
+          auto f, tune::L2Flusher::create(l2_bytes, opt.flush == "write" ? tune::FlushMode::kWrite
+                                                                         : tune::FlushMode::kRead));
       flusher.emplace(std::move(f));
+      std::fprintf(stderr, "boo: cold L2 before each sample: %s a buffer of 2x L2\n",
+                   opt.flush == "write" ? "write (fill)" : "read");
     }
     if (!ceilings) {
       std::string report;
@@ -71,7 +76,47 @@ GpuSession::~GpuSession() = default;
 
 namespace {
 
+// --misalign: copies of the operands one element past a 16-byte boundary, and the output
+// written there (copied back into the run's aligned D for the comparison).
+struct MisalignedOperands {
+  runtime::DeviceBuffer a, b, c, bias, d;
+  dispatch::GemmPointers ptrs;
+  int64_t d_offset = 0, d_bytes = 0;
+};
+
+core::Expected<std::shared_ptr<MisalignedOperands>> misalign(const ops::GemmProblem& p,
+                                                             const tune::GemmOperands& o,
+                                                             const runtime::DeviceBuffer& d,
+                                                             void* stream) {
+  auto m = std::make_shared<MisalignedOperands>();
+  m->ptrs = o.pointers(nullptr);
+  const auto st = static_cast<cudaStream_t>(stream);
+  auto shift = [&](const runtime::DeviceBuffer& src, core::DType t, runtime::DeviceBuffer& dst,
+                   const void** ptr) -> core::Status {
+    if (src.data() == nullptr) return core::Status::ok();
+    const int64_t off = core::dtype_bytes(t);
+    BOO_ASSIGN_OR_RETURN(dst, runtime::DeviceBuffer::allocate(src.bytes() + 16));
+    char* at = static_cast<char*>(dst.data()) + off;
+    BOO_RETURN_IF_ERROR(
+        runtime::cuda_status(cudaMemcpyAsync(at, src.data(), static_cast<size_t>(src.bytes()),
+                                             cudaMemcpyDeviceToDevice, st),
+                             "cudaMemcpyAsync"));
+    *ptr = at;
+    return core::Status::ok();
+  };
+  BOO_RETURN_IF_ERROR(shift(o.a(), p.a_type, m->a, &m->ptrs.a));
+  BOO_RETURN_IF_ERROR(shift(o.b(), p.b_type, m->b, &m->ptrs.b));
+  BOO_RETURN_IF_ERROR(shift(o.c(), p.c_type, m->c, &m->ptrs.c));
+  BOO_RETURN_IF_ERROR(shift(o.bias(), p.bias_type, m->bias, &m->ptrs.bias));
+  m->d_offset = core::dtype_bytes(p.d_type);
+  m->d_bytes = d.bytes();
+  BOO_ASSIGN_OR_RETURN(m->d, runtime::DeviceBuffer::allocate(d.bytes() + 16));
+  m->ptrs.d = static_cast<char*>(m->d.data()) + m->d_offset;
+  return m;
+}
+
 struct BackendRun {
+  std::shared_ptr<MisalignedOperands> misaligned;  // --misalign (boo only)
   std::string name;
   std::string algorithm;
   std::string config;
@@ -131,7 +176,14 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
     if (name.rfind("boo", 0) == 0) {
       if (core::Status st = s.ensure_context(); !st.is_ok()) return fail(st);
       const dispatch::GemmPlan* gp = nullptr;
-      if (name == "boo") {
+      if (name == "boo" && s.opt.misalign) {
+        auto m = misalign(p, *operands, r.d, stream);
+        if (!m) return fail(m.status());
+        r.misaligned = *m;
+        auto chosen = s.ctx->gemm->plan(p, r.misaligned->ptrs.aligned_16());
+        if (!chosen) return fail(chosen.status());
+        gp = *chosen;
+      } else if (name == "boo") {
         auto chosen = s.ctx->gemm->plan(p);
         if (!chosen) return fail(chosen.status());
         gp = *chosen;
@@ -175,7 +227,8 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
         for (const std::string& line : gp->explanation) std::printf(">>>   %s\n", line.c_str());
       }
       dispatch::GemmDispatcher* disp = s.ctx->gemm.get();
-      r.launch = [disp, gp, ptrs](void* st) { return disp->run(*gp, ptrs, st); };
+      const dispatch::GemmPointers used = r.misaligned ? r.misaligned->ptrs : ptrs;
+      r.launch = [disp, gp, used](void* st) { return disp->run(*gp, used, st); };
     } else if (name == "cublaslt") {
       if (!s.lt) {
         auto lt = reference::CublasLtGemm::create();
@@ -211,7 +264,16 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
     }
     // One run into NaN-poisoned output: every element must be written.
     core::Status st = r.d.fill_bytes(0xff, stream);
+    if (st.is_ok() && r.misaligned) st = r.misaligned->d.fill_bytes(0xff, stream);
     if (st.is_ok()) st = r.launch(stream);
+    if (st.is_ok() && r.misaligned) {
+      const MisalignedOperands& m = *r.misaligned;
+      st = runtime::cuda_status(
+          cudaMemcpyAsync(r.d.data(), static_cast<const char*>(m.d.data()) + m.d_offset,
+                          static_cast<size_t>(m.d_bytes), cudaMemcpyDeviceToDevice,
+                          static_cast<cudaStream_t>(stream)),
+          "cudaMemcpyAsync");
+    }
     if (st.is_ok()) st = s.stream.synchronize();
     if (!st.is_ok()) return fail(st);
     runs.push_back(std::move(r));

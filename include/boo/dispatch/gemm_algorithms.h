@@ -17,6 +17,7 @@ namespace boo::dispatch {
 // What the heuristic knows of the GPU: SM count and peak rates (defaults: H100 SXM).
 struct DeviceModel {
   int sm_count = 132;
+  double tflops_fp8 = 1978.9;
   double tflops_16bit = 989.4;
   double tflops_tf32 = 494.7;
   double bandwidth_gbs = 3350.0;
@@ -36,6 +37,8 @@ class GemmAlgorithm {
   virtual std::string_view name() const = 0;
   // ok, or why not (a one-line reason the driver prints with --explain).
   virtual core::Status supports(const ops::GemmProblem& p) const = 0;
+  // The same for operand pointers that are not all 16-byte aligned (seen at launch).
+  virtual core::Status supports_misaligned(const ops::GemmProblem& p) const { return supports(p); }
   // Valid configs for the problem, best first by the analytical model.
   virtual std::vector<Candidate> rank(const ops::GemmProblem& p, const DeviceModel& d,
                                       space::RuleSet rules) const = 0;
@@ -51,6 +54,7 @@ class GemmAlgorithm {
 };
 
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90();
+std::unique_ptr<GemmAlgorithm> make_gemm_sm90_unaligned();
 std::unique_ptr<GemmAlgorithm> make_gemm_skinny();
 std::unique_ptr<GemmAlgorithm> make_gemm_fallback();
 

@@ -24,6 +24,9 @@ struct GemmPointers {
   const void* bias = nullptr;
   const float* alpha_vector = nullptr;
   const float* alpha_scale = nullptr;  // device scalar: scaleA * scaleB
+
+  // Whether the matrix operands and the bias are 16-byte aligned (TMA's requirement).
+  bool aligned_16() const;
 };
 
 struct GemmPlan {
@@ -64,12 +67,15 @@ class GemmDispatcher {
   GemmDispatcher(jit::KernelCache& cache, const TuningDb* db, DeviceModel model,
                  DispatchOptions options = {});
 
-  // The plan for a problem: cached, else chosen now (compiling what it needs).
-  core::Expected<const GemmPlan*> plan(const ops::GemmProblem& p);
+  // The plan for a problem: cached, else chosen now (compiling what it needs). With
+  // `aligned_pointers` false the plan also takes operand pointers aligned only to their element
+  // size (gemm.sm90 needs 16 bytes; see GemmPointers::aligned_16).
+  core::Expected<const GemmPlan*> plan(const ops::GemmProblem& p, bool aligned_pointers = true);
   // The configs dispatch tries for a problem, in order (nothing is compiled), plus the notes
   // on algorithms that do not apply. `boo preload` compiles from this list.
   core::Expected<std::vector<GemmCandidate>> candidates(const ops::GemmProblem& p,
-                                                        std::vector<std::string>* notes) const;
+                                                        std::vector<std::string>* notes,
+                                                        bool aligned_pointers = true) const;
   // Kernel source of a candidate.
   core::Expected<codegen::KernelSource> source(const GemmCandidate& c) const {
     return c.algorithm->source(c.config);
@@ -90,10 +96,12 @@ class GemmDispatcher {
   const DeviceModel& device_model() const { return model_; }
 
  private:
-  core::Expected<std::unique_ptr<GemmPlan>> choose(const ops::GemmProblem& p);
+  core::Expected<std::unique_ptr<GemmPlan>> choose(const ops::GemmProblem& p,
+                                                   bool aligned_pointers);
   const GemmAlgorithm* algorithm_named(std::string_view name) const;
   core::Status try_candidate(const ops::GemmProblem& p, const GemmAlgorithm& algo,
-                             const std::string& config, GemmPlan& plan);
+                             const std::string& config, GemmPlan& plan,
+                             bool aligned_pointers = true);
 
   jit::KernelCache& cache_;
   const TuningDb* db_;
@@ -102,6 +110,9 @@ class GemmDispatcher {
   int device_ = 0;
   std::vector<std::unique_ptr<GemmAlgorithm>> algorithms_;  // the fallback last
   std::unordered_map<ops::GemmProblem, std::unique_ptr<GemmPlan>, GemmProblemHash> plans_;
+  // Plans for operand pointers that are not all 16-byte aligned.
+  std::unordered_map<ops::GemmProblem, std::unique_ptr<GemmPlan>, GemmProblemHash>
+      misaligned_plans_;
   runtime::Workspace workspace_;
 };
 

@@ -41,4 +41,8 @@ core::Status bias_activation(const ops::GemmProblem& p, void* d, const void* bia
 
 core::Status launch_empty(void* stream);
 
+// Reads `bytes` (a multiple of 16) of `buf` once, leaving them in L2 as clean lines; `sink`
+// (16 bytes) is written only to keep the loads.
+core::Status read_sweep(const void* buf, int64_t bytes, void* sink, void* stream);
+
 }  // namespace boo::reference::gpu

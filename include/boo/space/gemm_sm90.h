@@ -32,10 +32,14 @@ struct GemmSm90Config {
   int splits = 1;   // split-K slices; 1 unless scheduler is kSplitK
   int swizzle = 1;  // tiles per swizzled strip: 1, 2, 4, 8 (launch argument)
   GemmRaster raster = GemmRaster::kHeuristic;  // launch argument
+  // gemm.sm90_unaligned: the same kernel behind padded copies of the operands TMA cannot
+  // address (kernels/gemm_padded.cuh); names start with kGemmSm90UnalignedPrefix.
+  bool unaligned = false;
 
   bool operator==(const GemmSm90Config&) const = default;
 
   // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent_sw1.rh" ("_streamk", "_splitk4";
+  // "gemm.sm90_unaligned_<class>_..." for the padded variant;
   // swizzle 1/2/4/8, raster rh (heuristic), rm (along M), rn (along N)).
   std::string name() const;
   // The compiled object's identity: no launch arguments (split count, swizzle, raster) and
@@ -45,6 +49,7 @@ struct GemmSm90Config {
 };
 
 inline constexpr std::string_view kGemmSm90Prefix = "gemm.sm90_";
+inline constexpr std::string_view kGemmSm90UnalignedPrefix = "gemm.sm90_unaligned_";
 
 // Why this config cannot be built (CUTLASS's static_asserts and can_implement, shared-memory
 // capacity, register budget), or ok. Only valid configs reach the compiler.

@@ -16,14 +16,23 @@ namespace boo::tune {
 
 using Launch = std::function<core::Status(void* stream)>;
 
+// How the L2 is made cold before a sample. kRead (the default) reads a buffer of 2x L2 so that
+// the L2 holds only clean lines of it; kWrite fills the buffer (cudaMemsetAsync, as nvbench and
+// triton's do_bench do), which leaves the L2 full of dirty lines whose write-back the timed
+// kernel then pays for as it evicts them (up to the L2 size, 50 MB on an H100).
+enum class FlushMode : uint8_t { kRead, kWrite };
+
 class L2Flusher {
  public:
   // A buffer of 2 x `l2_bytes` (at least 128 MiB).
-  static core::Expected<L2Flusher> create(int64_t l2_bytes);
+  static core::Expected<L2Flusher> create(int64_t l2_bytes, FlushMode mode = FlushMode::kRead);
   core::Status flush(void* stream);
+  FlushMode mode() const { return mode_; }
 
  private:
   runtime::DeviceBuffer buffer_;
+  runtime::DeviceBuffer sink_;
+  FlushMode mode_ = FlushMode::kRead;
 };
 
 struct TimingOptions {

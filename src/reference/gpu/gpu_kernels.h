@@ -40,5 +40,6 @@ int gemm_reference(const RefGemm& g, float* out, void* stream);
 int compare_output(const RefGemm& g, const void* d, const float* ref, ErrOut* out, void* stream);
 int bias_activation(const RefGemm& g, void* d, const void* bias, void* stream);
 int launch_empty(void* stream);
+int read_sweep(const void* buf, int64_t bytes, void* sink, void* stream);
 
 }  // namespace boo::reference::gpu::detail

@@ -86,6 +86,10 @@ core::Status bias_activation(const ops::GemmProblem& p, void* d, const void* bia
   return check(detail::bias_activation(g, d, bias, stream), "bias/activation kernel");
 }
 
+core::Status read_sweep(const void* buf, int64_t bytes, void* sink, void* stream) {
+  return check(detail::read_sweep(buf, bytes, sink, stream), "read sweep kernel");
+}
+
 core::Status launch_empty(void* stream) {
   return check(detail::launch_empty(stream), "empty kernel");
 }

@@ -85,6 +85,35 @@ TEST(GemmSm90Codegen, SchedulesEpiloguesAndTypes) {
   EXPECT_EQ(sk->name, c.kernel_name());
 }
 
+TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.cls.a = core::DType::kF8E4M3;
+  c.cls.b = core::DType::kF8E5M2;
+  c.cls.scaled = true;
+  c.cls.bias = false;
+  c.cls.activation = ops::Activation::kNone;
+  c.tile_k = 128;
+  auto src = gemm_sm90_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_TRUE(contains(src->text, "using ElementA = cutlass::float_e4m3_t;"));
+  EXPECT_TRUE(contains(src->text, "using ElementB = cutlass::float_e5m2_t;"));
+  EXPECT_TRUE(contains(src->text, "constexpr int kAlignA = 16;"));
+  EXPECT_TRUE(contains(src->text,
+                       "ScaledLinCombPerRowBiasEltAct<cutlass::epilogue::thread::Identity, "
+                       "ElementD, float, ElementD, ElementC, float>"));
+  EXPECT_TRUE(contains(src->text, "thread.scale_a_ptr = a.alpha_scale;"));
+  EXPECT_FALSE(contains(src->text, "struct GemmPaddedRunner"));
+  c.unaligned = true;
+  auto padded = gemm_sm90_source(c);
+  ASSERT_TRUE(padded.has_value()) << padded.status().message();
+  EXPECT_EQ(padded->name.rfind("gemm.sm90_unaligned_", 0), 0u);
+  EXPECT_TRUE(contains(padded->text, "struct GemmPaddedRunner"));
+  EXPECT_TRUE(contains(padded->text,
+                       "using Runner = boo_kernels::GemmPaddedRunner<"
+                       "boo_kernels::GemmSm90Runner<Gemm, false, false, true, "
+                       "false, kAlignA, kAlignB, kAlignD>, 1, 1, 2, 4, "));
+}
+
 TEST(GemmSm90Codegen, InvalidConfigIsRejectedBeforeCodegen) {
   space::GemmSm90Config c = bias_gelu_config();
   c.tile_m = 64;  // cooperative needs 128

@@ -62,18 +62,78 @@ TEST_F(DispatchTest, AlignedProblemGoesToSm90ThenFallbackLast) {
   EXPECT_LE(c->size(), 4u);  // three heuristic attempts, then the fallback
 }
 
-TEST_F(DispatchTest, UnalignedProblemOnlyHasTheFallback) {
+TEST_F(DispatchTest, UnalignedProblemGoesToThePaddedSm90) {
+  // An lm-head GEMM: M = 50257 makes D's leading dimension odd; A and B are aligned.
   ops::GemmProblem p = aligned(50257, 64, 768);
   p.ldc = p.ldd = 50257;
   GemmDispatcher d(*cache_, nullptr, DeviceModel{});
   std::vector<std::string> notes;
   auto c = d.candidates(p, &notes);
   ASSERT_TRUE(c.has_value());
-  ASSERT_EQ(c->size(), 1u);
-  EXPECT_EQ(c->front().algorithm->name(), "gemm.fallback");
+  ASSERT_GE(c->size(), 2u);
+  EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90_unaligned");
+  EXPECT_EQ(c->front().config.rfind("gemm.sm90_unaligned_", 0), 0u);
+  // Only D is copied: 50257 x 64 bf16.
+  EXPECT_NE(c->front().reason.find("1 padded copies, 6.4 MB"), std::string::npos)
+      << c->front().reason;
+  EXPECT_EQ(c->back().algorithm->name(), "gemm.fallback");
   bool said = false;
   for (const std::string& n : notes)
     said |= n.find("gemm.sm90 does not apply") != std::string::npos;
+  EXPECT_TRUE(said);
+  // An aligned problem is not padded.
+  notes.clear();
+  auto a = d.candidates(aligned(4096, 4096, 4096), &notes);
+  ASSERT_TRUE(a.has_value());
+  for (const GemmCandidate& x : *a) EXPECT_NE(x.algorithm->name(), "gemm.sm90_unaligned");
+  said = false;
+  for (const std::string& n : notes)
+    said |= n.find("gemm.sm90_unaligned does not apply") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST_F(DispatchTest, MisalignedPointersSkipTma) {
+  const ops::GemmProblem p = aligned(1024, 1024, 1024);
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  std::vector<std::string> notes;
+  auto c = d.candidates(p, &notes, /*aligned_pointers=*/false);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90_unaligned");
+  for (const GemmCandidate& x : *c) EXPECT_NE(x.algorithm->name(), "gemm.sm90");
+  // Plans for the two pointer classes are kept apart.
+  auto aligned_plan = d.plan(p);
+  auto misaligned_plan = d.plan(p, /*aligned_pointers=*/false);
+  ASSERT_TRUE(aligned_plan.has_value()) << aligned_plan.status().message();
+  ASSERT_TRUE(misaligned_plan.has_value()) << misaligned_plan.status().message();
+  EXPECT_EQ((*aligned_plan)->algorithm, "gemm.sm90");
+  EXPECT_EQ((*misaligned_plan)->algorithm, "gemm.sm90_unaligned");
+  GemmPointers ptrs;
+  char* base = reinterpret_cast<char*>(uintptr_t{1} << 20);
+  ptrs.a = ptrs.b = ptrs.d = base;
+  EXPECT_TRUE(ptrs.aligned_16());
+  ptrs.b = base + 2;
+  EXPECT_FALSE(ptrs.aligned_16());
+}
+
+TEST_F(DispatchTest, Fp8GoesToSm90OnlyWhenKMajor) {
+  ops::GemmProblem p = aligned(2048, 1024, 4096);
+  p.a_type = core::DType::kF8E4M3;
+  p.b_type = core::DType::kF8E5M2;
+  p.scale_a = p.scale_b = ops::ScaleMode::kScalar;
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  auto c = d.candidates(p, nullptr);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90");
+  EXPECT_NE(c->front().config.find("fp8e4m3.fp8e5m2"), std::string::npos);
+  EXPECT_NE(c->front().config.find("_scaled_"), std::string::npos);
+  p.trans_a = ops::Transpose::kN;
+  p.lda = p.m;
+  std::vector<std::string> notes;
+  auto nn = d.candidates(p, &notes);
+  ASSERT_TRUE(nn.has_value());
+  for (const GemmCandidate& x : *nn) EXPECT_NE(x.algorithm->name(), "gemm.sm90");
+  bool said = false;
+  for (const std::string& n : notes) said |= n.find("fp8 warpgroup MMA") != std::string::npos;
   EXPECT_TRUE(said);
 }
 
@@ -140,6 +200,16 @@ TEST_F(DispatchTest, ForcedConfig) {
   ASSERT_TRUE(c.has_value());
   ASSERT_EQ(c->size(), 1u);
   EXPECT_EQ(c->front().config, cfg.name());
+  // A gemm.sm90_unaligned name also starts with "gemm.sm90_": the longer name wins.
+  ops::GemmProblem odd = aligned(255, 256, 256);
+  odd.ldc = odd.ldd = 255;
+  cfg.unaligned = true;
+  DispatchOptions u;
+  u.force_config = cfg.name();
+  GemmDispatcher du(*cache_, nullptr, DeviceModel{}, u);
+  auto cu = du.candidates(odd, nullptr);
+  ASSERT_TRUE(cu.has_value()) << cu.status().message();
+  EXPECT_EQ(cu->front().algorithm->name(), "gemm.sm90_unaligned");
   DispatchOptions bad;
   bad.force_config = "gemm.nothing_x";
   GemmDispatcher d2(*cache_, nullptr, DeviceModel{}, bad);

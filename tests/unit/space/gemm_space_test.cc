@@ -124,6 +124,34 @@ TEST(GemmSm90, UnsupportedClassesHaveNoConfigs) {
   EXPECT_FALSE(check_gemm_sm90_class(avec).is_ok());
 }
 
+TEST(GemmSm90, Fp8IsKMajorOnlyWithAWiderOutput) {
+  GemmClass fp8;
+  fp8.a = core::DType::kF8E4M3;
+  fp8.b = core::DType::kF8E5M2;
+  fp8.scaled = true;
+  EXPECT_TRUE(check_gemm_sm90_class(fp8).is_ok()) << check_gemm_sm90_class(fp8).message();
+  const auto space = gemm_sm90_space(fp8, RuleSet::kDefault);
+  ASSERT_FALSE(space.empty());
+  for (const GemmSm90Config& c : space) EXPECT_EQ(c.tile_k % 128, 0) << c.name();  // 128 B
+  GemmClass nn = fp8;
+  nn.trans_a = ops::Transpose::kN;
+  EXPECT_NE(check_gemm_sm90_class(nn).message().find("K-major"), std::string::npos);
+  GemmClass mixed = fp8;
+  mixed.b = core::DType::kBF16;
+  EXPECT_FALSE(check_gemm_sm90_class(mixed).is_ok());
+}
+
+TEST(GemmSm90, UnalignedNamesRoundTrip) {
+  GemmSm90Config c = base();
+  c.unaligned = true;
+  EXPECT_EQ(c.name().rfind("gemm.sm90_unaligned_bf16", 0), 0u) << c.name();
+  EXPECT_EQ(c.kernel_name().rfind("gemm.sm90_unaligned_bf16", 0), 0u);
+  auto back = GemmSm90Config::parse_name(c.name());
+  ASSERT_TRUE(back.has_value()) << back.status().message();
+  EXPECT_EQ(*back, c);
+  EXPECT_NE(c.kernel_name(), base().kernel_name());
+}
+
 TEST(GemmSm90, SplitCountsShareOneKernel) {
   GemmSm90Config a = base();
   a.scheduler = GemmScheduler::kSplitK;
