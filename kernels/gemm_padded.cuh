@@ -133,7 +133,8 @@ struct GemmPaddedRunner {
     p.d.stride = batch > 1 ? p.d.ld * a.n : 0;
     p.d.bytes = p.d.ld * a.n * batch * kBytesD;
     if (kHasBias) {
-      p.bias.needed = misaligned(a.bias);
+      // gemm_sm90.cuh reads the bias in 16-byte vectors: aligned, and a multiple of 16 bytes.
+      p.bias.needed = misaligned(a.bias) || (a.m * kBytesBias) % 16 != 0;
       p.bias.rows = a.m;
       p.bias.cols = 1;
       p.bias.ld = round_up(a.m, 16);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
@@ -68,7 +69,16 @@ struct GemmSm90Runner {
                         (kHasC && a.stride_c % kAlignD))) {
       return "batch strides must be multiples of 16 bytes";
     }
-    if (kHasBias && a.bias == nullptr) return "this kernel needs a bias vector";
+    if constexpr (kHasBias) {
+      if (a.bias == nullptr) return "this kernel needs a bias vector";
+      // The bias is read in 16-byte vectors predicated on their first element: a length that
+      // is not a multiple of 16 bytes would read past its end.
+      using ElementBias =
+          cute::remove_cvref_t<decltype(*std::declval<Arguments>().epilogue.thread.bias_ptr)>;
+      if (misaligned(a.bias) || (a.m * sizeof(ElementBias)) % 16 != 0) {
+        return "the bias vector must be 16-byte aligned and a multiple of 16 bytes long";
+      }
+    }
     if (kScaled && a.alpha_scale == nullptr) return "this kernel needs the scaleA*scaleB scalar";
     if (!kHasC && a.beta != 0.0f) return "this kernel has no C operand (beta must be 0)";
     return nullptr;
@@ -128,7 +138,13 @@ struct GemmSm90Runner {
       write_why(why, len, r);
       return BOO_UNSUPPORTED;
     }
-    const Arguments args = make_arguments(a);
+    // CUTLASS's can_implement also asks the contiguous extent of each operand (K of a K-major
+    // A, M of D) to be a multiple of 16 bytes. TMA needs only 16-byte aligned addresses and
+    // strides (checked above) and clips its boxes at any extent, so the remaining checks run
+    // on extents rounded up to 16; the GPU tests cover odd M, N and K.
+    Arguments args = make_arguments(a);
+    auto up16 = [](int64_t x) { return static_cast<int>((x + 15) / 16 * 16); };
+    args.problem_shape = {up16(a.m), up16(a.n), up16(a.k), static_cast<int>(a.batch)};
     if (Gemm::can_implement(args) != cutlass::Status::kSuccess) {
       write_why(why, len, "CUTLASS can_implement rejected the problem");
       return BOO_UNSUPPORTED;

@@ -4,8 +4,10 @@
 # compiled ahead). Builds boo from a clean tree, compiles the kernels the tests need, runs the
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
-# Usage: scripts/device-run.sh [build|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|profile|all]...
-#   (default: all = build, tests, bench, spacecheck)
+# Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
+#                               profile|all]...
+#   (default: all = build, preload, tests, bench, spacecheck; each call of the device tool has
+#   10 minutes: a fresh machine needs build and preload in one call, the rest in others)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
 # Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24).
@@ -39,14 +41,22 @@ fi
 
 gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_unaligned_fp8.txt
   bench/workloads/gemm_public.log)
+misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt)
 overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
-if want tests; then
+if want preload; then
   log "preload (compile what dispatch will use, $jobs jobs)"
   for f in "${gemm_lists[@]}"; do
-    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 40 | tee -a "$OUT/preload.log"
+    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
+  done
+  for f in "${misaligned_lists[@]}"; do
+    "$boo" preload --misalign -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 \
+      | tee -a "$OUT/preload.log"
   done
   # The problem of the dispatch-overhead micro-benchmark (bench/dispatch_overhead.cc).
   "$boo" preload "$overhead_problem" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
+fi
+
+if want tests; then
   log "GPU numerics tests: boo and cuBLASLt against the reference"
   for f in "${gemm_lists[@]}"; do
     name=$(basename "$f" | sed 's/\.[a-z]*$//')
@@ -55,20 +65,20 @@ if want tests; then
     echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
       "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
       "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
+    grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
+      | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
     grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60
   done
   log "GPU numerics tests with operands aligned only to their element size (--misalign)"
-  for f in tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt; do
-    "$boo" preload --misalign -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 \
-      | tee -a "$OUT/preload.log"
-  done
-  for f in tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt; do
+  for f in "${misaligned_lists[@]}"; do
     name=$(basename "$f" | sed 's/\.[a-z]*$//')-misaligned
     "$boo" driver --backend boo -V 1 --misalign --explain --csv "$OUT/numerics-$name.csv" \
       --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
     echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
       "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
       "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
+    grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
+      | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
     grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -40
   done
 fi

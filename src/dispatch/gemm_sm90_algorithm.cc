@@ -36,6 +36,9 @@ double tile_efficiency(const GemmSm90Config& c) {
 
 bool aligned_16(int64_t x, core::DType t) { return x % (16 / core::dtype_bytes(t)) == 0; }
 
+// The epilogue reads the bias in 16-byte vectors: its length must be a multiple of 16 bytes.
+bool bias_fits(const ops::GemmProblem& p) { return !p.bias || aligned_16(p.m, p.bias_type); }
+
 // Which operands gemm.sm90_unaligned copies (by leading dimensions and batch strides; pointers
 // are seen only at launch), and the problem its inner kernel then runs.
 struct PaddedCopies {
@@ -65,6 +68,10 @@ PaddedCopies padded_copies(const ops::GemmProblem& p) {
   copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b);
   if (p.reads_c()) copy(p.ldc, p.stride_c, p.c_type, p.m, p.n, &q.ldc, &q.stride_c);
   copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
+  if (!bias_fits(p)) {
+    out.bytes += static_cast<double>(p.m) * core::dtype_bytes(p.bias_type);
+    ++out.kernels;
+  }
   return out;
 }
 
@@ -125,6 +132,11 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
     if (p.batch > 1 && (p.stride_a % align_ab || p.stride_b % align_ab || p.stride_d % align_d ||
                         (p.reads_c() && p.stride_c % align_d))) {
       return core::unsupported("gemm.sm90: batch strides must be multiples of 16 bytes");
+    }
+    if (!bias_fits(p)) {
+      return core::unsupported(
+          "gemm.sm90: the bias length (M) must be a multiple of 16 bytes; gemm.sm90_unaligned "
+          "copies it");
     }
     return check_sm90_sizes(p);
   }
