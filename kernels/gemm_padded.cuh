@@ -137,7 +137,7 @@ struct GemmPaddedRunner {
       p.bias.needed = misaligned(a.bias) || (a.m * kBytesBias) % 16 != 0;
       p.bias.rows = a.m;
       p.bias.cols = 1;
-      p.bias.ld = round_up(a.m, 16);
+      p.bias.ld = round_up(a.m, 16);  // GemmSm90Runner<..., kBiasPadded = true> relies on it
       p.bias.bytes = p.bias.ld * kBytesBias;
     }
     p.inner = a;

@@ -37,8 +37,10 @@ Stride make_dynamic_stride(int64_t s0, int64_t s1, int64_t s2) {
   return s;
 }
 
+// kBiasPadded: the caller pads the bias buffer to a multiple of 16 bytes (gemm_padded.cuh), so
+// any M is fine for it.
 template <class Gemm, bool kHasC, bool kHasBias, bool kScaled, bool kStreamK, int kAlignA,
-          int kAlignB, int kAlignD>
+          int kAlignB, int kAlignD, bool kBiasPadded = false>
 struct GemmSm90Runner {
   using Kernel = typename Gemm::GemmKernel;
   using Arguments = typename Gemm::Arguments;
@@ -75,7 +77,7 @@ struct GemmSm90Runner {
       // is not a multiple of 16 bytes would read past its end.
       using ElementBias =
           cute::remove_cvref_t<decltype(*std::declval<Arguments>().epilogue.thread.bias_ptr)>;
-      if (misaligned(a.bias) || (a.m * sizeof(ElementBias)) % 16 != 0) {
+      if (misaligned(a.bias) || (!kBiasPadded && (a.m * sizeof(ElementBias)) % 16 != 0)) {
         return "the bias vector must be 16-byte aligned and a multiple of 16 bytes long";
       }
     }
@@ -209,6 +211,10 @@ struct GemmSm90Runner {
       cache.smem_set = true;
     }
     if (a.dry_run) return BOO_OK;
+    // CUTLASS reads cudaGetLastError after its launch: an earlier launch error left in the
+    // runtime by someone else (not a sticky fault, which fails everything anyway) would read as
+    // this kernel's. Clear it first.
+    (void)cudaGetLastError();
     if (Gemm::run(cache.params, s) != cutlass::Status::kSuccess) {
       const cudaError_t e = cudaGetLastError();
       write_why(why, len, e != cudaSuccess ? cudaGetErrorString(e) : "CUTLASS run failed");

@@ -42,6 +42,12 @@ fi
 gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_unaligned_fp8.txt
   bench/workloads/gemm_public.log)
 misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt)
+# A shorter run (one device call on a fresh machine): BOO_GEMM_LISTS / BOO_MISALIGNED_LISTS
+# replace the lists; BOO_BENCH_LISTS the benchmark's extra lists (default: the skinny list, the
+# public list with a write flush, the unaligned and fp8 list).
+[ -n "${BOO_GEMM_LISTS:-}" ] && read -r -a gemm_lists <<<"$BOO_GEMM_LISTS"
+[ -n "${BOO_MISALIGNED_LISTS:-}" ] && read -r -a misaligned_lists <<<"$BOO_MISALIGNED_LISTS"
+bench_extra="${BOO_BENCH_LISTS:-skinny flushwrite unaligned}"
 overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
 if want preload; then
   log "preload (compile what dispatch will use, $jobs jobs)"
@@ -89,18 +95,24 @@ if want bench; then
     --csv "$OUT/bench-gemm.csv" --commands-file bench/workloads/gemm_public.log \
     >"$OUT/bench-gemm.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo:|cublaslt:)|verify|error' "$OUT/bench-gemm.log" | head -80
-  log "benchmark: the skinny (decode) list, boo vs cuBLASLt"
-  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
-    --csv "$OUT/bench-skinny.csv" --commands-file tests/gpu/gemm_skinny.txt \
-    >"$OUT/bench-skinny.log" 2>&1 || status=1
-  log "benchmark: the public list again with a write (fill) flush of the L2, for comparison"
-  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 --flush write \
-    --csv "$OUT/bench-gemm-flushwrite.csv" --commands-file bench/workloads/gemm_public.log \
-    >"$OUT/bench-gemm-flushwrite.log" 2>&1 || status=1
-  log "benchmark: the unaligned and fp8 list, boo vs cuBLASLt"
-  "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
-    --csv "$OUT/bench-unaligned-fp8.csv" --commands-file tests/gpu/gemm_unaligned_fp8.txt \
-    >"$OUT/bench-unaligned-fp8.log" 2>&1 || status=1
+  if [[ " $bench_extra " == *" skinny "* ]]; then
+    log "benchmark: the skinny (decode) list, boo vs cuBLASLt"
+    "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
+      --csv "$OUT/bench-skinny.csv" --commands-file tests/gpu/gemm_skinny.txt \
+      >"$OUT/bench-skinny.log" 2>&1 || status=1
+  fi
+  if [[ " $bench_extra " == *" flushwrite "* ]]; then
+    log "benchmark: the public list again with a write (fill) flush of the L2, for comparison"
+    "$boo" driver --backend boo,cublaslt -t 1 --iter 100 --flush write \
+      --csv "$OUT/bench-gemm-flushwrite.csv" --commands-file bench/workloads/gemm_public.log \
+      >"$OUT/bench-gemm-flushwrite.log" 2>&1 || status=1
+  fi
+  if [[ " $bench_extra " == *" unaligned "* ]]; then
+    log "benchmark: the unaligned and fp8 list, boo vs cuBLASLt"
+    "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
+      --csv "$OUT/bench-unaligned-fp8.csv" --commands-file tests/gpu/gemm_unaligned_fp8.txt \
+      >"$OUT/bench-unaligned-fp8.log" 2>&1 || status=1
+  fi
   log "dispatch overhead micro-benchmark"
   build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
 fi

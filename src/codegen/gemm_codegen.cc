@@ -143,9 +143,11 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        "    Mainloop, Epilogue, cutlass::gemm::" +
        std::string(stream_k ? "StreamKScheduler" : "PersistentScheduler") + ">;\n";
   b += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
+  // Behind the padded copies the bias buffer is a multiple of 16 bytes long.
   const std::string sm90_runner = "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
                                   bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " +
-                                  bool_text(stream_k) + ", kAlignA, kAlignB, kAlignD>";
+                                  bool_text(stream_k) + ", kAlignA, kAlignB, kAlignD" +
+                                  (config.unaligned ? ", true>" : ">");
   if (config.unaligned) {
     auto bytes = [](DType t) { return std::to_string(core::dtype_bytes(t)); };
     b += "using Runner = boo_kernels::GemmPaddedRunner<" + sm90_runner + ", " + bytes(c.a) + ", " +

@@ -199,6 +199,9 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
     for (int r = 0; r < 8 && !failed; ++r) {
       BOO_RETURN_IF_ERROR(timer->start(stream));
       failed = !run(ptrs, stream).is_ok();
+      // A candidate that fails to launch leaves its error behind; the next launch in the
+      // process (boo's or cuBLASLt's) would report it as its own.
+      if (failed) (void)cudaGetLastError();
       BOO_RETURN_IF_ERROR(timer->stop(stream));
       BOO_ASSIGN_OR_RETURN(double us, timer->elapsed_us());
       if (r >= 3) samples.push_back(us);

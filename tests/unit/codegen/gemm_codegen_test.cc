@@ -111,7 +111,7 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
   EXPECT_TRUE(contains(padded->text,
                        "using Runner = boo_kernels::GemmPaddedRunner<"
                        "boo_kernels::GemmSm90Runner<Gemm, false, false, true, "
-                       "false, kAlignA, kAlignB, kAlignD>, 1, 1, 2, 4, "));
+                       "false, kAlignA, kAlignB, kAlignD, true>, 1, 1, 2, 4, "));
 }
 
 TEST(GemmSm90Codegen, InvalidConfigIsRejectedBeforeCodegen) {
