@@ -6,6 +6,7 @@
 
 #include "boo/core/hash.h"
 #include "boo/core/log.h"
+#include "boo/space/gemm_class.h"
 
 namespace boo::dispatch {
 
@@ -121,6 +122,24 @@ const GemmAlgorithm* GemmDispatcher::algorithm_named(std::string_view name) cons
   return nullptr;
 }
 
+namespace {
+
+// Every config name is "<algorithm>_<class>" or "<algorithm>_<class>_<rest>": a config of
+// another class (other types, transposes or epilogue) would compute something else.
+core::Status check_config_class(const GemmAlgorithm& algo, const std::string& config,
+                                const ops::GemmProblem& p) {
+  const std::string cls = space::gemm_class_of(p).name();
+  const std::string prefix = std::string(algo.name()) + "_" + cls;
+  if (config.rfind(prefix, 0) == 0 &&
+      (config.size() == prefix.size() || config[prefix.size()] == '_')) {
+    return core::Status::ok();
+  }
+  return core::invalid_argument(config + " is not a config of this problem's class " + cls +
+                                " (expected a name starting with " + prefix + ")");
+}
+
+}  // namespace
+
 core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
     const ops::GemmProblem& p, std::vector<std::string>* notes, bool aligned_pointers) const {
   BOO_RETURN_IF_ERROR(p.validate());
@@ -145,6 +164,9 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
       const core::Status s = supports(*algo);
       if (!s.is_ok())
         return core::unsupported("--config " + options_.force_config + ": " + s.message());
+      if (core::Status c = check_config_class(*algo, options_.force_config, p); !c.is_ok()) {
+        return core::invalid_argument("--config " + c.message());
+      }
       out.push_back({algo.get(), options_.force_config, "forced"});
       return out;
     }
@@ -154,7 +176,8 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
   if (db_ != nullptr) {
     if (const TuningRow* row = db_->find(p.key())) {
       const GemmAlgorithm* algo = algorithm_named(row->algorithm);
-      if (algo != nullptr && supports(*algo).is_ok()) {
+      if (algo != nullptr && supports(*algo).is_ok() &&
+          check_config_class(*algo, row->config, p).is_ok()) {
         out.push_back({algo, row->config, "tuning DB row"});
       } else {
         note("tuning DB row names " + row->algorithm + ", which does not apply here");

@@ -11,6 +11,7 @@ namespace {
 using space::GemmSkinnyConfig;
 
 constexpr double kBandwidthShare = 0.45;  // measured, see rank()
+constexpr double kSplitFixedUs = 5.4;     // measured, see rank()
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -84,7 +85,12 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       const bool scalar = p.a_type == core::DType::kF32;
       const double compute_us =
           scalar ? p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6 : p.flops() / 200e12 * 1e6;
-      cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us;
+      // Split K adds a fixed cost: partials, the arrival counter and the last block's
+      // reduction, one after another (H100, read flush: 2048x16x1024 at 12.6 us and 512x8x1024
+      // at 9.3 us against 7.2 and 3.9 predicted without it; bench/results/
+      // 2026-11-22-gemm-unaligned-fp8-h100.md, "Decode shapes after the recalibration").
+      const double split_us = splits > 1 ? kSplitFixedUs : 0.0;
+      cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us + split_us;
       char why[160];
       std::snprintf(
           why, sizeof(why), "%lld row blocks x %lld K splits; memory %.1f us, compute %.1f us",

@@ -259,7 +259,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       break;
     }
     case GemmScheduler::kSplitK: {
-      // Every tile has splits - 1 partials to reduce, wave after wave.
+      // Every tile has splits - 1 partials to reduce, wave after wave (the fixed cost predicts
+      // decode shapes 20-30% fast: 4096x16x4096 split 4 measured 25.5 us, predicted 18.5).
       work_units = tiles * c.splits;
       const int64_t waves = ceil_div(work_units, d.sm_count);
       compute_us = static_cast<double>(waves) *
@@ -269,13 +270,19 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       break;
     }
   }
-  // HBM: every operand once, at the bandwidth the active SMs can draw (one SM pulls about
-  // twice its fair share: 32 CTAs reach about half of HBM), and at most ~75% of the copy rate
-  // (decode shapes on tile kernels measured 69%). L2: A is re-read by each column of tiles and
-  // B by each row of tiles (L2 at ~4x HBM bandwidth).
+  // HBM: every operand once, at the bandwidth the CTAs that have work can draw, and at most
+  // ~75% of the copy rate. With fewer CTAs than SMs each streams at what its pipeline keeps in
+  // flight: a 128-row tile up to twice an SM's fair share, a 64-row tile (half the bytes per
+  // stage) 0.85 of it (H100, ncu and event timing with a read flush, 2026-11-22: 14336x1x4096
+  // on 112 CTAs of 128x64 at 46.5 us, 4096x16x4096 on 64 CTAs of 64x128 at 32.5 us; bench/
+  // results/2026-11-22-gemm-unaligned-fp8-h100.md). Cluster padding does not stream. L2: A is
+  // re-read by each column of tiles and B by each row of tiles (L2 at ~4x HBM bandwidth).
+  const int64_t real_tiles = ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) * p.batch;
   const double active = static_cast<double>(std::min<int64_t>(
-      c.scheduler == GemmScheduler::kPersistent ? tiles : d.sm_count, d.sm_count));
-  const double hbm = 0.75 * std::min(1.0, 2.0 * active / d.sm_count) * d.bandwidth_gbs * 1e9;
+      c.scheduler == GemmScheduler::kPersistent ? real_tiles : d.sm_count, d.sm_count));
+  const double per_cta_share = c.tile_m >= 128 ? 2.0 : 0.85;
+  const double hbm =
+      0.75 * std::min(1.0, per_cta_share * active / d.sm_count) * d.bandwidth_gbs * 1e9;
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));
   const double l2_bytes = bytes_ab *
                           (static_cast<double>(p.m) * p.k * ceil_div(p.n, c.tile_n) +

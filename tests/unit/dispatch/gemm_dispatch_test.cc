@@ -210,6 +210,18 @@ TEST_F(DispatchTest, ForcedConfig) {
   auto cu = du.candidates(odd, nullptr);
   ASSERT_TRUE(cu.has_value()) << cu.status().message();
   EXPECT_EQ(cu->front().algorithm->name(), "gemm.sm90_unaligned");
+  // A config of another class (here fp16 for a bf16 problem) is refused, not run.
+  space::GemmSm90Config fp16 = cfg;
+  fp16.unaligned = false;
+  fp16.cls.a = fp16.cls.b = fp16.cls.d = core::DType::kF16;
+  DispatchOptions other;
+  other.force_config = fp16.name();
+  GemmDispatcher d3(*cache_, nullptr, DeviceModel{}, other);
+  auto mismatch = d3.candidates(aligned(256, 256, 256), nullptr);
+  ASSERT_FALSE(mismatch.has_value());
+  EXPECT_NE(mismatch.status().message().find("not a config of this problem's class"),
+            std::string::npos)
+      << mismatch.status().message();
   DispatchOptions bad;
   bad.force_config = "gemm.nothing_x";
   GemmDispatcher d2(*cache_, nullptr, DeviceModel{}, bad);
