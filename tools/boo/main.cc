@@ -24,7 +24,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (naming the flag and value); boo's exit status for bad usage is
+    // 2 whatever CLI11's own code (--help and --version exit 0).
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
   }
   if (app.got_subcommand("parse")) return run_parse();
   if (app.got_subcommand("driver")) return run_driver();

@@ -216,6 +216,27 @@ TEST_F(CliTest, DriverRejectsUnknownBackend) {
   EXPECT_NE(r.err.find("unknown backend 'magic'"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, DriverRejectsUnknownFlushMode) {
+  const RunResult r = run_command({"driver", "--flush", "sideways"}, kSmallGemm);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--flush"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sideways"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, PreloadListsPaddedKernelsForMisalignedPointers) {
+  // An aligned problem: gemm.sm90 for aligned pointers, gemm.sm90_unaligned with --misalign.
+  const char* bf16 =
+      "- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, "
+      "transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}";
+  const RunResult aligned = run_command({"preload", "--list"}, bf16);
+  EXPECT_EQ(aligned.exit_code, 0) << aligned.err;
+  const RunResult mis = run_command({"preload", "--list", "--misalign"}, bf16);
+  EXPECT_EQ(mis.exit_code, 0) << mis.err;
+  EXPECT_EQ((aligned.out + aligned.err).find("gemm.sm90_unaligned_"), std::string::npos);
+  EXPECT_NE((mis.out + mis.err).find("gemm.sm90_unaligned_"), std::string::npos)
+      << mis.out << mis.err;
+}
+
 TEST_F(CliTest, DriverWritesCsvWithHeaderAndOneRowPerProblem) {
   const std::filesystem::path commands = tmp("csv_commands.txt");
   write_file(commands, std::string(kSmallConv) + "\n" + kSmallGemm + "\n");
