@@ -1,8 +1,10 @@
 // `boo parse`: what boo understands of a command: key, canonical command, FLOPs, minimum bytes
 // and the roofline floor on an H100.
 #include <cstdio>
+#include <optional>
 
 #include "boo/dispatch/context.h"
+#include "boo/dispatch/conv_gemm_1x1.h"
 #include "boo/ops/problem.h"
 #include "command_source.h"
 #include "format.h"
@@ -21,6 +23,19 @@ struct ParseOptions {
 // Dispatch's ranked candidates with their predicted times (nothing is compiled).
 void print_candidates(const ops::Problem& p, int n) {
   const auto* g = std::get_if<ops::GemmProblem>(&p);
+  std::optional<ops::GemmProblem> as_gemm;
+  if (const auto* conv = std::get_if<ops::ConvProblem>(&p)) {
+    // conv.gemm_1x1: the convolution is this GEMM over its own buffers.
+    auto mapped = dispatch::conv_as_gemm_1x1(*conv);
+    if (!mapped) {
+      std::printf("  dispatch %s\n", mapped.status().message().c_str());
+    } else {
+      as_gemm = mapped->gemm;
+      g = &*as_gemm;
+      std::printf("  dispatch conv.gemm_1x1: A = %c, B = %c, D = %c: %s\n", mapped->a, mapped->b,
+                  mapped->d, g->key().c_str());
+    }
+  }
   if (g == nullptr) {
     std::printf("  dispatch no GPU kernels for %s yet\n", std::string(ops::family(p)).c_str());
     return;

@@ -216,6 +216,21 @@ TEST_F(CliTest, DriverRejectsUnknownBackend) {
   EXPECT_NE(r.err.find("unknown backend 'magic'"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, ParseShowsTheGemmOfA1x1Convolution) {
+  const RunResult r = run_command(
+      {"parse", "--candidates", "1"},
+      "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 128 -y 1 -x 1 -F 1 --in_layout NHWC --out_layout NHWC "
+      "--fil_layout NHWC");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("conv.gemm_1x1: A = w, B = x, D = y: gemm_bf16"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("_tn_m128n128k64_"), std::string::npos) << r.out;
+  const RunResult k3 = run_command(
+      {"parse", "--candidates", "1"},
+      "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 128 -y 3 -x 3 -p 1 -q 1 -F 1 --in_layout NHWC");
+  EXPECT_NE(k3.out.find("conv.gemm_1x1: the filter must be 1x1"), std::string::npos) << k3.out;
+}
+
 TEST_F(CliTest, DriverRejectsUnknownFlushMode) {
   const RunResult r = run_command({"driver", "--flush", "sideways"}, kSmallGemm);
   EXPECT_EQ(r.exit_code, 2);
