@@ -8,6 +8,14 @@ namespace {
 using core::DType;
 using core::Expected;
 
+Expected<DType> parse_type(std::string_view t) {
+  auto d = core::dtype_from_name(t);
+  if (!d) return core::invalid_argument("unknown type " + core::quote(t));
+  return *d;
+}
+
+}  // namespace
+
 std::string act_token(ops::Activation a) {
   std::string s(ops::activation_name(a));
   for (char& ch : s) ch = ch == '_' ? '-' : ch;
@@ -21,14 +29,6 @@ Expected<ops::Activation> parse_act_token(std::string_view t) {
   if (!a) return core::invalid_argument("unknown activation " + core::quote(t));
   return *a;
 }
-
-Expected<DType> parse_type(std::string_view t) {
-  auto d = core::dtype_from_name(t);
-  if (!d) return core::invalid_argument("unknown type " + core::quote(t));
-  return *d;
-}
-
-}  // namespace
 
 std::string GemmClass::name() const {
   auto dn = [](DType t) { return std::string(core::dtype_name(t)); };

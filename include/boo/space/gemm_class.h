@@ -38,6 +38,10 @@ struct GemmClass {
 
 GemmClass gemm_class_of(const ops::GemmProblem& p);
 
+// An activation's name in config names ('_' spelled '-', since '_' separates fields), and back.
+std::string act_token(ops::Activation a);
+core::Expected<ops::Activation> parse_act_token(std::string_view token);
+
 // Every class a GEMM algorithm may be asked about in tests: 16-bit and tf32 types, all
 // transposes, every epilogue shape.
 std::vector<GemmClass> sample_gemm_classes();

@@ -1,0 +1,135 @@
+// conv.sm90_implicit's configuration space: class and config names round-trip for every rule
+// set, the validity rules give their reasons, unsupported classes have no configs.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "boo/space/conv_sm90.h"
+
+namespace boo::space {
+namespace {
+
+using core::DType;
+using ops::ConvDirection;
+
+std::vector<ConvClass> sample_classes() {
+  std::vector<ConvClass> out;
+  for (DType t : {DType::kBF16, DType::kF16}) {
+    for (ConvDirection d :
+         {ConvDirection::kForward, ConvDirection::kBackwardData, ConvDirection::kBackwardWeight}) {
+      for (int dims = 1; dims <= 3; ++dims) {
+        ConvClass c;
+        c.dtype = t;
+        c.direction = d;
+        c.spatial_dims = dims;
+        out.push_back(c);
+      }
+    }
+  }
+  ConvClass fused;
+  fused.bias = true;
+  fused.activation = ops::Activation::kGeluTanh;
+  out.push_back(fused);
+  ConvClass tf32;
+  tf32.dtype = DType::kF32;
+  tf32.math = core::MathMode::kTF32;
+  tf32.spatial_dims = 3;
+  out.push_back(tf32);
+  return out;
+}
+
+TEST(ConvSm90, ClassAndConfigNamesRoundTripInEveryRuleSet) {
+  for (RuleSet rules : kAllRuleSets) {
+    for (const ConvClass& cls : sample_classes()) {
+      auto back = ConvClass::parse_name(cls.name());
+      ASSERT_TRUE(back.has_value()) << cls.name() << ": " << back.status().message();
+      EXPECT_EQ(*back, cls);
+      const auto space = conv_sm90_space(cls, rules);
+      EXPECT_FALSE(space.empty()) << cls.name();
+      std::set<std::string> names;
+      for (const ConvSm90Config& c : space) {
+        auto parsed = ConvSm90Config::parse_name(c.name());
+        ASSERT_TRUE(parsed.has_value()) << c.name() << ": " << parsed.status().message();
+        EXPECT_EQ(*parsed, c);
+        EXPECT_TRUE(names.insert(c.name()).second) << "duplicate " << c.name();
+      }
+    }
+  }
+  ConvSm90Config c;
+  c.cls.bias = true;
+  c.cls.activation = ops::Activation::kSilu;
+  EXPECT_EQ(c.name(), "conv.sm90_implicit_bf16_f32acc_fprop_2d_bias.silu_t128x128x64_c1x1");
+}
+
+TEST(ConvSm90, RuleSetsGrow) {
+  const ConvClass cls;
+  EXPECT_LT(conv_sm90_space(cls, RuleSet::kTiny).size(),
+            conv_sm90_space(cls, RuleSet::kDefault).size());
+  EXPECT_LT(conv_sm90_space(cls, RuleSet::kDefault).size(),
+            conv_sm90_space(cls, RuleSet::kFull).size());
+}
+
+TEST(ConvSm90, ValidityRulesGiveReasons) {
+  struct Case {
+    void (*edit)(ConvSm90Config&);
+    const char* reason;
+  };
+  const Case cases[] = {
+      {[](ConvSm90Config& c) { c.tile_m = 256; }, "tile M must be 64 or 128"},
+      {[](ConvSm90Config& c) { c.tile_n = 48; }, "tile N must be a multiple of 32"},
+      {[](ConvSm90Config& c) { c.tile_k = 256; }, "tile K must span 64 or 128 bytes"},
+      {[](ConvSm90Config& c) { c.tile_n = 256; }, "128 registers per thread"},
+      {[](ConvSm90Config& c) { c.cluster_n = 4; }, "cluster sizes must be 1 or 2"},
+  };
+  for (const Case& k : cases) {
+    ConvSm90Config c;
+    k.edit(c);
+    const core::Status s = check_conv_sm90(c);
+    ASSERT_FALSE(s.is_ok()) << k.reason;
+    EXPECT_NE(s.message().find(k.reason), std::string::npos) << s.message();
+  }
+}
+
+TEST(ConvSm90, UnsupportedClassesHaveNoConfigsAndSayWhy) {
+  ConvClass exact;
+  exact.dtype = DType::kF32;
+  EXPECT_TRUE(conv_sm90_space(exact, RuleSet::kFull).empty());
+  EXPECT_NE(check_conv_sm90_class(exact).message().find("tf32"), std::string::npos);
+  ConvClass tf32_dgrad = exact;
+  tf32_dgrad.math = core::MathMode::kTF32;
+  tf32_dgrad.direction = ConvDirection::kBackwardData;
+  EXPECT_NE(check_conv_sm90_class(tf32_dgrad).message().find("forward only"), std::string::npos);
+  ConvClass wgrad_bias;
+  wgrad_bias.direction = ConvDirection::kBackwardWeight;
+  wgrad_bias.bias = true;
+  EXPECT_NE(check_conv_sm90_class(wgrad_bias).message().find("forward epilogues"),
+            std::string::npos);
+  ConvClass fp8;
+  fp8.dtype = DType::kF8E4M3;
+  EXPECT_FALSE(check_conv_sm90_class(fp8).is_ok());
+}
+
+TEST(ConvSm90, ParseNameErrors) {
+  for (const char* bad :
+       {"conv.sm90_implicit_", "conv.direct_x",
+        "conv.sm90_implicit_bf16_f32acc_fprop_4d_nobias.none_t128x128x64_c1x1",
+        "conv.sm90_implicit_bf16_f32acc_sideways_2d_nobias.none_t128x128x64_c1x1",
+        "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128_c1x1",
+        "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t0128x128x64_c1x1"}) {
+    EXPECT_FALSE(ConvSm90Config::parse_name(bad).has_value()) << bad;
+  }
+}
+
+TEST(ConvSm90, ClassOfAProblemKeepsTheEpilogueForwardOnly) {
+  ops::ConvProblem p;
+  p.dtype = DType::kBF16;
+  p.bias = true;
+  p.activation = ops::Activation::kRelu;
+  EXPECT_EQ(conv_class_of(p).name(), "bf16_f32acc_fprop_2d_bias.relu");
+  p.direction = ConvDirection::kBackwardWeight;
+  EXPECT_EQ(conv_class_of(p).name(), "bf16_f32acc_wgrad_2d_nobias.none");
+}
+
+}  // namespace
+}  // namespace boo::space
