@@ -62,30 +62,28 @@ if want preload; then
   "$boo" preload "$overhead_problem" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
 fi
 
+# Runs one list through the driver's numerics gate: numerics_list NAME FILE DRIVER-FLAGS...
+numerics_list() {
+  local name=$1 f=$2
+  shift 2
+  "$boo" driver "$@" -V 1 --explain --csv "$OUT/numerics-$name.csv" \
+    --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
+  echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
+    "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
+    "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
+  grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
+    | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
+  grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60
+}
+
 if want tests; then
   log "GPU numerics tests: boo and cuBLASLt against the reference"
   for f in "${gemm_lists[@]}"; do
-    name=$(basename "$f" | sed 's/\.[a-z]*$//')
-    "$boo" driver --backend boo,cublaslt -V 1 --explain --csv "$OUT/numerics-$name.csv" \
-      --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
-    echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
-      "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
-      "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
-    grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
-      | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
-    grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60
+    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')" "$f" --backend boo,cublaslt
   done
   log "GPU numerics tests with operands aligned only to their element size (--misalign)"
   for f in "${misaligned_lists[@]}"; do
-    name=$(basename "$f" | sed 's/\.[a-z]*$//')-misaligned
-    "$boo" driver --backend boo -V 1 --misalign --explain --csv "$OUT/numerics-$name.csv" \
-      --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
-    echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
-      "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
-      "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
-    grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
-      | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
-    grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -40
+    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')-misaligned" "$f" --backend boo --misalign
   done
 fi
 
