@@ -141,39 +141,24 @@ struct GemmPaddedRunner {
       p.bias.bytes = p.bias.ld * kBytesBias;
     }
     p.inner = a;
+    // Each copy takes the next 256-byte-aligned slot of the workspace, and the inner kernel
+    // reads it (padded leading dimension and batch stride) instead of the caller's operand.
     int64_t offset = 0;
-    auto place = [&](Copy& c) {
+    auto place = [&](Copy& c, auto& ptr, int64_t& ld, int64_t& stride) {
       if (!c.needed) return;
       c.offset = offset;
       offset = round_up(offset + c.bytes, 256);
+      ptr = base + c.offset;
+      ld = c.ld;
+      stride = c.stride;
     };
-    place(p.a);
-    place(p.b);
-    place(p.c);
-    place(p.d);
-    place(p.bias);
+    place(p.a, p.inner.a, p.inner.lda, p.inner.stride_a);
+    place(p.b, p.inner.b, p.inner.ldb, p.inner.stride_b);
+    place(p.c, p.inner.c, p.inner.ldc, p.inner.stride_c);
+    place(p.d, p.inner.d, p.inner.ldd, p.inner.stride_d);
+    int64_t bias_ld = 0, bias_stride = 0;  // a vector: no leading dimension to change
+    place(p.bias, p.inner.bias, bias_ld, bias_stride);
     const int64_t copies = offset;
-    if (p.a.needed) {
-      p.inner.a = base + p.a.offset;
-      p.inner.lda = p.a.ld;
-      p.inner.stride_a = p.a.stride;
-    }
-    if (p.b.needed) {
-      p.inner.b = base + p.b.offset;
-      p.inner.ldb = p.b.ld;
-      p.inner.stride_b = p.b.stride;
-    }
-    if (p.c.needed) {
-      p.inner.c = base + p.c.offset;
-      p.inner.ldc = p.c.ld;
-      p.inner.stride_c = p.c.stride;
-    }
-    if (p.d.needed) {
-      p.inner.d = base + p.d.offset;
-      p.inner.ldd = p.d.ld;
-      p.inner.stride_d = p.d.stride;
-    }
-    if (p.bias.needed) p.inner.bias = base + p.bias.offset;
     // The inner workspace follows the copies (its size does not depend on the pointers).
     p.inner_bytes = Inner::workspace(p.inner);
     p.total = copies + (p.inner_bytes > 0 ? p.inner_bytes : 0);
