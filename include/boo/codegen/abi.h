@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#define BOO_ABI_VERSION 4
+#define BOO_ABI_VERSION 5
 
 /* Device counters every launch gets (BooGemmArgs::semaphores): zero when a kernel starts, and
  * the kernel leaves them zero when it ends (the last block to use a counter resets it). They
@@ -15,6 +15,7 @@
 
 /* Kinds of argument struct a kernel object takes. */
 #define BOO_KIND_GEMM 1
+#define BOO_KIND_CONV 2
 
 /* Return codes of the entry points. */
 #define BOO_OK 0
@@ -50,6 +51,33 @@ typedef struct BooGemmArgs {
   int32_t device;           /* CUDA device ordinal */
   int32_t dry_run;          /* 1: do everything but the launch (host-overhead measurements) */
 } BooGemmArgs;
+
+/* Directions of BooConvArgs (the order of ops::ConvDirection). */
+#define BOO_CONV_FORWARD 0
+#define BOO_CONV_BACKWARD_DATA 1
+#define BOO_CONV_BACKWARD_WEIGHT 2
+
+/* One convolution (ops::ConvProblem) with its tensors. Spatial entries are D, H, W: a 2D
+ * problem has D = 1 (filter 1, stride 1, pad 0, dilation 1), a 1D problem also H = 1. Strides
+ * are in elements, in the logical order (N, C, D, H, W) for x, (K, C/G, D, H, W) for w and
+ * (N, K, D, H, W) for y, so any layout is described; kernels that need one layout check them.
+ * Forward reads x, w (and bias) and writes y = act(conv(x, w) + bias); backward data reads y
+ * (dy) and w and writes x (dx); backward weight reads x and y (dy) and writes w (dw). */
+typedef struct BooConvArgs {
+  int32_t direction;    /* BOO_CONV_* */
+  int32_t spatial_dims; /* 1, 2 or 3 (what the problem is; the arrays always hold 3) */
+  int64_t n, c, k, groups;
+  int64_t in[3], filter[3], out[3];
+  int64_t stride[3], pad[3], dilation[3];
+  int64_t x_stride[5], w_stride[5], y_stride[5];
+  void* x;
+  void* w;
+  void* y;
+  const void* bias; /* K values (forward), or NULL */
+  int32_t sm_count; /* SMs of the device */
+  int32_t device;   /* CUDA device ordinal */
+  int32_t dry_run;  /* 1: do everything but the launch */
+} BooConvArgs;
 
 /* Entry points every kernel object exports (C linkage):
  *   int32_t boo_info(BooKernelInfo* info);
