@@ -1,5 +1,5 @@
-// The C entry points of abi.h for a GEMM runner type (a struct with static supports, workspace
-// and run over BooGemmArgs). Every generated GEMM translation unit expands the macro once.
+// The C entry points of abi.h for a runner type (a struct with static supports, workspace and
+// run over one argument struct). Every generated translation unit expands one macro once.
 #pragma once
 
 #include <cstdio>
@@ -12,20 +12,27 @@ inline void write_why(char* why, int32_t len, const char* text) {
 
 }  // namespace boo_kernels
 
-#define BOO_GEMM_ENTRY_POINTS(Runner, kName)                                                    \
-  extern "C" int32_t boo_info(BooKernelInfo* info) {                                            \
-    info->abi_version = BOO_ABI_VERSION;                                                        \
-    info->kind = BOO_KIND_GEMM;                                                                 \
-    info->name = kName;                                                                         \
-    return BOO_OK;                                                                              \
-  }                                                                                             \
-  extern "C" int32_t boo_supports(const void* args, char* why, int32_t len) {                   \
-    return Runner::supports(*static_cast<const BooGemmArgs*>(args), why, len);                  \
-  }                                                                                             \
-  extern "C" int64_t boo_workspace(const void* args) {                                          \
-    return Runner::workspace(*static_cast<const BooGemmArgs*>(args));                           \
-  }                                                                                             \
-  extern "C" int32_t boo_run(const void* args, void* ws, int64_t ws_bytes, void* stream,        \
-                             char* why, int32_t len) {                                          \
-    return Runner::run(*static_cast<const BooGemmArgs*>(args), ws, ws_bytes, stream, why, len); \
+// The four entry points for a runner over one argument struct of abi.h (BooGemmArgs with
+// BOO_KIND_GEMM, BooConvArgs with BOO_KIND_CONV).
+#define BOO_ENTRY_POINTS(Runner, kName, kKind, Args)                                     \
+  extern "C" int32_t boo_info(BooKernelInfo* info) {                                     \
+    info->abi_version = BOO_ABI_VERSION;                                                 \
+    info->kind = kKind;                                                                  \
+    info->name = kName;                                                                  \
+    return BOO_OK;                                                                       \
+  }                                                                                      \
+  extern "C" int32_t boo_supports(const void* args, char* why, int32_t len) {            \
+    return Runner::supports(*static_cast<const Args*>(args), why, len);                  \
+  }                                                                                      \
+  extern "C" int64_t boo_workspace(const void* args) {                                   \
+    return Runner::workspace(*static_cast<const Args*>(args));                           \
+  }                                                                                      \
+  extern "C" int32_t boo_run(const void* args, void* ws, int64_t ws_bytes, void* stream, \
+                             char* why, int32_t len) {                                   \
+    return Runner::run(*static_cast<const Args*>(args), ws, ws_bytes, stream, why, len); \
   }
+
+#define BOO_GEMM_ENTRY_POINTS(Runner, kName) \
+  BOO_ENTRY_POINTS(Runner, kName, BOO_KIND_GEMM, BooGemmArgs)
+#define BOO_CONV_ENTRY_POINTS(Runner, kName) \
+  BOO_ENTRY_POINTS(Runner, kName, BOO_KIND_CONV, BooConvArgs)
