@@ -1,0 +1,22 @@
+// Convolution configs to CUDA source: one translation unit per kernel exporting the C entry
+// points of abi.h over BooConvArgs (DESIGN.md §4).
+#pragma once
+
+#include <string_view>
+
+#include "boo/codegen/gemm_codegen.h"
+#include "boo/core/status.h"
+#include "boo/space/conv_sm90.h"
+
+namespace boo::codegen {
+
+// CUTLASS 3 ConvUniversal instance (check_conv_sm90 must hold). Tensors that are not packed
+// channels-last run through copies into the workspace (kernels/conv_relayout.cuh).
+core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& config);
+
+// conv.direct: the always-correct kernel for a class (any layout, groups, stride, padding,
+// dilation; every dtype; fp32 accumulation). The name is kConvDirectPrefix + class name.
+core::Expected<KernelSource> conv_direct_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvDirectPrefix = "conv.direct_";
+
+}  // namespace boo::codegen

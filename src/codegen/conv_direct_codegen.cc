@@ -1,0 +1,1 @@
+#include "boo/codegen/conv_codegen.h"
