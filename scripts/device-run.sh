@@ -5,9 +5,10 @@
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
-#                               profile|all]...
-#   (default: all = build, preload, tests, bench, spacecheck; each call of the device tool has
-#   10 minutes: a fresh machine needs build and preload in one call, the rest in others)
+#                               profile|convpreload|convtests|convbench|conv|all]...
+#   (default: all = build, preload, tests, bench, spacecheck, and the conv steps; each call of
+#   the device tool has 10 minutes: a fresh machine needs build and preload in one call, the
+#   rest in others; `conv` = convpreload, convtests, convbench)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
 # Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24).
@@ -24,7 +25,13 @@ export BOO_CACHE_DIR="${BOO_CACHE_DIR:-$PWD/.deps/device-cache}"
 boo=build/device/tools/boo/boo
 jobs=$(nproc)
 status=0
-want() { for s in "${steps[@]}"; do [ "$s" = "$1" ] || [ "$s" = all ] && return 0; done; return 1; }
+want() {
+  for s in "${steps[@]}"; do
+    [ "$s" = "$1" ] || [ "$s" = all ] && return 0
+    [ "$s" = conv ] && [[ "$1" == conv* ]] && return 0
+  done
+  return 1
+}
 log() { echo "== $(date +%H:%M:%S) $*"; }
 
 if want build || [ ! -x "$boo" ]; then
@@ -115,6 +122,30 @@ if want bench; then
   build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
 fi
 
+conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt)
+[ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
+if want convpreload; then
+  log "preload: convolution kernels ($jobs jobs)"
+  for f in "${conv_lists[@]}"; do
+    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
+  done
+fi
+
+if want convtests; then
+  log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
+  for f in "${conv_lists[@]}"; do
+    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')" "$f" --backend boo,cudnn
+  done
+fi
+
+if want convbench; then
+  log "benchmark: conv_public.txt, boo vs cuDNN, DESIGN.md section 7 protocol"
+  "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
+    --csv "$OUT/bench-conv.csv" --commands-file bench/workloads/conv_public.txt \
+    >"$OUT/bench-conv.log" 2>&1 || status=1
+  grep -E '^>>> (speedup|boo:|cudnn:|verify)|error' "$OUT/bench-conv.log" | cut -c1-150 | head -120
+fi
+
 if [[ " ${steps[*]} " == *" profile "* ]]; then
   log "profile: kernel durations and DRAM bytes (ncu) of a few problems, boo's kernels only"
   for cmd in \
@@ -177,7 +208,7 @@ log "done (status $status)"
 if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
-    bench-unaligned-fp8.csv profile.txt; do
+    bench-unaligned-fp8.csv bench-conv.csv profile.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
   done
 fi

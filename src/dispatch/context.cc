@@ -11,7 +11,13 @@ core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options
   ctx->tuning_db = std::make_unique<TuningDb>(std::move(db));
   DeviceModel model;
   if (sm_count > 0) model.sm_count = sm_count;
-  ctx->gemm = std::make_unique<GemmDispatcher>(*ctx->cache, ctx->tuning_db.get(), model,
+  // A forced config names one kernel: a GEMM's goes to the GEMM dispatcher (conv.gemm_1x1 uses
+  // it), a convolution's to the convolution dispatcher.
+  DispatchOptions gemm_options = options;
+  if (options.force_config.rfind("conv.", 0) == 0) gemm_options.force_config.clear();
+  ctx->gemm =
+      std::make_unique<GemmDispatcher>(*ctx->cache, ctx->tuning_db.get(), model, gemm_options);
+  ctx->conv = std::make_unique<ConvDispatcher>(*ctx->cache, ctx->tuning_db.get(), *ctx->gemm,
                                                std::move(options));
   return ctx;
 }

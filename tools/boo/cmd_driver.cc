@@ -21,9 +21,9 @@ int run_driver(const DriverOptions& opt) {
     return 2;
   }
   for (const std::string& b : opt.backends) {
-    if (b != "boo" && b != "cublaslt" && b != "reference") {
+    if (b != "boo" && b != "cublaslt" && b != "cudnn" && b != "reference") {
       std::fprintf(stderr,
-                   "boo driver: error: --backend: unknown backend '%s' (boo, cublaslt, "
+                   "boo driver: error: --backend: unknown backend '%s' (boo, cublaslt, cudnn, "
                    "reference)\n",
                    b.c_str());
       return 2;
@@ -70,13 +70,15 @@ int run_driver(const DriverOptions& opt) {
       std::printf("%s\n", ops::to_command(p).c_str());
       std::fflush(stdout);
       const auto* gemm = std::get_if<ops::GemmProblem>(&p);
+      const auto* conv = std::get_if<ops::ConvProblem>(&p);
+      const bool gpu_kernels = gemm != nullptr || conv != nullptr;
       std::vector<std::string> backends = opt.backends;
-      if (backends.empty()) backends = {devices && gemm ? "boo" : "reference"};
+      if (backends.empty()) backends = {devices && gpu_kernels ? "boo" : "reference"};
       const bool small = ops::flops(p) <= opt.cpu_max_gflop * 1e9;
       const bool cpu_only =
-          backends == std::vector<std::string>{"reference"} && (!devices || !gemm || small);
+          backends == std::vector<std::string>{"reference"} && (!devices || !gpu_kernels || small);
       if (cpu_only) {
-        if (devices && !gemm && !explicit_backend) {
+        if (devices && !gpu_kernels && !explicit_backend) {
           std::printf(">>> note: boo has no GPU kernels for %s yet; running the CPU reference\n",
                       std::string(ops::family(p)).c_str());
         }
@@ -86,7 +88,7 @@ int run_driver(const DriverOptions& opt) {
         print_error(cmd.source, core::unavailable("--backend " + core::join(backends, ",") +
                                                   " needs a GPU: " + devices.status().message()));
         ++outcome.failed;
-      } else if (gemm == nullptr) {
+      } else if (!gpu_kernels) {
         print_error(cmd.source, core::unsupported("boo has no GPU kernels or vendor baseline for " +
                                                   std::string(ops::family(p)) +
                                                   " yet; use --backend reference"));
@@ -101,7 +103,11 @@ int run_driver(const DriverOptions& opt) {
           }
           gpu = std::move(*session);
         }
-        gpu->run_gemm(cmd.source, *gemm, backends, plan, csv ? &*csv : nullptr, outcome);
+        if (gemm != nullptr) {
+          gpu->run_gemm(cmd.source, *gemm, backends, plan, csv ? &*csv : nullptr, outcome);
+        } else {
+          gpu->run_conv(cmd.source, *conv, backends, plan, csv ? &*csv : nullptr, outcome);
+        }
       }
       std::fflush(stdout);
     }
@@ -124,9 +130,10 @@ Run add_driver_command(CLI::App& app) {
   sub->add_option("--commands-file", opt->commands_file,
                   "A file of commands (.txt with # comments, .tsv, hipBLASLt or cuBLASLt log)");
   sub->add_option("--backend", opt->backends,
-                  "Comma-separated backends: boo (boo's GPU kernels), cublaslt (the vendor at its "
-                  "best), reference (fp64 CPU reference for small problems, fp32-accumulating GPU "
-                  "GEMM for large). Default: boo for GEMMs on a GPU, else reference")
+                  "Comma-separated backends: boo (boo's GPU kernels), cublaslt (GEMMs) or cudnn "
+                  "(convolutions): the vendor at its best, reference (fp64 CPU reference for "
+                  "small problems, the GPU reference for large). Default: boo for GEMMs and "
+                  "convolutions on a GPU, else reference")
       ->delimiter(',')
       ->allow_extra_args(false);
   sub->add_flag("--explain", opt->explain, "Print why dispatch chose each kernel");

@@ -23,12 +23,23 @@ struct PreloadOptions {
   bool misalign = false;  // for operand pointers aligned only to their element size
 };
 
+// One problem's kernels in dispatch's order: the first that compiles resolves it.
 struct Pending {
-  const ops::GemmProblem* problem;
-  std::vector<dispatch::GemmCandidate> candidates;
+  std::string key;
+  std::vector<codegen::KernelSource> candidates;
   size_t next = 0;
   bool done = false;
 };
+
+// Kernel sources of a GEMM's candidate list (a candidate without source is skipped).
+std::vector<codegen::KernelSource> gemm_sources(const dispatch::GemmDispatcher& gemm,
+                                                const std::vector<dispatch::GemmCandidate>& list) {
+  std::vector<codegen::KernelSource> out;
+  for (const dispatch::GemmCandidate& c : list) {
+    if (auto src = gemm.source(c)) out.push_back(std::move(*src));
+  }
+  return out;
+}
 
 int run_preload(const PreloadOptions& opt) {
   auto source = load_commands(opt.words, opt.commands_file);
@@ -44,10 +55,20 @@ int run_preload(const PreloadOptions& opt) {
     return 2;
   }
   dispatch::GemmDispatcher& gemm = *(*ctx)->gemm;
+  dispatch::ConvDispatcher& conv = *(*ctx)->conv;
   jit::KernelCache& cache = *(*ctx)->cache;
-  std::vector<ops::GemmProblem> problems;
   int errors = 0;
   int skipped = 0;
+  std::vector<Pending> pending;
+  // --top K: the extra candidates (heuristic ranks 2..K, not the fallback) become entries of
+  // their own.
+  auto add = [&](const std::string& key, std::vector<codegen::KernelSource> all) {
+    pending.push_back({key, all, 0, false});
+    for (size_t extra = 1; extra < static_cast<size_t>(opt.top) && extra + 1 < all.size();
+         ++extra) {
+      pending.push_back({key, {all[extra]}, 0, false});
+    }
+  };
   for (const SourcedCommand& cmd : source->commands) {
     if (!cmd.parsed) {
       print_error(cmd.source, cmd.parsed.status());
@@ -56,35 +77,44 @@ int run_preload(const PreloadOptions& opt) {
     }
     for (const ops::Problem& p : cmd.parsed->problems) {
       if (const auto* g = std::get_if<ops::GemmProblem>(&p)) {
-        problems.push_back(*g);
+        auto c = gemm.candidates(*g, nullptr, /*aligned_pointers=*/!opt.misalign);
+        if (!c) {
+          print_error(g->key(), c.status());
+          ++errors;
+          continue;
+        }
+        add(g->key(), gemm_sources(gemm, *c));
+      } else if (const auto* cv = std::get_if<ops::ConvProblem>(&p)) {
+        auto c = conv.candidates(*cv, nullptr);
+        if (!c) {
+          print_error(cv->key(), c.status());
+          ++errors;
+          continue;
+        }
+        std::vector<codegen::KernelSource> sources;
+        for (const dispatch::ConvCandidate& k : *c) {
+          if (k.algorithm == dispatch::kConvGemm1x1) {
+            // The GEMM this 1x1 convolution is: the GEMM dispatcher's own candidates.
+            auto mapped = dispatch::conv_as_gemm_1x1(*cv);
+            if (!mapped) continue;
+            auto g = gemm.candidates(mapped->gemm, nullptr);
+            if (!g) continue;
+            for (auto& src : gemm_sources(gemm, *g)) sources.push_back(std::move(src));
+          } else if (auto src = conv.source(k)) {
+            sources.push_back(std::move(*src));
+          }
+        }
+        add(cv->key(), std::move(sources));
       } else {
-        ++skipped;  // conv and layer norm kernels arrive later
+        ++skipped;  // layer norm kernels arrive later
       }
     }
   }
-  std::vector<Pending> pending;
-  for (const ops::GemmProblem& p : problems) {
-    auto c = gemm.candidates(p, nullptr, /*aligned_pointers=*/!opt.misalign);
-    if (!c) {
-      print_error(p.key(), c.status());
-      ++errors;
-      continue;
-    }
-    // --top K: the extra candidates (heuristic ranks 2..K, not the fallback) become entries
-    // of their own.
-    const std::vector<dispatch::GemmCandidate> all = *c;
-    pending.push_back({&p, std::move(*c), 0, false});
-    for (size_t extra = 1; extra < static_cast<size_t>(opt.top) && extra + 1 < all.size();
-         ++extra) {
-      pending.push_back({&p, {all[extra]}, 0, false});
-    }
-  }
   const int jobs = opt.jobs > 0 ? opt.jobs : default_compile_jobs();
-  std::fprintf(stderr, "boo preload: %zu GEMM problems%s; cache %s; %d parallel compiles\n",
+  std::fprintf(stderr, "boo preload: %zu problems%s; cache %s; %d parallel compiles\n",
                pending.size(),
                skipped ? (" (" + std::to_string(skipped) +
-                          " conv/layernorm problems have no "
-                          "kernels to compile yet)")
+                          " layer norm problems have no kernels to compile yet)")
                              .c_str()
                        : "",
                cache.options().root.c_str(), jobs);
@@ -95,13 +125,9 @@ int run_preload(const PreloadOptions& opt) {
     std::map<std::string, std::vector<Pending*>> users;
     for (Pending& p : pending) {
       if (p.done || p.next >= p.candidates.size()) continue;
-      auto src = gemm.source(p.candidates[p.next]);
-      if (!src) {
-        ++p.next;
-        continue;
-      }
-      const std::string stem = cache.paths(*src).stem;
-      round.emplace(stem, *src);
+      const codegen::KernelSource& src = p.candidates[p.next];
+      const std::string stem = cache.paths(src).stem;
+      round.emplace(stem, src);
       users[stem].push_back(&p);
     }
     if (round.empty()) break;

@@ -63,7 +63,8 @@ void run_cpu_reference(const DriverOptions& opt, bool explicit_backend, const st
                        const ops::Problem& p, const RunPlan& plan, tune::ResultCsvWriter* csv,
                        Outcome& outcome);
 
-// GPU backends (boo, cublaslt, reference) for GEMM problems, with timing per DESIGN.md §7 and
+// GPU backends: boo, cublaslt and reference for GEMMs; boo, cudnn and reference for
+// convolutions; with timing per DESIGN.md §7 and
 // the numerics gate of §8. One session per driver run holds the stream, kernel context and
 // measured ceilings.
 class GpuSession {
@@ -74,9 +75,14 @@ class GpuSession {
   void run_gemm(const std::string& source, const ops::GemmProblem& p,
                 const std::vector<std::string>& backends, const RunPlan& plan,
                 tune::ResultCsvWriter* csv, Outcome& outcome);
+  // Backends boo, cudnn and reference for a convolution.
+  void run_conv(const std::string& source, const ops::ConvProblem& p,
+                const std::vector<std::string>& backends, const RunPlan& plan,
+                tune::ResultCsvWriter* csv, Outcome& outcome);
+
+  struct Impl;  // gpu_session.h
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -7,54 +7,15 @@
 #include <functional>
 #include <memory>
 
-#include "boo/dispatch/context.h"
-#include "boo/reference/cublaslt_gemm.h"
 #include "boo/reference/gpu_reference.h"
 #include "boo/tune/bench.h"
 #include "boo/tune/gemm_operands.h"
 #include "boo/tune/stats.h"
 #include "command_source.h"
 #include "driver.h"
+#include "gpu_session.h"
 
 namespace boo::cli {
-
-struct GpuSession::Impl {
-  DriverOptions opt;
-  std::string device_name;
-  int sm_count = 0;
-  runtime::Stream stream;
-  std::unique_ptr<dispatch::Context> ctx;
-  std::unique_ptr<reference::CublasLtGemm> lt;
-  std::optional<tune::L2Flusher> flusher;
-  std::optional<ops::Ceilings> ceilings;
-  int64_t l2_bytes = 50 << 20;
-
-  core::Status ensure_context() {
-    if (ctx) return core::Status::ok();
-    dispatch::DispatchOptions d;
-    d.force_config = opt.config;
-    d.max_compile_attempts = std::max(3, opt.top);
-    BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
-    return core::Status::ok();
-  }
-  core::Status ensure_timing() {
-    if (!flusher) {
-      BOO_ASSIGN_OR_RETURN(
-          auto f, tune::L2Flusher::create(l2_bytes, opt.flush == "write" ? tune::FlushMode::kWrite
-                                                                         : tune::FlushMode::kRead));
-      flusher.emplace(std::move(f));
-      std::fprintf(stderr, "boo: cold L2 before each sample: %s a buffer of 2x L2\n",
-                   opt.flush == "write" ? "write (fill)" : "read");
-    }
-    if (!ceilings) {
-      std::string report;
-      BOO_ASSIGN_OR_RETURN(ops::Ceilings c, tune::measure_ceilings(stream.get(), &report));
-      ceilings = c;
-      std::fprintf(stderr, "boo: %s\n", report.c_str());
-    }
-    return core::Status::ok();
-  }
-};
 
 core::Expected<std::unique_ptr<GpuSession>> GpuSession::create(const DriverOptions& opt,
                                                                std::string device_name,
@@ -74,7 +35,92 @@ core::Expected<std::unique_ptr<GpuSession>> GpuSession::create(const DriverOptio
 
 GpuSession::~GpuSession() = default;
 
-namespace {
+core::Status GpuSession::Impl::ensure_context() {
+  if (ctx) return core::Status::ok();
+  dispatch::DispatchOptions d;
+  d.force_config = opt.config;
+  d.max_compile_attempts = std::max(3, opt.top);
+  BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
+  return core::Status::ok();
+}
+
+core::Status GpuSession::Impl::ensure_timing() {
+  if (!flusher) {
+    BOO_ASSIGN_OR_RETURN(
+        auto f, tune::L2Flusher::create(l2_bytes, opt.flush == "write" ? tune::FlushMode::kWrite
+                                                                       : tune::FlushMode::kRead));
+    flusher.emplace(std::move(f));
+    std::fprintf(stderr, "boo: cold L2 before each sample: %s a buffer of 2x L2\n",
+                 opt.flush == "write" ? "write (fill)" : "read");
+  }
+  if (!ceilings) {
+    std::string report;
+    BOO_ASSIGN_OR_RETURN(ops::Ceilings c, tune::measure_ceilings(stream.get(), &report));
+    ceilings = c;
+    std::fprintf(stderr, "boo: %s\n", report.c_str());
+  }
+  return core::Status::ok();
+}
+
+bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
+                 std::vector<BackendRun>& runs, const std::string& vendor_name, const RunPlan& plan,
+                 tune::ResultCsvWriter* csv) {
+  void* stream = s.stream.get();
+  auto fail = [&](const core::Status& st) {
+    print_error(source, st);
+    return false;
+  };
+  if (plan.time) {
+    if (core::Status st = s.ensure_timing(); !st.is_ok()) return fail(st);
+    std::vector<tune::Launch> launches;
+    for (const BackendRun& r : runs) launches.push_back(r.launch);
+    tune::TimingOptions topt;
+    topt.samples = static_cast<int>(std::max<int64_t>(50, plan.iter));
+    auto samples = tune::time_interleaved(launches, stream, &*s.flusher, topt);
+    if (!samples) return fail(samples.status());
+    const double floor = ops::floor_us(p, *s.ceilings);
+    const BackendRun* vendor = nullptr;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      runs[i].timing = tune::timing_stats((*samples)[i]);
+      if (runs[i].name == vendor_name) vendor = &runs[i];
+      if (runs[i].timing.median_us < 20.0) {
+        auto g = tune::time_in_graph(runs[i].launch, stream);
+        if (g) runs[i].graph_us = *g;
+      }
+    }
+    for (const BackendRun& r : runs) {
+      std::printf(
+          ">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
+          runs.size() > 1 ? (r.name + ": ").c_str() : "", tune::format_timing(r.timing).c_str(),
+          floor, 100.0 * floor / r.timing.median_us,
+          r.graph_us ? (", graph " + std::to_string(*r.graph_us).substr(0, 6) + "us").c_str() : "");
+    }
+    if (vendor != nullptr) {
+      for (const BackendRun& r : runs) {
+        if (&r == vendor || r.name == "reference") continue;
+        std::printf(">>> speedup %s vs %s: %.3fx\n", r.name.c_str(), vendor_name.c_str(),
+                    vendor->timing.median_us / r.timing.median_us);
+      }
+    }
+  }
+
+  if (csv != nullptr) {
+    for (const BackendRun& r : runs) {
+      tune::ResultRow row =
+          csv_row(p, r.name, s.ceilings ? *s.ceilings : ops::Ceilings::h100_sxm_datasheet());
+      row.algorithm = r.algorithm;
+      row.config = r.config;
+      row.median_us = r.timing.median_us;
+      row.min_us = r.timing.min_us;
+      row.max_us = r.timing.max_us;
+      if (r.error) row.rel_error = r.error->rel_fro;
+      row.passed = r.passed;
+      row.device = s.device_name;
+      if (core::Status st = csv->write(row); !st.is_ok()) return fail(st);
+    }
+  }
+  return true;
+}
 
 // --misalign: copies of the operands one element past a 16-byte boundary, and the output
 // written there (copied back into the run's aligned D for the comparison).
@@ -83,6 +129,8 @@ struct MisalignedOperands {
   dispatch::GemmPointers ptrs;
   int64_t d_offset = 0, d_bytes = 0;
 };
+
+namespace {
 
 core::Expected<std::shared_ptr<MisalignedOperands>> misalign(const ops::GemmProblem& p,
                                                              const tune::GemmOperands& o,
@@ -114,19 +162,6 @@ core::Expected<std::shared_ptr<MisalignedOperands>> misalign(const ops::GemmProb
   m->ptrs.d = static_cast<char*>(m->d.data()) + m->d_offset;
   return m;
 }
-
-struct BackendRun {
-  std::shared_ptr<MisalignedOperands> misaligned;  // --misalign (boo only)
-  std::string name;
-  std::string algorithm;
-  std::string config;
-  runtime::DeviceBuffer d;
-  tune::Launch launch;
-  std::optional<reference::ErrorStats> error;
-  std::optional<bool> passed;
-  tune::TimingStats timing;
-  std::optional<double> graph_us;
-};
 
 // A host copy of D's M x N x batch values (nothing for outputs above 64 M elements).
 std::vector<double> download_d(const ops::GemmProblem& p, const runtime::DeviceBuffer& d) {
@@ -246,6 +281,9 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
       std::printf(">>> cublaslt: %s\n", r.config.c_str());
       reference::CublasLtGemm* lt = s.lt.get();
       r.launch = [lt, ptrs](void* st) { return lt->run(ptrs, st); };
+    } else if (name != "reference") {
+      return fail(core::invalid_argument("--backend " + name +
+                                         ": GEMMs run on boo, cublaslt or reference"));
     } else {  // reference: the fp32-accumulating GPU GEMM
       auto out = runtime::DeviceBuffer::allocate(p.m * p.n * p.batch * 4);
       if (!out) return fail(out.status());
@@ -313,54 +351,9 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
     }
   }
 
-  if (plan.time) {
-    if (core::Status st = s.ensure_timing(); !st.is_ok()) return fail(st);
-    std::vector<tune::Launch> launches;
-    for (const BackendRun& r : runs) launches.push_back(r.launch);
-    tune::TimingOptions topt;
-    topt.samples = static_cast<int>(std::max<int64_t>(50, plan.iter));
-    auto samples = tune::time_interleaved(launches, stream, &*s.flusher, topt);
-    if (!samples) return fail(samples.status());
-    const double floor = ops::floor_us(ops::Problem{p}, *s.ceilings);
-    const BackendRun* vendor = nullptr;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      runs[i].timing = tune::timing_stats((*samples)[i]);
-      if (runs[i].name == "cublaslt") vendor = &runs[i];
-      if (runs[i].timing.median_us < 20.0) {
-        auto g = tune::time_in_graph(runs[i].launch, stream);
-        if (g) runs[i].graph_us = *g;
-      }
-    }
-    for (const BackendRun& r : runs) {
-      std::printf(
-          ">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
-          runs.size() > 1 ? (r.name + ": ").c_str() : "", tune::format_timing(r.timing).c_str(),
-          floor, 100.0 * floor / r.timing.median_us,
-          r.graph_us ? (", graph " + std::to_string(*r.graph_us).substr(0, 6) + "us").c_str() : "");
-    }
-    if (vendor != nullptr) {
-      for (const BackendRun& r : runs) {
-        if (&r == vendor || r.name == "reference") continue;
-        std::printf(">>> speedup %s vs cublaslt: %.3fx\n", r.name.c_str(),
-                    vendor->timing.median_us / r.timing.median_us);
-      }
-    }
-  }
-
-  if (csv != nullptr) {
-    for (const BackendRun& r : runs) {
-      tune::ResultRow row = csv_row(ops::Problem{p}, r.name,
-                                    s.ceilings ? *s.ceilings : ops::Ceilings::h100_sxm_datasheet());
-      row.algorithm = r.algorithm;
-      row.config = r.config;
-      row.median_us = r.timing.median_us;
-      row.min_us = r.timing.min_us;
-      row.max_us = r.timing.max_us;
-      if (r.error) row.rel_error = r.error->rel_fro;
-      row.passed = r.passed;
-      row.device = s.device_name;
-      if (core::Status st = csv->write(row); !st.is_ok()) return fail(st);
-    }
+  if (!report_runs(s, source, ops::Problem{p}, runs, "cublaslt", plan, csv)) {
+    ++outcome.failed;
+    return;
   }
   if (failed) {
     ++outcome.failed;

@@ -1,10 +1,11 @@
-// The default bundle of what dispatch needs — kernel cache, tuning database, GEMM dispatcher —
-// built from the environment for the CLI and Python (DESIGN.md §1: no singletons; a Context
-// is an object its owner passes around).
+// The default bundle of what dispatch needs — kernel cache, tuning database, GEMM and
+// convolution dispatchers — built from the environment for the CLI and Python (DESIGN.md §1: no
+// singletons; a Context is an object its owner passes around).
 #pragma once
 
 #include <memory>
 
+#include "boo/dispatch/conv_dispatcher.h"
 #include "boo/dispatch/gemm_dispatcher.h"
 #include "boo/dispatch/tuning_db.h"
 #include "boo/jit/kernel_cache.h"
@@ -15,6 +16,7 @@ struct Context {
   std::unique_ptr<jit::KernelCache> cache;
   std::unique_ptr<TuningDb> tuning_db;
   std::unique_ptr<GemmDispatcher> gemm;
+  std::unique_ptr<ConvDispatcher> conv;  // uses `gemm` for conv.gemm_1x1
 
   // Reads BOO_CACHE_*, BOO_JIT, BOO_NVCC, BOO_CUTLASS_DIR, BOO_TUNING_SPEC_PATH; the device
   // model comes from the current GPU (SM count) or H100 defaults without one.

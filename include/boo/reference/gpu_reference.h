@@ -1,14 +1,16 @@
 // GPU helpers of the numerics and benchmark protocols (DESIGN.md §7, §8): random operands made
-// on the device, an fp32-accumulating reference GEMM for problems too large for the CPU,
-// output comparison, the activation pass a cuBLASLt user adds when no fused epilogue exists,
-// and an empty kernel for the launch ceiling. Host API only; the kernels are compiled with the
-// library (src/reference/gpu/).
+// on the device, an fp32-accumulating reference GEMM and an fp64-accumulating reference
+// convolution for problems too large for the CPU, output comparison, the activation pass a
+// cuBLASLt user adds when no fused epilogue exists, and an empty kernel for the launch ceiling.
+// Host API only; the kernels are compiled with the library (src/reference/gpu/).
 #pragma once
 
 #include <cstdint>
 
 #include "boo/core/dtype.h"
 #include "boo/core/status.h"
+#include "boo/dispatch/conv_args.h"
+#include "boo/ops/conv_problem.h"
 #include "boo/ops/gemm_problem.h"
 #include "boo/reference/compare.h"
 
@@ -39,7 +41,33 @@ core::Expected<ErrorStats> compare_gemm_output(const ops::GemmProblem& p, const 
 core::Status bias_activation(const ops::GemmProblem& p, void* d, const void* bias,
                              ops::Activation act, void* stream);
 
+// y = act(y + bias) in place over a forward convolution's output (p.y_desc(): either layout,
+// packed), bias per output channel (K values of p.dtype, may be null), act = p.activation: the
+// pass a cuDNN user adds where cuDNN has no fused epilogue (gelu). Asynchronous on `stream`.
+core::Status conv_bias_activation(const ops::ConvProblem& p, void* y, const void* bias,
+                                  void* stream);
+
+// The convolution's output tensor (y forward, x backward data, w backward weight: what
+// `p.direction` computes) in fp32, PACKED in the logical row-major order of that tensor's dims,
+// whatever the problem's layouts: [N][K][out spatial] forward, [N][C][in spatial] backward data,
+// [K][C / groups][filter spatial] backward weight, spatial dims outermost first (D, H, W), last
+// fastest. Inputs are read from `in` through their descriptors' strides (x_desc(), w_desc(),
+// y_desc(): any layout); the output's own pointer in `in` is ignored. Sums in fp64 on the GPU,
+// one thread per output element (backward weight splits its long sums over threads and adds
+// the parts in a fixed order); the forward adds the bias and applies the activation. `out`
+// holds the output's element count of floats. Asynchronous on `stream`.
+core::Status conv_reference(const ops::ConvProblem& p, const dispatch::ConvPointers& in, float* out,
+                            void* stream);
+
+// Error of the output tensor `out` (the problem's layout and dtype, read through its strides)
+// against a packed fp32 reference in conv_reference's order; synchronizes.
+core::Expected<ErrorStats> compare_conv_output(const ops::ConvProblem& p, const void* out,
+                                               const float* ref, void* stream);
+
 core::Status launch_empty(void* stream);
+// One thread that keeps the stream busy for `us` microseconds: work enqueued behind it starts
+// when it ends, whatever its launch cost on the host.
+core::Status launch_hold(double us, void* stream);
 
 // Reads `bytes` (a multiple of 16) of `buf` once, leaving them in L2 as clean lines; `sink`
 // (16 bytes) is written only to keep the loads.

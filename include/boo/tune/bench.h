@@ -39,6 +39,11 @@ struct TimingOptions {
   int warmups = 10;
   int samples = 50;
   bool cold_l2 = true;
+  // A kernel that holds the stream this long before each sample's flush: the host enqueues the
+  // flush, the events and the launch meanwhile, so a library whose launch costs tens of us of
+  // CPU (cuDNN's legacy API: ~50 us) is timed on the GPU only, like a kernel in a stream that
+  // is never starved. 0 disables it.
+  double hold_us = 150.0;
 };
 
 // samples[i][j]: the j-th sample of launches[i] in microseconds. Sample j of every launch is

@@ -13,6 +13,7 @@
 #include "boo/ops/gemm_problem.h"
 #include "boo/reference/compare.h"
 #include "boo/runtime/cuda.h"
+#include "boo/tune/numerics.h"
 
 namespace boo::tune {
 
@@ -62,16 +63,10 @@ class GemmReference {
   runtime::DeviceBuffer device_;  // packed fp32 (GPU reference)
 };
 
-struct GemmNumerics {
-  reference::ErrorStats boo;
-  std::optional<reference::ErrorStats> vendor;
-  double tolerance = 0.0;
-  bool passed = false;
-  std::string reference;
-  std::string verdict;  // one line: why it passed or failed
-};
+using GemmNumerics = Numerics;
 
-// The gate: no NaN/Inf, error <= tolerance, and <= 2x the vendor's error when there is one.
+// The gate (judge_numerics with gemm_tolerance): no NaN/Inf, error <= tolerance, and <= 2x the
+// vendor's error when there is one.
 GemmNumerics judge_gemm(const ops::GemmProblem& p, const reference::ErrorStats& boo,
                         const std::optional<reference::ErrorStats>& vendor,
                         const std::string& reference_name);

@@ -225,6 +225,54 @@ __global__ void bias_act_kernel(RefGemm g, TD* d, const TBias* bias) {
   }
 }
 
+// One read and one write per element: memory-bound, so the channel index costs at most one
+// division by a runtime value, 32-bit (~3x cheaper than 64-bit) when the tensor has < 2^31
+// elements: unsigned, so idx + stride (< 2^31 + 2^27) cannot wrap.
+template <class T, class Index>
+__global__ void conv_bias_act_kernel(T* y, const T* bias, Index count, Index channel_stride,
+                                     Index channels, int act) {
+  for (Index idx = blockIdx.x * Index{blockDim.x} + threadIdx.x; idx < count;
+       idx += Index{gridDim.x} * blockDim.x) {
+    float v = to_f(y[idx]);
+    if (bias != nullptr) {
+      const Index ch = channel_stride == 1 ? idx % channels : (idx / channel_stride) % channels;
+      v += to_f(bias[ch]);
+    }
+    y[idx] = from_f<T>(activate(act, v));
+  }
+}
+
+// The same with 16-byte accesses (8 bf16/fp16 or 4 fp32 elements a thread): on an H100, bias +
+// gelu over a 25.7 MB bf16 output ran at 1.8 TB/s (read + write) this way, 0.95 TB/s with
+// 2-byte accesses. The caller guarantees that the index math holds for a whole vector:
+// channels-last with K % V == 0 (a vector holds channels ch0..ch0+V-1 of one pixel) or
+// channels-first with a spatial size % V == 0 (a vector holds one channel).
+template <class T, class Index>
+__global__ void conv_bias_act_vec_kernel(T* y, const T* bias, Index vectors, Index channel_stride,
+                                         Index channels, int act) {
+  constexpr int kV = 16 / sizeof(T);
+  uint4* y4 = reinterpret_cast<uint4*>(y);
+  for (Index v = blockIdx.x * Index{blockDim.x} + threadIdx.x; v < vectors;
+       v += Index{gridDim.x} * blockDim.x) {
+    uint4 raw = y4[v];
+    T* e = reinterpret_cast<T*>(&raw);
+    const Index idx = v * kV;
+    if (channel_stride == 1) {
+      const Index ch0 = idx % channels;
+#pragma unroll
+      for (int j = 0; j < kV; ++j) {
+        const float b = bias != nullptr ? to_f(bias[ch0 + j]) : 0.0f;
+        e[j] = from_f<T>(activate(act, to_f(e[j]) + b));
+      }
+    } else {
+      const float b = bias != nullptr ? to_f(bias[(idx / channel_stride) % channels]) : 0.0f;
+#pragma unroll
+      for (int j = 0; j < kV; ++j) e[j] = from_f<T>(activate(act, to_f(e[j]) + b));
+    }
+    y4[v] = raw;
+  }
+}
+
 __global__ void empty_kernel() {}
 
 // Reads every 16 bytes of `buf` once; `sink` is written only if the XOR of everything read is
@@ -309,9 +357,61 @@ int bias_activation(const RefGemm& g, void* d, const void* bias, void* stream) {
   });
 }
 
+int conv_bias_activation(const RefConvEpilogue& e, void* y, const void* bias, void* stream) {
+  if (e.count <= 0) return cudaSuccess;
+  if (e.channel_stride <= 0 || e.channels <= 0) return -1;
+  return with_out_type(e.type, [&](auto t) {
+    using T = decltype(t);
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    constexpr int64_t kV = 16 / sizeof(T);
+    const bool aligned =
+        reinterpret_cast<uintptr_t>(y) % 16 == 0 && e.count % kV == 0 &&
+        (e.channel_stride == 1 ? e.channels % kV == 0 : e.channel_stride % kV == 0);
+    if (aligned) {
+      const int64_t vectors = e.count / kV;
+      if (e.count < (int64_t{1} << 31)) {  // element indices fit too
+        conv_bias_act_vec_kernel<T, uint32_t><<<grid_for(vectors), 256, 0, s>>>(
+            static_cast<T*>(y), static_cast<const T*>(bias), static_cast<uint32_t>(vectors),
+            static_cast<uint32_t>(e.channel_stride), static_cast<uint32_t>(e.channels),
+            e.activation);
+      } else {
+        conv_bias_act_vec_kernel<T, int64_t>
+            <<<grid_for(vectors), 256, 0, s>>>(static_cast<T*>(y), static_cast<const T*>(bias),
+                                               vectors, e.channel_stride, e.channels, e.activation);
+      }
+    } else if (e.count < (int64_t{1} << 31)) {
+      conv_bias_act_kernel<T, uint32_t><<<grid_for(e.count), 256, 0, s>>>(
+          static_cast<T*>(y), static_cast<const T*>(bias), static_cast<uint32_t>(e.count),
+          static_cast<uint32_t>(e.channel_stride), static_cast<uint32_t>(e.channels), e.activation);
+    } else {
+      conv_bias_act_kernel<T, int64_t>
+          <<<grid_for(e.count), 256, 0, s>>>(static_cast<T*>(y), static_cast<const T*>(bias),
+                                             e.count, e.channel_stride, e.channels, e.activation);
+    }
+    return static_cast<int>(cudaGetLastError());
+  });
+}
+
 int read_sweep(const void* buf, int64_t bytes, void* sink, void* stream) {
   read_sweep_kernel<<<132 * 8, 256, 0, static_cast<cudaStream_t>(stream)>>>(
       static_cast<const uint4*>(buf), bytes / 16, static_cast<uint4*>(sink));
+  return static_cast<int>(cudaGetLastError());
+}
+
+// Spins until `ns` nanoseconds of the GPU's global timer have passed.
+__global__ void hold_kernel(unsigned long long ns) {
+  unsigned long long start = 0;
+  unsigned long long now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+int launch_hold(double us, void* stream) {
+  hold_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<unsigned long long>(us * 1000.0));
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -39,7 +39,20 @@ int gemm_reference(const RefGemm& g, float* out, void* stream);
 // Synchronizes `stream`; fills `out`.
 int compare_output(const RefGemm& g, const void* d, const float* ref, ErrOut* out, void* stream);
 int bias_activation(const RefGemm& g, void* d, const void* bias, void* stream);
+
+// A packed convolution output (either layout) seen as a flat array: the channel of element i is
+// (i / channel_stride) % channels (channel_stride 1 channels-last, spatial size channels-first).
+struct RefConvEpilogue {
+  int64_t count;           // elements of y
+  int64_t channel_stride;  // y's element stride of the channel dim
+  int64_t channels;        // K
+  int type;                // ElemType of y and bias (fp32, fp16 or bf16)
+  int activation;          // ops::Activation order
+};
+// y = act(y + bias[channel]) in place; bias may be null.
+int conv_bias_activation(const RefConvEpilogue& e, void* y, const void* bias, void* stream);
 int launch_empty(void* stream);
+int launch_hold(double us, void* stream);
 int read_sweep(const void* buf, int64_t bytes, void* sink, void* stream);
 
 }  // namespace boo::reference::gpu::detail

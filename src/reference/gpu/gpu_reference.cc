@@ -1,9 +1,12 @@
-// The C++ API of the GPU reference helpers over the kernels in gpu_kernels.cu.
+// The C++ API of the GPU reference helpers over the kernels in gpu_kernels.cu and
+// conv_ref_kernels.cu.
 #include "boo/reference/gpu_reference.h"
 
 #include <cmath>
+#include <vector>
 
 #include "boo/runtime/cuda.h"
+#include "conv_ref_kernels.h"
 #include "gpu_kernels.h"
 
 namespace boo::reference::gpu {
@@ -42,6 +45,58 @@ detail::RefGemm describe(const ops::GemmProblem& p) {
   g.activation = static_cast<int>(p.activation);
   g.scale = 1.0f;
   return g;
+}
+
+// Copies `v` (spatial_dims entries, outermost first) right-aligned into 3 entries after `fill`s.
+void spatial3(const std::vector<int64_t>& v, int64_t fill, int64_t out[3]) {
+  const size_t lead = 3 - v.size();
+  for (size_t i = 0; i < 3; ++i) out[i] = i < lead ? fill : v[i - lead];
+}
+
+// A [dim0, dim1, spatial...] descriptor's strides as [dim0, dim1, D, H, W]. A padded dim has
+// extent 1, so its stride (0 here) never moves an address.
+void strides5(const core::TensorDesc& t, int64_t out[5]) {
+  out[0] = t.strides[0];
+  out[1] = t.strides[1];
+  spatial3(std::vector<int64_t>(t.strides.begin() + 2, t.strides.end()), 0, out + 2);
+}
+
+// Built from the problem's own descriptors rather than dispatch::make_conv_args, so that the
+// reference reads the tensors as their descriptors say, not as the kernels' arguments do.
+detail::RefConv describe_conv(const ops::ConvProblem& p, const dispatch::ConvPointers& in) {
+  detail::RefConv c{};
+  c.direction = static_cast<int>(p.direction);
+  c.type = static_cast<int>(p.dtype);
+  c.n = p.n;
+  c.c = p.c;
+  c.k = p.k;
+  c.groups = p.groups;
+  spatial3(p.input, 1, c.in);
+  spatial3(p.filter, 1, c.fil);
+  spatial3(p.output(), 1, c.out);
+  spatial3(p.stride, 1, c.stride);
+  spatial3(p.padding, 0, c.pad);
+  spatial3(p.dilation, 1, c.dil);
+  strides5(p.x_desc(), c.x_stride);
+  strides5(p.w_desc(), c.w_stride);
+  strides5(p.y_desc(), c.y_stride);
+  c.x = in.x;
+  c.w = in.w;
+  c.y = in.y;
+  c.bias = p.bias ? in.bias : nullptr;
+  return c;
+}
+
+core::TensorDesc conv_output_desc(const ops::ConvProblem& p) {
+  switch (p.direction) {
+    case ops::ConvDirection::kBackwardData:
+      return p.x_desc();
+    case ops::ConvDirection::kBackwardWeight:
+      return p.w_desc();
+    case ops::ConvDirection::kForward:
+      break;
+  }
+  return p.y_desc();
 }
 
 }  // namespace
@@ -86,8 +141,78 @@ core::Status bias_activation(const ops::GemmProblem& p, void* d, const void* bia
   return check(detail::bias_activation(g, d, bias, stream), "bias/activation kernel");
 }
 
+core::Status conv_bias_activation(const ops::ConvProblem& p, void* y, const void* bias,
+                                  void* stream) {
+  if (p.direction != ops::ConvDirection::kForward) {
+    return core::invalid_argument("conv bias/activation: only the forward output has a bias");
+  }
+  const core::TensorDesc t = p.y_desc();
+  if (t.span_elements() != t.element_count()) {
+    return core::unsupported("conv bias/activation: the output tensor is not packed");
+  }
+  detail::RefConvEpilogue e{};
+  e.count = t.element_count();
+  e.channel_stride = t.strides[1];
+  e.channels = p.k;
+  e.type = static_cast<int>(p.dtype);
+  e.activation = static_cast<int>(p.activation);
+  return check(detail::conv_bias_activation(e, y, bias, stream), "conv bias/activation kernel");
+}
+
+core::Status conv_reference(const ops::ConvProblem& p, const dispatch::ConvPointers& in, float* out,
+                            void* stream) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  const bool forward = p.direction == ops::ConvDirection::kForward;
+  const bool data = p.direction == ops::ConvDirection::kBackwardData;
+  // The inputs of each direction: x and w forward, dy and w backward data, x and dy backward
+  // weight.
+  if ((!data && in.x == nullptr) ||
+      (p.direction != ops::ConvDirection::kBackwardWeight && in.w == nullptr) ||
+      (!forward && in.y == nullptr) || (p.bias && in.bias == nullptr) || out == nullptr) {
+    return core::internal_error("GPU reference convolution: an input or output pointer is null");
+  }
+  BOO_RETURN_IF_ERROR(check(detail::conv_reference(describe_conv(p, in), out, stream),
+                            "GPU reference convolution"));
+  if (forward && p.activation != ops::Activation::kNone) {
+    // The activation runs as a second pass over the packed fp32 output, seen as one fp32
+    // column: the `activate` of gpu_kernels.cu is the only device definition of the reference
+    // activations.
+    detail::RefGemm g{};
+    g.m = conv_output_desc(p).element_count();
+    g.n = 1;
+    g.batch = 1;
+    g.ldd = g.m;
+    g.d_type = static_cast<int>(core::DType::kF32);
+    g.bias_type = static_cast<int>(core::DType::kF32);
+    g.activation = static_cast<int>(p.activation);
+    BOO_RETURN_IF_ERROR(check(detail::bias_activation(g, out, nullptr, stream),
+                              "GPU reference convolution activation"));
+  }
+  return core::Status::ok();
+}
+
+core::Expected<ErrorStats> compare_conv_output(const ops::ConvProblem& p, const void* out,
+                                               const float* ref, void* stream) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  detail::ErrOut err{};
+  BOO_RETURN_IF_ERROR(
+      check(detail::compare_conv_output(describe_conv(p, {}), out, ref, &err, stream),
+            "GPU convolution output comparison"));
+  ErrorStats e;
+  e.count = conv_output_desc(p).element_count();
+  e.nonfinite = static_cast<int64_t>(err.nonfinite);
+  e.max_abs = err.max_abs;
+  e.rel_fro = err.ref2 > 0 ? std::sqrt(err.diff2 / err.ref2) : std::sqrt(err.diff2);
+  if (e.nonfinite > 0) e.rel_fro = INFINITY;
+  return e;
+}
+
 core::Status read_sweep(const void* buf, int64_t bytes, void* sink, void* stream) {
   return check(detail::read_sweep(buf, bytes, sink, stream), "read sweep kernel");
+}
+
+core::Status launch_hold(double us, void* stream) {
+  return check(detail::launch_hold(us, stream), "hold kernel");
 }
 
 core::Status launch_empty(void* stream) {

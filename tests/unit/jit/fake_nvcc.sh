@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A stand-in for nvcc in unit tests (no GPU, no CUDA compile): takes nvcc's command line
-# (`... -o OUT SOURCE`), records the call, and builds with the host compiler a stub shared
+# (`... -o OUT SOURCE`), records the call, and builds with the host compiler a stand-in shared
 # object whose C entry points answer with the kernel name found in SOURCE.
 #   BOO_FAKE_NVCC_LOG    file to which each call appends one line (counts compiles)
 #   BOO_FAKE_NVCC_SLEEP  seconds to sleep first (to make races wide)
@@ -23,16 +23,23 @@ if grep -q "FAIL_COMPILE" "$src" || { [ -n "${BOO_FAKE_NVCC_FAIL:-}" ] && grep -
 fi
 name=$(sed -n 's/.*ENTRY_POINTS([^,]*, *"\([^"]*\)").*/\1/p' "$src" | head -n 1)
 [ -z "$name" ] && name=$(sed -n 's|^// name: ||p' "$src" | head -n 1)
-stub=$(mktemp --suffix=.cc)
-cat >"$stub" <<STUB
+# The ABI version and kind the real object would report: abi.h is inlined into every source.
+# (Test sources without it get the version of the repository's abi.h.)
+abi_of() { sed -n 's/^#define BOO_ABI_VERSION \([0-9]*\).*/\1/p' "$1" | head -n 1; }
+abi=$(abi_of "$src")
+[ -z "$abi" ] && abi=$(abi_of "$(dirname "$0")/../../../include/boo/codegen/abi.h")
+kind=1
+grep -q "BOO_CONV_ENTRY_POINTS(" "$src" && kind=2
+fake_src=$(mktemp --suffix=.cc)
+cat >"$fake_src" <<FAKE
 #include <stdint.h>
 struct Info { int32_t abi; int32_t kind; const char* name; };
-extern "C" int32_t boo_info(Info* i) { i->abi = 4; i->kind = 1; i->name = "$name"; return 0; }
+extern "C" int32_t boo_info(Info* i) { i->abi = ${abi:-0}; i->kind = $kind; i->name = "$name"; return 0; }
 extern "C" int32_t boo_supports(const void*, char*, int32_t) { return 0; }
 extern "C" int64_t boo_workspace(const void*) { return 0; }
 extern "C" int32_t boo_run(const void*, void*, int64_t, void*, char*, int32_t) { return 0; }
-STUB
-c++ -shared -fPIC -o "$out" "$stub"
+FAKE
+c++ -shared -fPIC -o "$out" "$fake_src"
 rc=$?
-rm -f "$stub"
+rm -f "$fake_src"
 exit $rc

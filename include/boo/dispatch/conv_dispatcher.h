@@ -1,0 +1,83 @@
+// Chooses and runs a convolution kernel per problem (DESIGN.md §3, §5), in order: a tuning-DB
+// row; conv.gemm_1x1 (the GEMM dispatcher's plan for a 1x1 convolution that is a GEMM); the
+// best-ranked conv.sm90_implicit configs (a failed compile or a kernel that rejects the problem
+// moves on to the next); conv.direct, which runs every valid problem. Plans are cached per
+// problem.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "boo/dispatch/conv_args.h"
+#include "boo/dispatch/conv_gemm_1x1.h"
+#include "boo/dispatch/gemm_dispatcher.h"
+#include "boo/space/conv_sm90.h"
+
+namespace boo::dispatch {
+
+inline constexpr std::string_view kConvGemm1x1 = "conv.gemm_1x1";
+inline constexpr std::string_view kConvSm90Implicit = "conv.sm90_implicit";
+inline constexpr std::string_view kConvDirect = "conv.direct";
+
+struct ConvPlan {
+  ops::ConvProblem problem;
+  std::string algorithm;  // one of the kConv* names
+  std::string config;     // the kernel config (conv.gemm_1x1: the GEMM's algorithm and config)
+  int64_t workspace_bytes = 0;
+  std::shared_ptr<const jit::LoadedKernel> kernel;  // conv kernels
+  const GemmPlan* gemm = nullptr;                   // conv.gemm_1x1 (owned by the GEMM dispatcher)
+  ConvAsGemm mapping;                               // conv.gemm_1x1
+  std::vector<std::string> explanation;             // why this choice, for --explain
+};
+
+struct ConvCandidate {
+  std::string algorithm;  // one of the kConv* names
+  std::string config;     // empty for conv.gemm_1x1 (the GEMM dispatcher chooses)
+  double predicted_us = 0.0;
+  std::string reason;
+};
+
+struct ConvProblemHash {
+  size_t operator()(const ops::ConvProblem& p) const;
+};
+
+// Whether conv.sm90_implicit can take the problem at all (before any compile), or why not.
+core::Status conv_sm90_supports(const ops::ConvProblem& p);
+// Analytical time of one conv.sm90_implicit config (non-persistent implicit GEMM: waves of
+// output tiles, tile efficiency, bytes moved, layout copies); exposed for tests and reports.
+double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                            const DeviceModel& d, std::string* why = nullptr);
+
+class ConvDispatcher {
+ public:
+  ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
+                 DispatchOptions options = {});
+
+  core::Expected<const ConvPlan*> plan(const ops::ConvProblem& p);
+  // The kernels dispatch would try, in order (nothing compiled), with notes on algorithms that
+  // do not apply. `boo preload` compiles from this list.
+  core::Expected<std::vector<ConvCandidate>> candidates(const ops::ConvProblem& p,
+                                                        std::vector<std::string>* notes) const;
+  // Kernel source of a conv kernel candidate (not conv.gemm_1x1).
+  core::Expected<codegen::KernelSource> source(const ConvCandidate& c) const;
+  // Launches a plan (asynchronous).
+  core::Status run(const ConvPlan& plan, const ConvPointers& ptrs, void* stream,
+                   bool dry_run = false);
+  core::Status conv(const ops::ConvProblem& p, const ConvPointers& ptrs, void* stream);
+
+ private:
+  core::Status try_kernel(const ops::ConvProblem& p, const ConvCandidate& c, ConvPlan& plan);
+  core::Expected<std::unique_ptr<ConvPlan>> choose(const ops::ConvProblem& p);
+
+  jit::KernelCache& cache_;
+  const TuningDb* db_;
+  GemmDispatcher& gemm_;
+  DispatchOptions options_;
+  int device_ = 0;
+  std::unordered_map<ops::ConvProblem, std::unique_ptr<ConvPlan>, ConvProblemHash> plans_;
+  runtime::Workspace workspace_;
+};
+
+}  // namespace boo::dispatch

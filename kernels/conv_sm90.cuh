@@ -1,0 +1,224 @@
+// Glue between boo's C entry ABI (BooConvArgs) and a CUTLASS 3 sm90 implicit-GEMM convolution
+// (ConvUniversalAdapter over KernelImplicitTmaWarpSpecializedSm90). Generated translation units
+// define the CUTLASS types and wrap this runner in ConvChannelsLastRunner (conv_relayout.cuh),
+// which hands it packed channels-last tensors.
+//
+// What CUTLASS 4.2 computes per direction (conv/convnd_problem_shape.hpp):
+//   forward        A = x  (NDHWC, im2col TMA)  B = w (KTRSC)        D = y  (NZPQK)
+//   backward data  A = dy (NZPQK, im2col TMA)  B = w (KTRSC)        D = dx (NDHWC)
+//   backward wgt   A = dy (NZPQK)              B = x (NDHWC, im2col) D = dw (KTRSC)
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "cute/tensor.hpp"
+#include "cutlass/conv/convnd_problem_shape.hpp"
+#include "cutlass/conv/device/conv_universal_adapter.hpp"
+#include "cutlass/cutlass.h"
+#include "entry_points.cuh"
+
+namespace boo_kernels {
+
+// Whether an (N, C, D, H, W)-ordered tensor with these extents and element strides is packed
+// channels-last (C fastest, then W, H, D, N). Strides of extent-1 dims never matter.
+inline bool packed_channels_last(const int64_t extent[5], const int64_t stride[5]) {
+  static constexpr int kOrder[5] = {1, 4, 3, 2, 0};  // C, W, H, D, N: innermost first
+  int64_t expect = 1;
+  for (int i : kOrder) {
+    if (extent[i] > 1 && stride[i] != expect) return false;
+    expect *= extent[i];
+  }
+  return true;
+}
+
+template <class Conv, int kDirection, int kDims, bool kHasBias>
+struct ConvSm90Runner {
+  using Kernel = typename Conv::ConvKernel;
+  using Arguments = typename Conv::Arguments;
+  using Params = typename Kernel::Params;
+  using ProblemShape = typename Kernel::ProblemShape;
+  using ElementA = typename Conv::ElementA;
+  using ElementB = typename Conv::ElementB;
+  using ElementD = typename Conv::ElementD;
+  using StrideD = typename Kernel::StrideD;
+  static constexpr int kRankT = kDims + 2;
+
+  // Why these arguments cannot run here, or nullptr.
+  static const char* reject(const BooConvArgs& a) {
+    if (a.direction != kDirection) return "this kernel computes another direction";
+    if (a.spatial_dims != kDims) return "this kernel has another number of spatial dimensions";
+    if (a.groups != 1) return "CUTLASS's sm90 conv has no groups (can_implement: groups > 1)";
+    if (a.x == nullptr || a.w == nullptr || a.y == nullptr) return "a tensor pointer is null";
+    constexpr int64_t kMaxInt = 0x7fffffff;
+    const int64_t sizes[] = {a.n,     a.c,      a.k,      a.in[0], a.in[1],
+                             a.in[2], a.out[0], a.out[1], a.out[2]};
+    for (int64_t s : sizes) {
+      if (s < 1 || s > kMaxInt) return "sizes must be in [1, 2^31)";
+    }
+    auto misaligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; };
+    if (misaligned(a.x) || misaligned(a.w) || misaligned(a.y)) {
+      return "tensors must be 16-byte aligned (TMA)";
+    }
+    const int64_t x_ext[5] = {a.n, a.c, a.in[0], a.in[1], a.in[2]};
+    const int64_t w_ext[5] = {a.k, a.c, a.filter[0], a.filter[1], a.filter[2]};
+    const int64_t y_ext[5] = {a.n, a.k, a.out[0], a.out[1], a.out[2]};
+    if (!packed_channels_last(x_ext, a.x_stride) || !packed_channels_last(w_ext, a.w_stride) ||
+        !packed_channels_last(y_ext, a.y_stride)) {
+      return "tensors must be packed channels-last";
+    }
+    if (kDirection == BOO_CONV_BACKWARD_DATA &&
+        (a.stride[0] != 1 || a.stride[1] != 1 || a.stride[2] != 1)) {
+      // CUTLASS 4.2's sm90 dgrad maps dy with a unit traversal stride only; its own testbed
+      // runs dgrad without strides (test/unit/conv/device_3x/testbed_conv.hpp).
+      return "backward data with a stride above 1 (CUTLASS's sm90 dgrad is unit-stride)";
+    }
+    if constexpr (kHasBias) {
+      if (a.bias == nullptr || misaligned(a.bias)) {
+        return "this kernel needs a 16-byte aligned bias vector";
+      }
+    }
+    return nullptr;
+  }
+
+  static ProblemShape problem_shape(const BooConvArgs& a) {
+    typename ProblemShape::TensorExtent act{}, flt{};
+    typename ProblemShape::SpatialExtent pad{}, stride{}, dilation{};
+    act[0] = static_cast<int>(a.n);
+    flt[0] = static_cast<int>(a.k);
+    for (int i = 0; i < kDims; ++i) {
+      const int from = 3 - kDims + i;  // the last kDims of D, H, W
+      act[1 + i] = static_cast<int>(a.in[from]);
+      flt[1 + i] = static_cast<int>(a.filter[from]);
+      pad[i] = static_cast<int>(a.pad[from]);
+      stride[i] = static_cast<int>(a.stride[from]);
+      dilation[i] = static_cast<int>(a.dilation[from]);
+    }
+    act[kRankT - 1] = static_cast<int>(a.c);
+    flt[kRankT - 1] = static_cast<int>(a.c);
+    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, pad, stride,
+                        dilation, 1);
+  }
+
+  static Arguments make_arguments(const BooConvArgs& a) {
+    const ProblemShape shape = problem_shape(a);
+    // The output's strides in the epilogue's modes (cutlass/detail/layout.hpp TagToStrideC):
+    // ((W, H, D, N), K) for y and dx, (K, (C, S, R, T)) for dw; the innermost stride is _1.
+    StrideD sd{};
+    if constexpr (kDirection == BOO_CONV_BACKWARD_WEIGHT) {
+      cute::get<0>(sd) = shape.stride_C[0];
+      cute::for_each(cute::make_seq<kDims>{},
+                     [&](auto i) { cute::get<1, i + 1>(sd) = shape.stride_C[kRankT - 2 - i]; });
+    } else {
+      cute::for_each(cute::make_seq<kDims + 1>{},
+                     [&](auto i) { cute::get<0, i>(sd) = shape.stride_C[kRankT - 2 - i]; });
+    }
+    const void* pa = kDirection == BOO_CONV_FORWARD ? a.x : a.y;
+    const void* pb = kDirection == BOO_CONV_BACKWARD_WEIGHT ? a.x : a.w;
+    void* pd = kDirection == BOO_CONV_FORWARD         ? a.y
+               : kDirection == BOO_CONV_BACKWARD_DATA ? a.x
+                                                      : a.w;
+    Arguments args{};
+    args.mode = cutlass::gemm::GemmUniversalMode::kGemm;
+    args.problem_shape = shape;
+    args.mainloop.ptr_A = static_cast<const ElementA*>(pa);
+    args.mainloop.ptr_B = static_cast<const ElementB*>(pb);
+    auto& thread = args.epilogue.thread;
+    thread.alpha = 1.0f;
+    thread.beta = 0.0f;
+    if constexpr (kHasBias) {
+      using ElementBias = cute::remove_cvref_t<decltype(*thread.bias_ptr)>;
+      thread.bias_ptr = static_cast<const ElementBias*>(a.bias);
+    }
+    args.epilogue.ptr_C = nullptr;
+    args.epilogue.dC = sd;
+    args.epilogue.ptr_D = static_cast<ElementD*>(pd);
+    args.epilogue.dD = sd;
+    args.hw_info.device_id = a.device;
+    args.hw_info.sm_count = a.sm_count;
+    return args;
+  }
+
+  static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    if (Conv::can_implement(make_arguments(a)) != cutlass::Status::kSuccess) {
+      // Channel counts not a multiple of 16 bytes, or TMA im2col limits on padding, corners
+      // and filter extent (tight in 3D: padding <= 16, dilated filter < 32).
+      write_why(why, len,
+                "CUTLASS can_implement rejected the problem (channels not a multiple of 16 "
+                "bytes, or padding/filter beyond TMA im2col limits)");
+      return BOO_UNSUPPORTED;
+    }
+    return BOO_OK;
+  }
+
+  static int64_t workspace(const BooConvArgs& a) {
+    if (reject(a) != nullptr) return -1;
+    return static_cast<int64_t>(Conv::get_workspace_size(make_arguments(a)));
+  }
+
+  // The last arguments and their Params: a repeated call skips building TMA descriptors.
+  struct Cache {
+    std::mutex mu;
+    bool valid = false;
+    BooConvArgs args{};
+    void* workspace = nullptr;
+    Params params{};
+    bool smem_set = false;
+  };
+
+  static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    static Cache cache;
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    std::lock_guard<std::mutex> lock(cache.mu);
+    const bool hit = cache.valid && cache.workspace == ws &&
+                     std::memcmp(&cache.args, &a, sizeof(BooConvArgs)) == 0;
+    if (!hit) {
+      const Arguments args = make_arguments(a);
+      if (Conv::get_workspace_size(args) > static_cast<size_t>(ws_bytes)) {
+        write_why(why, len, "workspace too small");
+        return BOO_ERROR;
+      }
+      if (Kernel::initialize_workspace(args, ws, s) != cutlass::Status::kSuccess) {
+        write_why(why, len, "CUTLASS initialize_workspace failed");
+        return BOO_ERROR;
+      }
+      cache.params = Kernel::to_underlying_arguments(args, ws);
+      cache.args = a;
+      cache.workspace = ws;
+      cache.valid = true;
+    }
+    if (!cache.smem_set) {
+      constexpr int kSmem = Kernel::SharedStorageSize;
+      if (kSmem >= (48 << 10)) {
+        const cudaError_t e = cudaFuncSetAttribute(
+            cutlass::device_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+        if (e != cudaSuccess) {
+          write_why(why, len, cudaGetErrorString(e));
+          return BOO_ERROR;
+        }
+      }
+      cache.smem_set = true;
+    }
+    if (a.dry_run) return BOO_OK;
+    (void)cudaGetLastError();  // a launch error someone else left must not read as ours
+    if (Conv::run(cache.params, s) != cutlass::Status::kSuccess) {
+      const cudaError_t e = cudaGetLastError();
+      write_why(why, len, e != cudaSuccess ? cudaGetErrorString(e) : "CUTLASS run failed");
+      return BOO_ERROR;
+    }
+    return BOO_OK;
+  }
+};
+
+}  // namespace boo_kernels

@@ -1,0 +1,364 @@
+#include "boo/dispatch/conv_dispatcher.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "boo/codegen/conv_codegen.h"
+
+namespace boo::dispatch {
+namespace {
+
+using ops::ConvDirection;
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+// Bytes the layout copies of conv_relayout.cuh move (read + write) for tensors that are not
+// channels-last.
+int64_t relayout_bytes(const ops::ConvProblem& p) {
+  int64_t bytes = 0;
+  if (p.in_layout != core::Layout::kChannelsLast) bytes += 2 * p.x_desc().element_count();
+  if (p.fil_layout != core::Layout::kChannelsLast) bytes += 2 * p.w_desc().element_count();
+  if (p.out_layout != core::Layout::kChannelsLast) bytes += 2 * p.y_desc().element_count();
+  return bytes * core::dtype_bytes(p.dtype);
+}
+
+ConvPointers fake_pointers(const ops::ConvProblem& p) {
+  // Distinct, 256-byte aligned stand-ins: shapes and strides are checked before the real
+  // pointers exist; those are checked at launch.
+  ConvPointers f;
+  char* base = reinterpret_cast<char*>(uintptr_t{1} << 20);
+  f.x = base;
+  f.w = base + 256;
+  f.y = base + 512;
+  f.bias = p.bias ? base + 768 : nullptr;
+  return f;
+}
+
+core::Status check_class_of(const std::string& config, std::string_view prefix,
+                            const ops::ConvProblem& p) {
+  const std::string cls = space::conv_class_of(p).name();
+  const std::string want = std::string(prefix) + cls;
+  if (config.rfind(want, 0) == 0 && (config.size() == want.size() || config[want.size()] == '_')) {
+    return core::Status::ok();
+  }
+  return core::invalid_argument(config + " is not a config of this problem's class " + cls +
+                                " (expected a name starting with " + want + ")");
+}
+
+}  // namespace
+
+size_t ConvProblemHash::operator()(const ops::ConvProblem& p) const {
+  // The key spells every field of the problem (DESIGN.md §2).
+  return std::hash<std::string>{}(p.key());
+}
+
+core::Status conv_sm90_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  if (p.groups != 1) {
+    return core::unsupported("conv.sm90_implicit: groups = 1 only (CUTLASS's can_implement)");
+  }
+  BOO_RETURN_IF_ERROR(space::check_conv_sm90_class(space::conv_class_of(p)));
+  const int64_t align = 16 / core::dtype_bytes(p.dtype);
+  if (p.c % align != 0 || p.k % align != 0) {
+    return core::unsupported("conv.sm90_implicit: C and K must be multiples of " +
+                             std::to_string(align) + " (16 bytes, TMA); C=" + std::to_string(p.c) +
+                             " K=" + std::to_string(p.k));
+  }
+  if (p.direction == ConvDirection::kBackwardData) {
+    for (int64_t s : p.stride) {
+      if (s != 1) {
+        return core::unsupported("conv.sm90_implicit: backward data with stride " +
+                                 std::to_string(s) + " (CUTLASS 4.2's sm90 dgrad is unit-stride)");
+      }
+    }
+  }
+  // TMA im2col: padding at most 65536 (1D), 256 (2D), 16 (3D); the dilated filter extent
+  // below 2^(16/dims) - 1 (cutlass/conv/collective/sm90_implicit_gemm_gmma_ss_warpspecialized).
+  const int dims = p.spatial_dims;
+  const int64_t pad_limit = dims == 1 ? 65536 : dims == 2 ? 256 : 16;
+  const int64_t offset_limit = (int64_t{1} << (16 / dims)) - 1;
+  for (int i = 0; i < dims; ++i) {
+    if (p.padding[i] > pad_limit) {
+      return core::unsupported("conv.sm90_implicit: padding " + std::to_string(p.padding[i]) +
+                               " beyond TMA im2col's limit " + std::to_string(pad_limit));
+    }
+    if ((p.filter[i] - 1) * p.dilation[i] >= offset_limit) {
+      return core::unsupported("conv.sm90_implicit: dilated filter extent beyond TMA im2col's " +
+                               std::to_string(offset_limit));
+    }
+  }
+  return core::Status::ok();
+}
+
+double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                            const DeviceModel& d, std::string* why) {
+  // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
+  const int64_t taps = product(p.filter);
+  const int64_t out_px = p.n * product(p.output());
+  const int64_t in_px = p.n * product(p.input);
+  auto blocks = [](int64_t x, int64_t t) { return (x + t - 1) / t; };
+  int64_t m = 0, n = 0, r = 0;
+  switch (p.direction) {
+    case ConvDirection::kForward:
+      m = out_px, n = p.k, r = taps * blocks(p.c, c.tile_k) * c.tile_k;
+      break;
+    case ConvDirection::kBackwardData:
+      m = in_px, n = p.c, r = taps * blocks(p.k, c.tile_k) * c.tile_k;
+      break;
+    case ConvDirection::kBackwardWeight:
+      m = p.k, n = p.c * taps, r = blocks(out_px, c.tile_k) * c.tile_k;
+      break;
+  }
+  const int64_t tiles = blocks(m, c.tile_m) * blocks(n, c.tile_n);
+  // One CTA per SM (the stages fill shared memory); the kernel is not persistent.
+  const int64_t waves = blocks(tiles, d.sm_count);
+  // One consumer warpgroup: a 128x128 tile reaches ~75% of the SM's MMA rate, smaller tiles
+  // less (fewer MMAs per byte staged).
+  const double area = static_cast<double>(c.tile_m) * c.tile_n / (128.0 * 128.0);
+  const double efficiency = 0.75 * std::pow(std::min(1.0, area), 0.35);
+  const double peak =
+      (p.dtype == core::DType::kF32 ? d.tflops_tf32 : d.tflops_16bit) * 1e12 / d.sm_count;
+  const double tile_us =
+      2.0 * c.tile_m * c.tile_n * static_cast<double>(r) / (peak * efficiency) * 1e6;
+  const double compute_us = static_cast<double>(waves) * tile_us;
+  const double memory_us = static_cast<double>(p.min_bytes()) / (d.bandwidth_gbs * 1e3);
+  const int64_t copies = relayout_bytes(p);
+  const double copy_us =
+      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
+  // No model of cluster multicast yet: a small penalty keeps 1x1 clusters first.
+  const double cluster = 1.0 + 0.02 * (c.cluster_m * c.cluster_n - 1);
+  const double us = std::max(compute_us, memory_us) * cluster + copy_us + d.launch_us;
+  if (why != nullptr) {
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "%lld tiles of %dx%d in %lld waves, %.1f us compute, %.1f us memory%s",
+                  static_cast<long long>(tiles), c.tile_m, c.tile_n, static_cast<long long>(waves),
+                  compute_us, memory_us, copies > 0 ? ", + layout copies" : "");
+    *why = text;
+  }
+  return us;
+}
+
+ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
+                               DispatchOptions options)
+    : cache_(cache), db_(db), gemm_(gemm), options_(std::move(options)) {}
+
+core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
+    const ops::ConvProblem& p, std::vector<std::string>* notes) const {
+  BOO_RETURN_IF_ERROR(p.validate());
+  std::vector<ConvCandidate> out;
+  auto note = [&](std::string text) {
+    if (notes != nullptr) notes->push_back(std::move(text));
+  };
+  const auto gemm_1x1 = conv_as_gemm_1x1(p);
+  const core::Status sm90 = conv_sm90_supports(p);
+  const std::string& forced = options_.force_config;
+  if (!forced.empty()) {
+    if (forced.rfind("gemm.", 0) == 0) {
+      if (!gemm_1x1)
+        return core::unsupported("--config " + forced + ": " + gemm_1x1.status().message());
+      out.push_back({std::string(kConvGemm1x1), "", 0.0, "forced GEMM config"});
+      return out;
+    }
+    if (forced.rfind(space::kConvSm90Prefix, 0) == 0) {
+      if (!sm90.is_ok()) return core::unsupported("--config " + forced + ": " + sm90.message());
+      if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
+        return core::invalid_argument("--config " + s.message());
+      }
+      out.push_back({std::string(kConvSm90Implicit), forced, 0.0, "forced"});
+      return out;
+    }
+    if (forced.rfind(codegen::kConvDirectPrefix, 0) == 0) {
+      if (core::Status s = check_class_of(forced, codegen::kConvDirectPrefix, p); !s.is_ok()) {
+        return core::invalid_argument("--config " + s.message());
+      }
+      out.push_back({std::string(kConvDirect), forced, 0.0, "forced"});
+      return out;
+    }
+    return core::invalid_argument("--config " + forced +
+                                  ": no convolution algorithm has configs named like this");
+  }
+  if (db_ != nullptr) {
+    if (const TuningRow* row = db_->find(p.key())) {
+      const bool usable = (row->algorithm == kConvSm90Implicit && sm90.is_ok() &&
+                           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+                          (row->algorithm == kConvDirect &&
+                           check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
+                          (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
+      if (usable) {
+        out.push_back({row->algorithm, row->algorithm == kConvGemm1x1 ? "" : row->config,
+                       row->time_us, "tuning DB row"});
+      } else {
+        note("tuning DB row names " + row->algorithm + ", which does not apply here");
+      }
+    } else {
+      note("tuning DB: no row for this problem");
+    }
+  }
+  if (gemm_1x1) {
+    // The GEMM algorithms have persistent, stream-K and split-K schedulers that the
+    // non-persistent implicit GEMM lacks, and no im2col: first choice where they apply.
+    out.push_back(
+        {std::string(kConvGemm1x1), "", 0.0,
+         "1x1, stride 1, no padding: the convolution is the GEMM " + gemm_1x1->gemm.key()});
+  } else {
+    note(std::string(kConvGemm1x1) + " does not apply: " + gemm_1x1.status().message());
+  }
+  if (sm90.is_ok()) {
+    const DeviceModel& model = gemm_.device_model();
+    std::vector<ConvCandidate> ranked;
+    for (const space::ConvSm90Config& c :
+         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+      std::string why;
+      const double us = predict_conv_sm90_us(p, c, model, &why);
+      char head[64];
+      std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+      ranked.push_back({std::string(kConvSm90Implicit), c.name(), us, head + why});
+    }
+    note(std::string(kConvSm90Implicit) + ": " + std::to_string(ranked.size()) +
+         " valid configs in the " + std::string(space::rule_set_name(options_.rules)) +
+         " rule set");
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const ConvCandidate& a, const ConvCandidate& b) {
+                       return a.predicted_us < b.predicted_us;
+                     });
+    const size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.max_compile_attempts));
+    out.insert(out.end(), ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep));
+  } else {
+    note(sm90.message());
+  }
+  // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
+  out.push_back({std::string(kConvDirect),
+                 std::string(codegen::kConvDirectPrefix) + space::conv_class_of(p).name(),
+                 p.flops() / 10e12 * 1e6, "fallback: always correct"});
+  return out;
+}
+
+core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate& c) const {
+  if (c.algorithm == kConvSm90Implicit) {
+    BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
+    return codegen::conv_sm90_source(config);
+  }
+  if (c.algorithm == kConvDirect && c.config.rfind(codegen::kConvDirectPrefix, 0) == 0) {
+    BOO_ASSIGN_OR_RETURN(space::ConvClass cls,
+                         space::ConvClass::parse_name(
+                             std::string_view(c.config).substr(codegen::kConvDirectPrefix.size())));
+    return codegen::conv_direct_source(cls);
+  }
+  return core::invalid_argument(c.algorithm + " " + c.config + " has no kernel source of its own");
+}
+
+core::Status ConvDispatcher::try_kernel(const ops::ConvProblem& p, const ConvCandidate& c,
+                                        ConvPlan& plan) {
+  BOO_ASSIGN_OR_RETURN(codegen::KernelSource src, source(c));
+  BOO_ASSIGN_OR_RETURN(plan.kernel, cache_.get(src));
+  if (plan.kernel->kind != BOO_KIND_CONV) {
+    return core::internal_error(c.config + ": the kernel object is not a convolution kernel");
+  }
+  const BooConvArgs args =
+      make_conv_args(p, fake_pointers(p), device_, gemm_.device_model().sm_count);
+  char why[256] = {0};
+  if (plan.kernel->supports(&args, why, sizeof(why)) != BOO_OK) {
+    return core::unsupported(c.config + " rejects the problem: " + why);
+  }
+  plan.workspace_bytes = plan.kernel->workspace(&args);
+  if (plan.workspace_bytes < 0) return core::unsupported(c.config + ": no workspace size");
+  plan.algorithm = c.algorithm;
+  plan.config = c.config;
+  return core::Status::ok();
+}
+
+core::Expected<std::unique_ptr<ConvPlan>> ConvDispatcher::choose(const ops::ConvProblem& p) {
+  auto plan = std::make_unique<ConvPlan>();
+  plan->problem = p;
+  std::vector<std::string>& why = plan->explanation;
+  BOO_ASSIGN_OR_RETURN(std::vector<ConvCandidate> list, candidates(p, &why));
+  core::Status last = core::Status::ok();
+  for (const ConvCandidate& c : list) {
+    if (c.algorithm == kConvGemm1x1) {
+      auto mapping = conv_as_gemm_1x1(p);
+      if (!mapping) {
+        last = mapping.status();
+        why.push_back("skipped conv.gemm_1x1: " + last.message());
+        continue;
+      }
+      auto gp = gemm_.plan(mapping->gemm);
+      if (!gp) {
+        last = gp.status();
+        why.push_back("skipped conv.gemm_1x1: " + last.message());
+        continue;
+      }
+      plan->algorithm = std::string(kConvGemm1x1);
+      plan->config = (*gp)->algorithm + " " + (*gp)->config;
+      plan->gemm = *gp;
+      plan->mapping = *mapping;
+      for (const std::string& line : (*gp)->explanation) why.push_back("  gemm: " + line);
+      why.push_back("chose conv.gemm_1x1 -> " + plan->config + " (" + c.reason + ")");
+      return plan;
+    }
+    last = try_kernel(p, c, *plan);
+    if (last.is_ok()) {
+      why.push_back("chose " + c.config + " (" + c.reason + ")");
+      return plan;
+    }
+    why.push_back("skipped " + c.config + ": " + last.message());
+    if (!options_.force_config.empty()) return last;
+  }
+  return core::unavailable("no convolution kernel could be built for " + p.key() + ": " +
+                           last.message());
+}
+
+core::Expected<const ConvPlan*> ConvDispatcher::plan(const ops::ConvProblem& p) {
+  auto it = plans_.find(p);
+  if (it != plans_.end()) return it->second.get();
+  BOO_ASSIGN_OR_RETURN(std::unique_ptr<ConvPlan> plan, choose(p));
+  const ConvPlan* out = plan.get();
+  plans_.emplace(p, std::move(plan));
+  return out;
+}
+
+core::Status ConvDispatcher::run(const ConvPlan& plan, const ConvPointers& ptrs, void* stream,
+                                 bool dry_run) {
+  if (plan.algorithm == kConvGemm1x1) {
+    auto tensor = [&](char which) -> void* {
+      return which == 'x' ? ptrs.x : which == 'w' ? ptrs.w : ptrs.y;
+    };
+    GemmPointers g;
+    g.a = tensor(plan.mapping.a);
+    g.b = tensor(plan.mapping.b);
+    g.d = tensor(plan.mapping.d);
+    g.bias = plan.problem.bias ? ptrs.bias : nullptr;
+    const GemmPlan* gp = plan.gemm;
+    if (!g.aligned_16()) {
+      BOO_ASSIGN_OR_RETURN(gp, gemm_.plan(plan.mapping.gemm, false));
+    }
+    return gemm_.run(*gp, g, stream, dry_run);
+  }
+  BooConvArgs args = make_conv_args(plan.problem, ptrs, device_, gemm_.device_model().sm_count);
+  args.dry_run = dry_run ? 1 : 0;
+  void* ws = nullptr;
+  if (plan.workspace_bytes > 0) {
+    BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(plan.workspace_bytes));
+  }
+  char why[256] = {0};
+  const int32_t rc = plan.kernel->run(&args, ws, plan.workspace_bytes, stream, why, sizeof(why));
+  if (rc == BOO_OK) return core::Status::ok();
+  if (rc == BOO_UNSUPPORTED) {
+    return core::unsupported(plan.config + " cannot run these arguments: " + why);
+  }
+  return core::unavailable(plan.config + " failed: " + why);
+}
+
+core::Status ConvDispatcher::conv(const ops::ConvProblem& p, const ConvPointers& ptrs,
+                                  void* stream) {
+  BOO_ASSIGN_OR_RETURN(const ConvPlan* plan, this->plan(p));
+  return run(*plan, ptrs, stream);
+}
+
+}  // namespace boo::dispatch

@@ -1,0 +1,102 @@
+// conv.direct's source generator: names, the runner instantiation per class, and the classes it
+// refuses (kernels/conv_direct.cuh is compiled for real in tests/unit/jit/).
+#include <gtest/gtest.h>
+
+#include "boo/codegen/conv_codegen.h"
+#include "boo/codegen/embedded.h"
+
+namespace boo::codegen {
+namespace {
+
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+space::ConvClass make_class(core::DType t, ops::ConvDirection d, int dims, bool bias,
+                            ops::Activation act) {
+  space::ConvClass c;
+  c.dtype = t;
+  c.direction = d;
+  c.spatial_dims = dims;
+  c.bias = bias;
+  c.activation = act;
+  return c;
+}
+
+TEST(ConvDirectCodegen, EmbedsItsKernels) {
+  EXPECT_TRUE(embedded_file("conv_direct.cuh").has_value());
+  EXPECT_TRUE(embedded_file("conv_relayout.cuh").has_value());
+}
+
+TEST(ConvDirectCodegen, ForwardWithBiasAndActivation) {
+  const space::ConvClass c =
+      make_class(core::DType::kBF16, ops::ConvDirection::kForward, 2, true, ops::Activation::kRelu);
+  auto src = conv_direct_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.direct_bf16_f32acc_fprop_2d_bias.relu");
+  const std::string& t = src->text;
+  EXPECT_TRUE(contains(t, "boo_kernels::ConvDirectRunner<__nv_bfloat16, 0, true, 1>"));
+  EXPECT_TRUE(contains(t, "BOO_CONV_ENTRY_POINTS(Runner, \"" + src->name + "\")"));
+  EXPECT_TRUE(contains(t, "typedef struct BooConvArgs"));  // the ABI is inlined
+  EXPECT_TRUE(contains(t, "struct ConvDirectRunner"));     // and so is the kernel
+  EXPECT_TRUE(contains(t, "#define BOO_CONV_ENTRY_POINTS"));
+  EXPECT_FALSE(contains(t, "#include \"conv_direct.cuh\""));
+  EXPECT_FALSE(contains(t, "cutlass"));  // plain CUDA: compiles in seconds
+}
+
+TEST(ConvDirectCodegen, EveryDirectionAndType) {
+  struct Case {
+    space::ConvClass cls;
+    std::string name;
+    std::string runner;
+  };
+  const Case cases[] = {
+      {make_class(core::DType::kF16, ops::ConvDirection::kBackwardData, 3, false,
+                  ops::Activation::kNone),
+       "conv.direct_fp16_f32acc_dgrad_3d_nobias.none",
+       "boo_kernels::ConvDirectRunner<__half, 1, false, 0>"},
+      {make_class(core::DType::kF32, ops::ConvDirection::kBackwardWeight, 1, false,
+                  ops::Activation::kNone),
+       "conv.direct_fp32_f32acc_wgrad_1d_nobias.none",
+       "boo_kernels::ConvDirectRunner<float, 2, false, 0>"},
+      {make_class(core::DType::kF32, ops::ConvDirection::kForward, 2, false,
+                  ops::Activation::kGeluTanh),
+       "conv.direct_fp32_f32acc_fprop_2d_nobias.gelu-tanh",
+       "boo_kernels::ConvDirectRunner<float, 0, false, 3>"},
+  };
+  for (const Case& c : cases) {
+    auto src = conv_direct_source(c.cls);
+    ASSERT_TRUE(src.has_value()) << c.name << ": " << src.status().message();
+    EXPECT_EQ(src->name, c.name);
+    EXPECT_TRUE(contains(src->text, c.runner)) << c.name;
+    // The name reads back as the class it was generated for.
+    auto back = space::ConvClass::parse_name(src->name.substr(kConvDirectPrefix.size()));
+    ASSERT_TRUE(back.has_value()) << back.status().message();
+    EXPECT_EQ(*back, c.cls);
+  }
+}
+
+TEST(ConvDirectCodegen, MathModeDoesNotChangeTheKernel) {
+  space::ConvClass c =
+      make_class(core::DType::kF32, ops::ConvDirection::kForward, 2, false, ops::Activation::kNone);
+  auto exact = conv_direct_source(c);
+  c.math = core::MathMode::kTF32;
+  auto tf32 = conv_direct_source(c);
+  ASSERT_TRUE(exact.has_value() && tf32.has_value());
+  EXPECT_EQ(tf32->name, "conv.direct_fp32_tf32_fprop_2d_nobias.none");
+  EXPECT_TRUE(contains(tf32->text, "boo_kernels::ConvDirectRunner<float, 0, false, 0>"));
+}
+
+TEST(ConvDirectCodegen, RejectsIncoherentClasses) {
+  auto bias_dgrad = conv_direct_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardData, 2, true, ops::Activation::kNone));
+  ASSERT_FALSE(bias_dgrad.has_value());
+  EXPECT_TRUE(contains(bias_dgrad.status().message(), "forward"));
+  auto fp8 = conv_direct_source(make_class(core::DType::kF8E4M3, ops::ConvDirection::kForward, 2,
+                                           false, ops::Activation::kNone));
+  ASSERT_FALSE(fp8.has_value());
+  EXPECT_TRUE(contains(fp8.status().message(), "fp8"));
+}
+
+}  // namespace
+}  // namespace boo::codegen

@@ -1,0 +1,241 @@
+// Convolution dispatch without a GPU: which algorithms apply and why not, candidate order
+// (conv.gemm_1x1, heuristic conv.sm90_implicit, conv.direct last), forced configs, moving on
+// after a failed compile, plan caching (the fake compiler builds stand-in kernel objects), the
+// analytical model, and the C argument struct.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../jit/jit_test_util.h"
+#include "boo/dispatch/conv_dispatcher.h"
+#include "boo/parse/registry.h"
+
+namespace boo::dispatch {
+namespace {
+
+namespace fs = std::filesystem;
+
+ops::ConvProblem conv(const std::string& command) {
+  auto parsed = parse::make_default_registry().parse(command);
+  EXPECT_TRUE(parsed.has_value()) << parsed.status().message();
+  return std::get<ops::ConvProblem>(parsed->problems.front());
+}
+
+const char* kNhwc = " --in_layout NHWC --out_layout NHWC --fil_layout NHWC";
+
+ops::ConvProblem resnet3x3(const std::string& extra = "") {
+  return conv("convbfp16 -n 64 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1" +
+              extra + kNhwc);
+}
+
+std::vector<std::string> algorithms(const std::vector<ConvCandidate>& list) {
+  std::vector<std::string> out;
+  for (const ConvCandidate& c : list) out.push_back(c.algorithm);
+  return out;
+}
+
+class ConvDispatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = boo::testing::make_temp_dir("conv_dispatch");
+    log_ = root_ + "/compiles.log";
+    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
+    unsetenv("BOO_FAKE_NVCC_FAIL");
+    jit::CacheOptions o;
+    o.root = root_ + "/cache";
+    cache_ = std::make_unique<jit::KernelCache>(o, boo::testing::fake_compiler());
+    gemm_ = std::make_unique<GemmDispatcher>(*cache_, nullptr, DeviceModel{});
+  }
+  void TearDown() override {
+    unsetenv("BOO_FAKE_NVCC_LOG");
+    unsetenv("BOO_FAKE_NVCC_FAIL");
+    fs::remove_all(root_);
+  }
+  ConvDispatcher dispatcher(const std::string& force = "") {
+    DispatchOptions o;
+    o.force_config = force;
+    return ConvDispatcher(*cache_, nullptr, *gemm_, o);
+  }
+  std::string root_;
+  std::string log_;
+  std::unique_ptr<jit::KernelCache> cache_;
+  std::unique_ptr<GemmDispatcher> gemm_;
+};
+
+TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
+  std::vector<std::string> notes;
+  auto c = dispatcher().candidates(resnet3x3(" -F 1"), &notes);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  ASSERT_GE(c->size(), 2u);
+  EXPECT_EQ(c->front().algorithm, kConvSm90Implicit);
+  EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
+  EXPECT_EQ(c->back().algorithm, kConvDirect);
+  EXPECT_EQ(c->back().config, "conv.direct_bf16_f32acc_fprop_2d_nobias.none");
+  for (size_t i = 1; i + 1 < c->size(); ++i) {
+    EXPECT_LE((*c)[i - 1].predicted_us, (*c)[i].predicted_us) << i;
+  }
+  bool told = false;
+  for (const std::string& n : notes) told |= n.find("conv.gemm_1x1 does not apply") == 0;
+  EXPECT_TRUE(told);
+}
+
+TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
+  auto p = conv(
+      "convbfp16 -n 8 -c 128 -H 14 -W 14 -k 256 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 "
+      "-F 1" +
+      std::string(kNhwc));
+  auto c = dispatcher().candidates(p, nullptr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->front().algorithm, kConvGemm1x1);
+  EXPECT_NE(c->front().reason.find("the convolution is the GEMM"), std::string::npos);
+  EXPECT_EQ(c->back().algorithm, kConvDirect);
+}
+
+TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
+  struct Case {
+    std::string command;
+    std::string why;
+  };
+  const Case cases[] = {
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 4 -F 1",
+       "groups = 1 only"},
+      {"convbfp16 -n 2 -c 35 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+       "C and K must be multiples of 8"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -F 2",
+       "unit-stride"},
+      {"conv -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4",
+       "tf32 runs forward only"},
+      {"conv -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 --math fp32",
+       "fp32 without tf32"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 -b 1 "
+       "--activation relu6",
+       "relu6"},
+  };
+  for (const Case& c : cases) {
+    const ops::ConvProblem p = conv(c.command + kNhwc);
+    const core::Status s = conv_sm90_supports(p);
+    EXPECT_FALSE(s.is_ok()) << c.command;
+    EXPECT_NE(s.message().find(c.why), std::string::npos) << s.message();
+    std::vector<std::string> notes;
+    auto list = dispatcher().candidates(p, &notes);
+    ASSERT_TRUE(list.has_value());
+    EXPECT_EQ(algorithms(*list), std::vector<std::string>{std::string(kConvDirect)}) << c.command;
+  }
+  EXPECT_TRUE(conv_sm90_supports(resnet3x3(" -F 2")).is_ok());
+  EXPECT_TRUE(conv_sm90_supports(resnet3x3(" -F 4")).is_ok());
+}
+
+TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
+  const ops::ConvProblem p = resnet3x3(" -F 1");
+  auto direct = dispatcher("conv.direct_bf16_f32acc_fprop_2d_nobias.none").candidates(p, nullptr);
+  ASSERT_TRUE(direct.has_value());
+  EXPECT_EQ(algorithms(*direct), std::vector<std::string>{std::string(kConvDirect)});
+  const std::string sm90 = "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1";
+  auto forced = dispatcher(sm90).candidates(p, nullptr);
+  ASSERT_TRUE(forced.has_value());
+  EXPECT_EQ(forced->front().config, sm90);
+  // Another class (the fp16 kernel for a bf16 problem) would compute something else.
+  auto other = dispatcher("conv.direct_fp16_f32acc_fprop_2d_nobias.none").candidates(p, nullptr);
+  ASSERT_FALSE(other.has_value());
+  EXPECT_NE(other.status().message().find("not a config of this problem's class"),
+            std::string::npos);
+  auto gemm = dispatcher("gemm.sm90_whatever").candidates(p, nullptr);
+  ASSERT_FALSE(gemm.has_value());
+  EXPECT_NE(gemm.status().message().find("1x1"), std::string::npos) << gemm.status().message();
+  auto unknown = dispatcher("conv.winograd_x").candidates(p, nullptr);
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.status().message().find("no convolution algorithm"), std::string::npos);
+}
+
+TEST_F(ConvDispatchTest, PlansAreCachedAndAFailedCompileMovesOn) {
+  ConvDispatcher d = dispatcher();
+  const ops::ConvProblem p = resnet3x3(" -F 1");
+  setenv("BOO_FAKE_NVCC_FAIL", "conv.sm90_implicit", 1);
+  auto plan = d.plan(p);
+  ASSERT_TRUE(plan.has_value()) << plan.status().message();
+  EXPECT_EQ((*plan)->algorithm, kConvDirect);
+  bool skipped = false;
+  for (const std::string& line : (*plan)->explanation)
+    skipped |= line.rfind("skipped conv.sm90", 0) == 0;
+  EXPECT_TRUE(skipped);
+  const int compiles = boo::testing::count_lines(log_);
+  auto again = d.plan(p);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(*again, *plan);
+  EXPECT_EQ(boo::testing::count_lines(log_), compiles);
+  unsetenv("BOO_FAKE_NVCC_FAIL");
+  auto wgrad = d.plan(resnet3x3(" -F 4"));
+  ASSERT_TRUE(wgrad.has_value()) << wgrad.status().message();
+  EXPECT_EQ((*wgrad)->algorithm, kConvSm90Implicit);
+  EXPECT_NE((*wgrad)->config.find("_wgrad_2d_"), std::string::npos);
+}
+
+TEST_F(ConvDispatchTest, ModelPrefersFullTilesAndChargesLayoutCopies) {
+  const DeviceModel d;
+  const ops::ConvProblem p = resnet3x3(" -F 1");
+  space::ConvSm90Config big;
+  big.cls = space::conv_class_of(p);
+  space::ConvSm90Config small = big;
+  small.tile_m = small.tile_n = 64;
+  std::string why;
+  const double big_us = predict_conv_sm90_us(p, big, d, &why);
+  EXPECT_LT(predict_conv_sm90_us(p, small, d), big_us * 2.0);
+  EXPECT_NE(why.find("tiles of 128x128"), std::string::npos) << why;
+  // 64 output channels: a 128-wide N tile computes half zeros; 128x64 wins over 128x128.
+  space::ConvSm90Config narrow = big;
+  narrow.tile_n = 64;
+  EXPECT_LT(predict_conv_sm90_us(p, narrow, d), big_us);
+  ops::ConvProblem nchw = p;
+  nchw.in_layout = nchw.out_layout = nchw.fil_layout = core::Layout::kChannelsFirst;
+  EXPECT_GT(predict_conv_sm90_us(nchw, big, d, &why), big_us);
+  EXPECT_NE(why.find("layout copies"), std::string::npos);
+}
+
+TEST(ConvArgs, SpatialFormAndStridesOfEveryLayout) {
+  // 2D NCHW: D = 1 in front, strides (N, C, D, H, W).
+  ops::ConvProblem p = conv(
+      "convbfp16 -n 2 -c 3 -H 5 -W 7 -k 4 -y 3 -x 1 -p 1 -q 0 -u 2 -v 1 "
+      "-l 1 -j 1 -F 1");
+  ConvPointers ptrs;
+  int x = 0, w = 0, y = 0;
+  ptrs.x = &x;
+  ptrs.w = &w;
+  ptrs.y = &y;
+  BooConvArgs a = make_conv_args(p, ptrs, 0, 132);
+  EXPECT_EQ(a.spatial_dims, 2);
+  EXPECT_EQ(a.direction, BOO_CONV_FORWARD);
+  EXPECT_EQ(std::vector<int64_t>(a.in, a.in + 3), (std::vector<int64_t>{1, 5, 7}));
+  EXPECT_EQ(std::vector<int64_t>(a.filter, a.filter + 3), (std::vector<int64_t>{1, 3, 1}));
+  EXPECT_EQ(std::vector<int64_t>(a.out, a.out + 3), (std::vector<int64_t>{1, 3, 7}));
+  EXPECT_EQ(std::vector<int64_t>(a.stride, a.stride + 3), (std::vector<int64_t>{1, 2, 1}));
+  EXPECT_EQ(std::vector<int64_t>(a.pad, a.pad + 3), (std::vector<int64_t>{0, 1, 0}));
+  EXPECT_EQ(a.x_stride[0], 3 * 5 * 7);
+  EXPECT_EQ(a.x_stride[1], 5 * 7);
+  EXPECT_EQ(a.x_stride[3], 7);
+  EXPECT_EQ(a.x_stride[4], 1);
+  EXPECT_EQ(a.bias, nullptr);
+  EXPECT_EQ(a.x, &x);
+  // 3D NDHWC: C innermost, then W, H, D.
+  p = conv(
+      "convbfp16 --spatial_dim 3 -n 2 -c 8 -! 3 -H 4 -W 5 -k 16 -@ 1 -y 1 -x 1 -$ 0 -p 0 "
+      "-q 0 -# 1 -u 1 -v 1 -^ 1 -l 1 -j 1 -F 4 --in_layout NDHWC --out_layout NDHWC "
+      "--fil_layout NDHWC");
+  a = make_conv_args(p, ptrs, 0, 132);
+  EXPECT_EQ(a.direction, BOO_CONV_BACKWARD_WEIGHT);
+  EXPECT_EQ(std::vector<int64_t>(a.x_stride, a.x_stride + 5),
+            (std::vector<int64_t>{3 * 4 * 5 * 8, 1, 4 * 5 * 8, 5 * 8, 8}));
+  EXPECT_EQ(a.w_stride[1], 1);
+  EXPECT_EQ(a.y_stride[1], 1);
+  EXPECT_EQ(a.y_stride[4], 16);
+  // 1D: D = H = 1.
+  p = conv("convbfp16 -n 2 -c 8 -H 1 -W 9 -k 8 -y 1 -x 3 -p 0 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  ASSERT_EQ(p.spatial_dims, 1);
+  a = make_conv_args(p, ptrs, 0, 132);
+  EXPECT_EQ(std::vector<int64_t>(a.in, a.in + 3), (std::vector<int64_t>{1, 1, 9}));
+  EXPECT_EQ(std::vector<int64_t>(a.pad, a.pad + 3), (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(a.x_stride[4], 8);
+}
+
+}  // namespace
+}  // namespace boo::dispatch

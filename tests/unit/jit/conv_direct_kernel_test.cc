@@ -1,0 +1,332 @@
+// conv.direct (kernels/conv_direct.cuh) and the channels-last wrapper (kernels/conv_relayout.cuh)
+// through the real JIT (nvcc, no GPU): the compiled objects' host sides accept every layout,
+// group count and dimensionality, refuse what they cannot run with a reason, and plan the
+// workspace of the layout copies. Two small compiles (plain CUDA, no CUTLASS: about 10 s each);
+// skipped where the toolkit or CUTLASS is missing. Numerics run on the GPU (tests/gpu/).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "boo/codegen/conv_codegen.h"
+#include "boo/codegen/embedded.h"
+#include "boo/dispatch/conv_args.h"
+#include "boo/jit/kernel_cache.h"
+#include "jit_test_util.h"
+
+namespace boo::jit {
+namespace {
+
+using core::Layout;
+using ops::ConvDirection;
+
+constexpr core::Layout kFirst = Layout::kChannelsFirst;
+constexpr core::Layout kLast = Layout::kChannelsLast;
+
+// Stand-ins for device buffers: 256-byte aligned, never dereferenced (nothing is launched).
+char* const kBase = reinterpret_cast<char*>(uintptr_t{1} << 30);
+dispatch::ConvPointers pointers() {
+  return {kBase, kBase + (uintptr_t{1} << 26), kBase + (uintptr_t{2} << 26),
+          kBase + (uintptr_t{3} << 26)};
+}
+
+// 2D, N 2, C 16, K 32, 9x11 input, 3x3 filter, padding 1 (output 9x11).
+ops::ConvProblem problem_2d(core::DType t, ConvDirection d, Layout in, Layout fil, Layout out) {
+  ops::ConvProblem p;
+  p.spatial_dims = 2;
+  p.n = 2;
+  p.c = 16;
+  p.k = 32;
+  p.input = {9, 11};
+  p.filter = {3, 3};
+  p.stride = {1, 1};
+  p.padding = {1, 1};
+  p.dilation = {1, 1};
+  p.direction = d;
+  p.dtype = t;
+  p.in_layout = in;
+  p.fil_layout = fil;
+  p.out_layout = out;
+  return p;
+}
+
+BooConvArgs args_of(const ops::ConvProblem& p, const dispatch::ConvPointers& ptrs = pointers()) {
+  EXPECT_TRUE(p.validate().is_ok()) << p.validate().message();
+  return dispatch::make_conv_args(p, ptrs, 0, 132);
+}
+
+int64_t round256(int64_t bytes) { return (bytes + 255) / 256 * 256; }
+
+class ConvDirectKernelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto compiler = CompilerOptions::from_environment();
+    if (!compiler) GTEST_SKIP() << compiler.status().message();
+    root_ = boo::testing::make_temp_dir("conv_direct_kernel");
+    CacheOptions o;
+    o.root = root_;
+    cache_ = std::make_unique<KernelCache>(o, *compiler);
+  }
+  void TearDown() override {
+    if (!root_.empty()) std::filesystem::remove_all(root_);
+  }
+
+  std::string root_;
+  std::unique_ptr<KernelCache> cache_;
+};
+
+TEST_F(ConvDirectKernelTest, DirectForwardAcceptsAnyLayoutGroupsAndDimensions) {
+  space::ConvClass cls;
+  cls.dtype = core::DType::kBF16;
+  cls.direction = ConvDirection::kForward;
+  cls.spatial_dims = 2;
+  cls.bias = true;
+  cls.activation = ops::Activation::kRelu;
+  auto src = codegen::conv_direct_source(cls);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  auto kernel = cache_->get(*src);
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
+  const LoadedKernel& k = **kernel;
+  EXPECT_EQ(k.kind, BOO_KIND_CONV);
+  EXPECT_EQ(k.name, "conv.direct_bf16_f32acc_fprop_2d_bias.relu");
+
+  auto fwd = [](Layout layout) {
+    ops::ConvProblem p =
+        problem_2d(core::DType::kBF16, ConvDirection::kForward, layout, layout, layout);
+    p.bias = true;
+    p.activation = ops::Activation::kRelu;
+    return p;
+  };
+  std::vector<std::pair<std::string, ops::ConvProblem>> accepted;
+  accepted.push_back({"NCHW", fwd(kFirst)});
+  accepted.push_back({"NHWC", fwd(kLast)});
+  ops::ConvProblem mixed = fwd(kFirst);
+  mixed.fil_layout = kLast;
+  accepted.push_back({"NCHW x, KYXC w", mixed});
+  ops::ConvProblem grouped = fwd(kLast);
+  grouped.groups = 4;
+  grouped.stride = {2, 3};
+  grouped.dilation = {2, 1};
+  accepted.push_back({"groups 4, stride 2x3, dilation 2x1", grouped});
+  ops::ConvProblem depthwise = fwd(kFirst);
+  depthwise.groups = depthwise.c = 16;
+  depthwise.k = 32;  // channel multiplier 2
+  accepted.push_back({"depthwise", depthwise});
+  ops::ConvProblem conv1d = fwd(kFirst);
+  conv1d.spatial_dims = 1;
+  conv1d.input = {37};
+  conv1d.filter = {5};
+  conv1d.stride = {2};
+  conv1d.padding = {0};
+  conv1d.dilation = {1};
+  accepted.push_back({"1D", conv1d});
+  ops::ConvProblem conv3d = fwd(kLast);
+  conv3d.spatial_dims = 3;
+  conv3d.input = {5, 6, 7};
+  conv3d.filter = {3, 1, 3};
+  conv3d.stride = {1, 1, 2};
+  conv3d.padding = {1, 0, 1};
+  conv3d.dilation = {1, 1, 1};
+  accepted.push_back({"3D", conv3d});
+  char why[256] = {0};
+  for (const auto& [what, p] : accepted) {
+    const BooConvArgs a = args_of(p);
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), 0) << what;
+  }
+
+  // Refusals carry a reason.
+  ops::ConvProblem dgrad = fwd(kFirst);
+  dgrad.direction = ConvDirection::kBackwardData;
+  dgrad.bias = false;
+  dgrad.activation = ops::Activation::kNone;
+  BooConvArgs a = args_of(dgrad);
+  why[0] = 0;
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED);
+  EXPECT_NE(std::string(why).find("direction"), std::string::npos) << why;
+  EXPECT_EQ(k.workspace(&a), -1);
+
+  ops::ConvProblem no_bias = fwd(kFirst);
+  no_bias.bias = false;
+  a = args_of(no_bias);
+  why[0] = 0;
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED);
+  EXPECT_NE(std::string(why).find("bias"), std::string::npos) << why;
+
+  a = args_of(fwd(kLast));
+  a.x = nullptr;
+  why[0] = 0;
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED);
+  EXPECT_NE(std::string(why).find("pointer"), std::string::npos) << why;
+
+  a = args_of(fwd(kLast));
+  a.groups = 3;  // 16 channels do not split into 3 groups
+  why[0] = 0;
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED);
+  EXPECT_NE(std::string(why).find("groups"), std::string::npos) << why;
+
+  // A dry run checks everything but launches nothing (no GPU here).
+  a = args_of(fwd(kFirst));
+  a.dry_run = 1;
+  EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)), BOO_OK) << why;
+}
+
+// ConvChannelsLastRunner over conv.direct, one per direction behind a runner that picks by the
+// arguments' direction: one compile covers all three (conv.sm90_implicit wraps its CUTLASS
+// runner the same way).
+constexpr char kChannelsLastSource[] = R"(#include "abi.h"
+#include "conv_direct.cuh"
+#include "conv_relayout.cuh"
+
+namespace {
+template <int kDirection>
+using Wrapped = boo_kernels::ConvChannelsLastRunner<
+    boo_kernels::ConvDirectRunner<__half, kDirection, false, 0>, __half>;
+
+struct Runner {
+  static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    switch (a.direction) {
+      case BOO_CONV_FORWARD: return Wrapped<BOO_CONV_FORWARD>::supports(a, why, len);
+      case BOO_CONV_BACKWARD_DATA: return Wrapped<BOO_CONV_BACKWARD_DATA>::supports(a, why, len);
+      case BOO_CONV_BACKWARD_WEIGHT:
+        return Wrapped<BOO_CONV_BACKWARD_WEIGHT>::supports(a, why, len);
+    }
+    boo_kernels::write_why(why, len, "unknown direction");
+    return BOO_UNSUPPORTED;
+  }
+  static int64_t workspace(const BooConvArgs& a) {
+    switch (a.direction) {
+      case BOO_CONV_FORWARD: return Wrapped<BOO_CONV_FORWARD>::workspace(a);
+      case BOO_CONV_BACKWARD_DATA: return Wrapped<BOO_CONV_BACKWARD_DATA>::workspace(a);
+      case BOO_CONV_BACKWARD_WEIGHT: return Wrapped<BOO_CONV_BACKWARD_WEIGHT>::workspace(a);
+    }
+    return -1;
+  }
+  static int32_t run(const BooConvArgs& a, void* ws, int64_t bytes, void* stream, char* why,
+                     int32_t len) {
+    switch (a.direction) {
+      case BOO_CONV_FORWARD:
+        return Wrapped<BOO_CONV_FORWARD>::run(a, ws, bytes, stream, why, len);
+      case BOO_CONV_BACKWARD_DATA:
+        return Wrapped<BOO_CONV_BACKWARD_DATA>::run(a, ws, bytes, stream, why, len);
+      case BOO_CONV_BACKWARD_WEIGHT:
+        return Wrapped<BOO_CONV_BACKWARD_WEIGHT>::run(a, ws, bytes, stream, why, len);
+    }
+    boo_kernels::write_why(why, len, "unknown direction");
+    return BOO_UNSUPPORTED;
+  }
+};
+}  // namespace
+
+BOO_CONV_ENTRY_POINTS(Runner, "test.conv_channels_last_fp16")
+)";
+
+TEST_F(ConvDirectKernelTest, ChannelsLastWrapperCopiesOnlyWhatIsNotPackedChannelsLast) {
+  auto text = codegen::inline_embedded_includes(kChannelsLastSource);
+  ASSERT_TRUE(text.has_value()) << text.status().message();
+  auto kernel = cache_->get({"test.conv_channels_last_fp16", *text});
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
+  const LoadedKernel& k = **kernel;
+  EXPECT_EQ(k.kind, BOO_KIND_CONV);
+
+  // fp16 slots of the 2D problem, each rounded to 256 bytes.
+  const int64_t x_slot = round256(2 * 16 * 9 * 11 * 2);  // 6336 -> 6400
+  const int64_t w_slot = round256(32 * 16 * 3 * 3 * 2);  // 9216
+  const int64_t y_slot = round256(2 * 32 * 9 * 11 * 2);  // 12672 -> 12800
+  const core::DType t = core::DType::kF16;
+  struct Case {
+    std::string what;
+    ops::ConvProblem p;
+    int64_t workspace;
+  };
+  const Case cases[] = {
+      {"forward, all NHWC", problem_2d(t, ConvDirection::kForward, kLast, kLast, kLast), 0},
+      {"forward, NCHW x", problem_2d(t, ConvDirection::kForward, kFirst, kLast, kLast), x_slot},
+      {"forward, NCHW y", problem_2d(t, ConvDirection::kForward, kLast, kLast, kFirst), y_slot},
+      {"forward, KCYX w", problem_2d(t, ConvDirection::kForward, kLast, kFirst, kLast), w_slot},
+      {"forward, all NCHW (MIOpen's default)",
+       problem_2d(t, ConvDirection::kForward, kFirst, kFirst, kFirst), x_slot + w_slot + y_slot},
+      {"backward data, all NHWC", problem_2d(t, ConvDirection::kBackwardData, kLast, kLast, kLast),
+       0},
+      {"backward data, NCHW dx", problem_2d(t, ConvDirection::kBackwardData, kFirst, kLast, kLast),
+       x_slot},
+      {"backward data, all NCHW",
+       problem_2d(t, ConvDirection::kBackwardData, kFirst, kFirst, kFirst),
+       x_slot + w_slot + y_slot},
+      {"backward weight, NCHW x",
+       problem_2d(t, ConvDirection::kBackwardWeight, kFirst, kLast, kLast), x_slot},
+      {"backward weight, NCHW x, KCYX dw",
+       problem_2d(t, ConvDirection::kBackwardWeight, kFirst, kFirst, kLast), x_slot + w_slot},
+      {"backward weight, NCHW dy",
+       problem_2d(t, ConvDirection::kBackwardWeight, kLast, kLast, kFirst), y_slot},
+  };
+  char why[256] = {0};
+  for (const Case& c : cases) {
+    const BooConvArgs a = args_of(c.p);
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << c.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), c.workspace) << c.what;
+  }
+
+  // A pointer that is not 16-byte aligned is copied even in the packed layout.
+  dispatch::ConvPointers ptrs = pointers();
+  ptrs.x = kBase + 2;
+  BooConvArgs a = args_of(problem_2d(t, ConvDirection::kForward, kLast, kLast, kLast), ptrs);
+  EXPECT_EQ(k.workspace(&a), x_slot);
+
+  // Dimensions of extent 1 have no stride that matters: a 1x1 image with N = 1 in NCHW, and a
+  // 1D NCW problem with one channel, are already packed channels-last.
+  ops::ConvProblem one_pixel = problem_2d(t, ConvDirection::kForward, kFirst, kFirst, kFirst);
+  one_pixel.n = 1;
+  one_pixel.input = {1, 1};
+  one_pixel.filter = {1, 1};
+  one_pixel.padding = {0, 0};
+  a = args_of(one_pixel);
+  EXPECT_EQ(k.workspace(&a), 0);
+  ops::ConvProblem single = one_pixel;
+  single.spatial_dims = 1;
+  single.c = 1;
+  single.k = 1;
+  single.input = {29};
+  single.filter = {3};
+  single.stride = {1};
+  single.padding = {1};
+  single.dilation = {1};
+  a = args_of(single);
+  EXPECT_EQ(k.workspace(&a), 0);
+  // With K = 4 the NKW output is no longer channels-last (the 4 x 1 x 3 filter still is).
+  single.k = 4;
+  a = args_of(single);
+  EXPECT_EQ(k.workspace(&a), round256(4 * 29 * 2));
+
+  // 3D NCDHW: the x and y slots cover every element.
+  ops::ConvProblem conv3d = problem_2d(t, ConvDirection::kForward, kFirst, kLast, kFirst);
+  conv3d.spatial_dims = 3;
+  conv3d.input = {3, 4, 5};
+  conv3d.filter = {1, 3, 3};
+  conv3d.stride = {1, 1, 1};
+  conv3d.padding = {0, 1, 1};
+  conv3d.dilation = {1, 1, 1};
+  a = args_of(conv3d);
+  EXPECT_EQ(k.workspace(&a), round256(2 * 16 * 60 * 2) + round256(2 * 32 * 60 * 2));
+
+  // The run plans the same slots: a dry run with the planned workspace passes, one byte less
+  // fails before anything is launched.
+  a = args_of(problem_2d(t, ConvDirection::kBackwardWeight, kFirst, kFirst, kLast));
+  a.dry_run = 1;
+  char* ws = kBase + (uintptr_t{4} << 26);
+  EXPECT_EQ(k.run(&a, ws, x_slot + w_slot, nullptr, why, sizeof(why)), BOO_OK) << why;
+  why[0] = 0;
+  EXPECT_EQ(k.run(&a, ws, x_slot + w_slot - 1, nullptr, why, sizeof(why)), BOO_ERROR);
+  EXPECT_NE(std::string(why).find("workspace"), std::string::npos) << why;
+
+  // The inner kernel's refusals come through.
+  a = args_of(problem_2d(t, ConvDirection::kForward, kFirst, kFirst, kFirst));
+  a.y = nullptr;
+  why[0] = 0;
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED);
+  EXPECT_NE(std::string(why).find("pointer"), std::string::npos) << why;
+  EXPECT_EQ(k.workspace(&a), -1);
+}
+
+}  // namespace
+}  // namespace boo::jit

@@ -1,0 +1,154 @@
+// GPU backends of `boo driver` for convolutions: boo (convolution dispatch + JIT), cuDNN at its
+// best, and the GPU reference; the numerics gate (§8) and the benchmark protocol (§7).
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+#include "boo/reference/gpu_reference.h"
+#include "boo/tune/conv_operands.h"
+#include "command_source.h"
+#include "gpu_session.h"
+
+namespace boo::cli {
+namespace {
+
+// The fp32 output of the GPU reference, and the launch that computes it.
+struct ReferenceRun {
+  runtime::DeviceBuffer out;
+  tune::Launch launch;
+};
+
+}  // namespace
+
+void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
+                          const std::vector<std::string>& backends, const RunPlan& plan,
+                          tune::ResultCsvWriter* csv, Outcome& outcome) {
+  Impl& s = *impl_;
+  void* stream = s.stream.get();
+  auto fail = [&](const core::Status& st) {
+    print_error(source, st);
+    ++outcome.failed;
+  };
+  if (s.opt.misalign || s.opt.top > 1 || s.opt.vary_order) {
+    return fail(core::invalid_argument(
+        "--misalign, --top and --vary-order apply to GEMMs only (this is a convolution)"));
+  }
+  auto operands = tune::ConvOperands::create(p, s.opt.seed, stream);
+  if (!operands) return fail(operands.status());
+  std::vector<BackendRun> runs;
+  ReferenceRun reference;
+  for (const std::string& name : backends) {
+    BackendRun r;
+    r.name = name;
+    auto out = operands->make_output();
+    if (!out) return fail(out.status());
+    r.d = std::move(*out);
+    const dispatch::ConvPointers ptrs = operands->pointers(r.d.data());
+    if (name == "boo") {
+      if (core::Status st = s.ensure_context(); !st.is_ok()) return fail(st);
+      auto chosen = s.ctx->conv->plan(p);
+      if (!chosen) return fail(chosen.status());
+      const dispatch::ConvPlan* cp = *chosen;
+      r.algorithm = cp->algorithm;
+      r.config = cp->config;
+      std::printf(">>> boo: %s %s\n", cp->algorithm.c_str(), cp->config.c_str());
+      if (s.opt.explain) {
+        for (const std::string& line : cp->explanation) std::printf(">>>   %s\n", line.c_str());
+      }
+      dispatch::ConvDispatcher* disp = s.ctx->conv.get();
+      r.launch = [disp, cp, ptrs](void* st) { return disp->run(*cp, ptrs, st); };
+    } else if (name == "cudnn") {
+      if (!s.cudnn) {
+        auto made = reference::CudnnConv::create();
+        if (!made) {
+          if (backends.size() == 1) return fail(made.status());
+          std::printf(">>> cudnn: unavailable: %s\n", made.status().message().c_str());
+          continue;
+        }
+        s.cudnn = std::move(*made);
+      }
+      if (core::Status st = s.cudnn->prepare(p, ptrs, stream); !st.is_ok()) {
+        // A baseline cuDNN cannot run is reported, not a failure of boo's run.
+        if (backends.size() == 1) return fail(st);
+        std::printf(">>> cudnn: unavailable for this problem: %s\n", st.message().c_str());
+        continue;
+      }
+      r.algorithm = "cudnn";
+      r.config = s.cudnn->description();
+      std::printf(">>> cudnn: %s\n", r.config.c_str());
+      reference::CudnnConv* dnn = s.cudnn.get();
+      r.launch = [dnn, ptrs](void* st) { return dnn->run(ptrs, st); };
+    } else if (name == "reference") {
+      const int64_t elements = tune::conv_output_desc(p).element_count();
+      auto buf = runtime::DeviceBuffer::allocate(elements * 4);
+      if (!buf) return fail(buf.status());
+      reference.out = std::move(*buf);
+      float* dst = static_cast<float*>(reference.out.data());
+      r.algorithm = "reference.gpu";
+      r.config = "fp64-acc";
+      r.launch = [p, ptrs, dst](void* st) {
+        return reference::gpu::conv_reference(p, ptrs, dst, st);
+      };
+    } else {
+      return fail(core::invalid_argument("--backend " + name +
+                                         ": convolutions run on boo, cudnn or reference"));
+    }
+    // One run into NaN-poisoned output: every element must be written.
+    core::Status st = r.d.fill_bytes(0xff, stream);
+    if (st.is_ok()) st = r.launch(stream);
+    if (st.is_ok()) st = s.stream.synchronize();
+    if (!st.is_ok()) return fail(st);
+    runs.push_back(std::move(r));
+  }
+  if (runs.empty()) return fail(core::unavailable("no backend could run this problem"));
+
+  const BackendRun& first = runs.front();
+  if (first.name != "reference" &&
+      tune::conv_output_desc(p).element_count() <= (int64_t{64} << 20)) {
+    auto values = tune::download_conv_output(p, first.d.data());
+    if (!values) return fail(values.status());
+    const char* what = p.direction == ops::ConvDirection::kForward        ? "y"
+                       : p.direction == ops::ConvDirection::kBackwardData ? "dx"
+                                                                          : "dw";
+    std::printf(">>> %s\n",
+                describe_output(ops::Problem{p}, what, {}, {}, p.dtype, *values).c_str());
+  }
+
+  bool failed = false;
+  if (plan.verify) {
+    auto ref = tune::ConvReference::compute(*operands, stream, s.opt.cpu_max_gflop * 1e9);
+    if (!ref) return fail(ref.status());
+    std::optional<reference::ErrorStats> vendor;
+    for (BackendRun& r : runs) {
+      if (r.name == "reference") continue;
+      auto e = ref->compare(*operands, r.d.data(), stream);
+      if (!e) return fail(e.status());
+      r.error = *e;
+      if (r.name == "cudnn") vendor = *e;
+    }
+    for (BackendRun& r : runs) {
+      if (!r.error) continue;
+      const tune::ConvNumerics n =
+          tune::judge_conv(p, *r.error, r.name == "boo" ? vendor : std::nullopt, ref->name());
+      r.passed = n.passed;
+      std::printf(">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n", r.name.c_str(),
+                  n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
+                  ref->name().c_str());
+      if (!n.passed) {
+        std::printf(">>>   %s\n", n.verdict.c_str());
+        failed = true;
+      }
+    }
+  }
+  if (!report_runs(s, source, ops::Problem{p}, runs, "cudnn", plan, csv)) {
+    ++outcome.failed;
+    return;
+  }
+  if (failed) {
+    ++outcome.failed;
+  } else {
+    ++outcome.ran;
+  }
+}
+
+}  // namespace boo::cli
