@@ -728,6 +728,7 @@ core::Status CudnnConv::prepare(const ops::ConvProblem& p, const dispatch::ConvP
       dnn(cudnnSetConvolutionMathType(s.conv, best.conv.math), "SetConvolutionMathType"));
   s.plan = best;
   s.prepared = true;
+  without_tensor_ops_ = best.conv.math == CUDNN_DEFAULT_MATH || best.conv.math == CUDNN_FMA_MATH;
 
   description_ = "cudnn " + cudnn_detail::version_string(s.version) + " " +
                  std::string(ops::conv_direction_name(p.direction)) +

@@ -124,7 +124,14 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
       auto e = ref->compare(*operands, r.d.data(), stream);
       if (!e) return fail(e.status());
       r.error = *e;
-      if (r.name == "cudnn") vendor = *e;
+      // A tf32 problem that cuDNN ran in exact fp32 (its fastest way for small problems) sets no
+      // bar for a tf32 kernel: the gate is then the tolerance alone.
+      if (r.name == "cudnn" && p.dtype == core::DType::kF32 && p.math == core::MathMode::kTF32 &&
+          s.cudnn->without_tensor_ops()) {
+        std::printf(">>> note: cudnn ran this tf32 problem in exact fp32; its error is no bar\n");
+      } else if (r.name == "cudnn") {
+        vendor = *e;
+      }
     }
     for (BackendRun& r : runs) {
       if (!r.error) continue;

@@ -154,6 +154,9 @@ class CudnnConv {
   // Every benchmark-mode result of the last prepare(): "search workspace 1.0GB: IMPLICIT_GEMM/
   // tensor-op 41.2us ws=0B; FFT/tensor-op CUDNN_STATUS_NOT_SUPPORTED; ..." (for --explain).
   std::string search_report() const { return search_report_; }
+  // Whether the chosen plan multiplies without tensor cores (FMA or default math): for an fp32
+  // problem that allows tf32, its error is then no yardstick for a tf32 kernel's.
+  bool without_tensor_ops() const { return without_tensor_ops_; }
 
  private:
   CudnnConv() = default;
@@ -161,6 +164,7 @@ class CudnnConv {
   std::unique_ptr<State> state_;
   std::string description_;
   std::string search_report_;
+  bool without_tensor_ops_ = false;
 };
 
 }  // namespace boo::reference
