@@ -24,6 +24,16 @@ def short_problem(key):
             epi += " +" + act
         batch = f", batch {m.group(7)}" if m.group(7) != "1" else ""
         return f"{m.group(4)} x {m.group(5)} x {m.group(6)}{batch} ({m.group(1)} {m.group(3)}{epi})"
+    m = re.match(r"conv(\d)d_([a-z0-9]+)_(?:f32acc|tf32)_(\w+?)_(n\w+?)_(k\w+?)_s(\w+?)p(\w+?)d(\w+?)_g(\d+)_"
+                 r"([a-z.]+)_(\w+)\.(\w+)$", key)
+    if m:
+        dims, dtype, direction, nchw, kyx, s, p, d, g, layouts, bias, act = m.groups()
+        epi = (" +bias" if bias == "bias" else "") + (f" +{act}" if act != "none" else "")
+        extra = "".join(f" {n}{v}" for n, v in (("s", s), ("p", p), ("d", d))
+                        if set(v.replace("x", "")) != {"1" if n != "p" else "0"})
+        grp = f" g{g}" if g != "1" else ""
+        layout = layouts.split(".")[0]
+        return f"{dims}D {dtype} {direction} {nchw} {kyx}{extra}{grp} {layout}{epi}"
     return key[:60]
 
 
