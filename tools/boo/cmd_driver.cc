@@ -149,6 +149,10 @@ Run add_driver_command(CLI::App& app) {
                   "triton's do_bench do: the timed kernel also pays the write-back of up to one "
                   "L2 of dirty lines)")
       ->check(CLI::IsMember({"read", "write"}));
+  sub->add_option("--hold-us", opt->hold_us,
+                  "Before each timed sample, keep the stream busy this long (microseconds; default "
+                  "150, 0: off) so that a backend's host-side launch cost is not timed")
+      ->check(CLI::NonNegativeNumber);
   sub->add_flag("--misalign", opt->misalign,
                 "Run the boo backend on copies of the operands placed one element past a 16-byte "
                 "boundary (pointers aligned only to their element size), as views into a larger "

@@ -76,6 +76,7 @@ bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Prob
     for (const BackendRun& r : runs) launches.push_back(r.launch);
     tune::TimingOptions topt;
     topt.samples = static_cast<int>(std::max<int64_t>(50, plan.iter));
+    topt.hold_us = s.opt.hold_us;
     auto samples = tune::time_interleaved(launches, stream, &*s.flusher, topt);
     if (!samples) return fail(samples.status());
     const double floor = ops::floor_us(p, *s.ceilings);
