@@ -271,7 +271,7 @@ static_assert(CUDNN_CONVOLUTION_FWD_ALGO_COUNT == 8 && CUDNN_CONVOLUTION_BWD_DAT
 // differ by a pass over the output (>= 5% for all but tiny outputs).
 constexpr int kWarmups = 10;
 constexpr int kSamples = 20;
-constexpr double kHoldUs = 150.0;
+constexpr double kHoldUs = 1000.0;
 // FindEx's times include an engine's first run (its runtime compilation: 344 us against 105 us
 // re-timed, 3.3x, for one bf16 problem), so its ranking is only a filter: algorithms more than
 // 5x slower than its fastest are not re-timed (they took up to 58 ms a launch: 1000x).
@@ -433,9 +433,9 @@ struct CudnnConv::State {
     const int64_t sweep = std::min(kSweepBytes, workspace.bytes() / 16 * 16);
     std::vector<double> samples;
     for (int r = 0; r < kWarmups + kSamples; ++r) {
-      // The legacy API spends ~50 us of CPU per call: held behind a busy stream, the events
-      // time the GPU's work only (as tune::time_interleaved does for every backend); without
-      // it the ranking followed host noise (the same problem chose 15.9 and 75.2 us plans).
+      // The legacy API spends 50 us to over 150 us of CPU per call: held behind a busy stream,
+      // the events time the GPU's work only (as tune::time_interleaved does for every
+      // backend); without it the ranking followed host noise.
       BOO_RETURN_IF_ERROR(gpu::launch_hold(kHoldUs, stream));
       if (sweep > 0)
         BOO_RETURN_IF_ERROR(gpu::read_sweep(workspace.data(), sweep, sink.data(), stream));

@@ -151,7 +151,7 @@ Run add_driver_command(CLI::App& app) {
       ->check(CLI::IsMember({"read", "write"}));
   sub->add_option("--hold-us", opt->hold_us,
                   "Before each timed sample, keep the stream busy this long (microseconds; default "
-                  "150, 0: off) so that a backend's host-side launch cost is not timed")
+                  "1000, 0: off) so that a backend's host-side launch cost is not timed")
       ->check(CLI::NonNegativeNumber);
   sub->add_flag("--misalign", opt->misalign,
                 "Run the boo backend on copies of the operands placed one element past a 16-byte "

@@ -28,7 +28,7 @@ struct DriverOptions {
   bool vary_order = false;     // time the chosen config under every tile swizzle and raster order
   bool misalign = false;       // boo runs on operand copies aligned only to their element size
   std::string flush = "read";  // how the L2 is made cold before each sample: read or write
-  double hold_us = 150.0;      // GPU-side wait before each sample (hides host launch cost)
+  double hold_us = 1000.0;     // GPU-side wait before each sample (hides host launch cost)
   double cpu_max_gflop = 2.0;
   double cpu_max_gib = 8.0;
   double cpu_time_budget_s = 2.0;

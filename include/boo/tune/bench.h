@@ -40,10 +40,12 @@ struct TimingOptions {
   int samples = 50;
   bool cold_l2 = true;
   // A kernel that holds the stream this long before each sample's flush: the host enqueues the
-  // flush, the events and the launch meanwhile, so a library whose launch costs tens of us of
-  // CPU (cuDNN's legacy API: ~50 us) is timed on the GPU only, like a kernel in a stream that
-  // is never starved. 0 disables it.
-  double hold_us = 150.0;
+  // flush, the events and the launch meanwhile, so a library whose launch costs CPU time is
+  // timed on the GPU only, like a kernel in a stream that is never starved. cuDNN's legacy API
+  // needs more than 150 us at times on the H100 VM: with 150 its medians moved up to 5x between
+  // runs (stddev up to 200 us), with 1000 its stddev is below 1 us
+  // (bench/results/2026-11-22-conv-h100.md). 0 disables it.
+  double hold_us = 1000.0;
 };
 
 // samples[i][j]: the j-th sample of launches[i] in microseconds. Sample j of every launch is
