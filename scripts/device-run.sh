@@ -5,7 +5,7 @@
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
-#                               profile|convpreload|convtests|convbench|conv|all]...
+#                               profile|convpreload|convtests|convbench|conv|workloads|all]...
 #   (default: all = build, preload, tests, bench, spacecheck, and the conv steps; each call of
 #   the device tool has 10 minutes: a fresh machine needs build and preload in one call, the
 #   rest in others; `conv` = convpreload, convtests, convbench)
@@ -146,6 +146,19 @@ if want convbench; then
   grep -E '^>>> (speedup|boo:|cudnn:|verify)|error' "$OUT/bench-conv.log" | cut -c1-150 | head -120
 fi
 
+if [[ " ${steps[*]} " == *" workloads "* ]]; then
+  log "workloads: boo preload and boo numerics on the three public workload files"
+  for f in bench/workloads/gemm_public.log bench/workloads/conv_public.txt \
+    bench/workloads/layernorm_public.txt; do
+    name=$(basename "$f" | sed 's/\.[a-z]*$//')
+    "$boo" preload -j "$jobs" --commands-file "$f" >"$OUT/workload-preload-$name.log" 2>&1 || status=1
+    tail -n 1 "$OUT/workload-preload-$name.log" | tee -a "$OUT/summary.txt"
+    "$boo" numerics --csv "$OUT/workload-numerics-$name.csv" --log "$OUT/workload-numerics-$name.log" \
+      --commands-file "$f" >"$OUT/workload-numerics-$name.txt" 2>&1 || status=1
+    tail -n 1 "$OUT/workload-numerics-$name.txt" | tee -a "$OUT/summary.txt"
+  done
+fi
+
 if [[ " ${steps[*]} " == *" profile "* ]]; then
   log "profile: kernel durations and DRAM bytes (ncu) of a few problems, boo's kernels only"
   for cmd in \
@@ -208,7 +221,10 @@ log "done (status $status)"
 if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
-    bench-unaligned-fp8.csv bench-conv.csv profile.txt; do
+    bench-unaligned-fp8.csv bench-conv.csv profile.txt workload-numerics-gemm_public.csv \
+    workload-numerics-conv_public.csv workload-numerics-layernorm_public.csv \
+    workload-numerics-gemm_public.txt workload-numerics-conv_public.txt \
+    workload-numerics-layernorm_public.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
   done
 fi

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,10 +44,22 @@ struct RunPlan {
 
 RunPlan plan_for(const DriverOptions& o, const parse::RunOptions& cmd);
 
+// What the numerics gate said of one problem (boo's first run against the reference).
+struct NumericsRecord {
+  std::string key;
+  std::string algorithm;
+  std::string config;
+  std::optional<double> error;         // boo's relative Frobenius error
+  std::optional<double> vendor_error;  // the vendor's, when it ran
+  bool passed = false;
+  std::string note;  // why it failed or did not run
+};
+
 struct Outcome {
   int ran = 0;
   int skipped = 0;
   int failed = 0;
+  std::vector<NumericsRecord> records;  // one per problem verified on the GPU
 };
 
 // Prints ">>> <name>: <shape> <dtype> sum=.. absmax=.. rms=.." for a host output.
@@ -80,6 +93,9 @@ class GpuSession {
   void run_conv(const std::string& source, const ops::ConvProblem& p,
                 const std::vector<std::string>& backends, const RunPlan& plan,
                 tune::ResultCsvWriter* csv, Outcome& outcome);
+
+  // Where the per-backend lines (">>> ...") go; stdout unless redirected (`boo numerics`).
+  void set_output(std::FILE* out);
 
   struct Impl;  // gpu_session.h
 

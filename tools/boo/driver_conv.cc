@@ -28,6 +28,10 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
   auto fail = [&](const core::Status& st) {
     print_error(source, st);
     ++outcome.failed;
+    NumericsRecord rec;
+    rec.key = p.key();
+    rec.note = st.message();
+    outcome.records.push_back(std::move(rec));
   };
   if (s.opt.misalign || s.opt.top > 1 || s.opt.vary_order) {
     return fail(core::invalid_argument(
@@ -51,9 +55,10 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
       const dispatch::ConvPlan* cp = *chosen;
       r.algorithm = cp->algorithm;
       r.config = cp->config;
-      std::printf(">>> boo: %s %s\n", cp->algorithm.c_str(), cp->config.c_str());
+      std::fprintf(s.out, ">>> boo: %s %s\n", cp->algorithm.c_str(), cp->config.c_str());
       if (s.opt.explain) {
-        for (const std::string& line : cp->explanation) std::printf(">>>   %s\n", line.c_str());
+        for (const std::string& line : cp->explanation)
+          std::fprintf(s.out, ">>>   %s\n", line.c_str());
       }
       dispatch::ConvDispatcher* disp = s.ctx->conv.get();
       r.launch = [disp, cp, ptrs](void* st) { return disp->run(*cp, ptrs, st); };
@@ -62,7 +67,7 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
         auto made = reference::CudnnConv::create();
         if (!made) {
           if (backends.size() == 1) return fail(made.status());
-          std::printf(">>> cudnn: unavailable: %s\n", made.status().message().c_str());
+          std::fprintf(s.out, ">>> cudnn: unavailable: %s\n", made.status().message().c_str());
           continue;
         }
         s.cudnn = std::move(*made);
@@ -70,12 +75,12 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
       if (core::Status st = s.cudnn->prepare(p, ptrs, stream); !st.is_ok()) {
         // A baseline cuDNN cannot run is reported, not a failure of boo's run.
         if (backends.size() == 1) return fail(st);
-        std::printf(">>> cudnn: unavailable for this problem: %s\n", st.message().c_str());
+        std::fprintf(s.out, ">>> cudnn: unavailable for this problem: %s\n", st.message().c_str());
         continue;
       }
       r.algorithm = "cudnn";
       r.config = s.cudnn->description();
-      std::printf(">>> cudnn: %s\n", r.config.c_str());
+      std::fprintf(s.out, ">>> cudnn: %s\n", r.config.c_str());
       reference::CudnnConv* dnn = s.cudnn.get();
       r.launch = [dnn, ptrs](void* st) { return dnn->run(ptrs, st); };
     } else if (name == "reference") {
@@ -110,11 +115,12 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
     const char* what = p.direction == ops::ConvDirection::kForward        ? "y"
                        : p.direction == ops::ConvDirection::kBackwardData ? "dx"
                                                                           : "dw";
-    std::printf(">>> %s\n",
-                describe_output(ops::Problem{p}, what, {}, {}, p.dtype, *values).c_str());
+    std::fprintf(s.out, ">>> %s\n",
+                 describe_output(ops::Problem{p}, what, {}, {}, p.dtype, *values).c_str());
   }
 
   bool failed = false;
+  std::string boo_verdict;
   if (plan.verify) {
     auto ref = tune::ConvReference::compute(*operands, stream, s.opt.cpu_max_gflop * 1e9);
     if (!ref) return fail(ref.status());
@@ -128,7 +134,8 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
       // bar for a tf32 kernel: the gate is then the tolerance alone.
       if (r.name == "cudnn" && p.dtype == core::DType::kF32 && p.math == core::MathMode::kTF32 &&
           s.cudnn->without_tensor_ops()) {
-        std::printf(">>> note: cudnn ran this tf32 problem in exact fp32; its error is no bar\n");
+        std::fprintf(s.out,
+                     ">>> note: cudnn ran this tf32 problem in exact fp32; its error is no bar\n");
       } else if (r.name == "cudnn") {
         vendor = *e;
       }
@@ -138,14 +145,16 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
       const tune::ConvNumerics n =
           tune::judge_conv(p, *r.error, r.name == "boo" ? vendor : std::nullopt, ref->name());
       r.passed = n.passed;
-      std::printf(">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n", r.name.c_str(),
-                  n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
-                  ref->name().c_str());
+      std::fprintf(s.out, ">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n",
+                   r.name.c_str(), n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
+                   ref->name().c_str());
       if (!n.passed) {
-        std::printf(">>>   %s\n", n.verdict.c_str());
+        std::fprintf(s.out, ">>>   %s\n", n.verdict.c_str());
         failed = true;
       }
+      if (r.name.rfind("boo", 0) == 0 && boo_verdict.empty()) boo_verdict = n.verdict;
     }
+    outcome.records.push_back(numerics_record(p.key(), runs, "cudnn", boo_verdict));
   }
   if (!report_runs(s, source, ops::Problem{p}, runs, "cudnn", plan, csv)) {
     ++outcome.failed;

@@ -35,6 +35,27 @@ core::Expected<std::unique_ptr<GpuSession>> GpuSession::create(const DriverOptio
 
 GpuSession::~GpuSession() = default;
 
+void GpuSession::set_output(std::FILE* out) { impl_->out = out; }
+
+NumericsRecord numerics_record(const std::string& key, const std::vector<BackendRun>& runs,
+                               const std::string& vendor, const std::string& verdict) {
+  NumericsRecord rec;
+  rec.key = key;
+  for (const BackendRun& r : runs) {
+    if (r.name == vendor && r.error) rec.vendor_error = r.error->rel_fro;
+  }
+  for (const BackendRun& r : runs) {
+    if (r.name.rfind("boo", 0) != 0) continue;
+    rec.algorithm = r.algorithm;
+    rec.config = r.config;
+    if (r.error) rec.error = r.error->rel_fro;
+    rec.passed = r.passed.value_or(false);
+    rec.note = rec.passed ? "" : verdict;
+    break;
+  }
+  return rec;
+}
+
 core::Status GpuSession::Impl::ensure_context() {
   if (ctx) return core::Status::ok();
   dispatch::DispatchOptions d;
@@ -90,8 +111,8 @@ bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Prob
       }
     }
     for (const BackendRun& r : runs) {
-      std::printf(
-          ">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
+      std::fprintf(
+          s.out, ">>> %s%s  (floor %.2fus, %.0f%% of floor%s)\n",
           runs.size() > 1 ? (r.name + ": ").c_str() : "", tune::format_timing(r.timing).c_str(),
           floor, 100.0 * floor / r.timing.median_us,
           r.graph_us ? (", graph " + std::to_string(*r.graph_us).substr(0, 6) + "us").c_str() : "");
@@ -99,8 +120,8 @@ bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Prob
     if (vendor != nullptr) {
       for (const BackendRun& r : runs) {
         if (&r == vendor || r.name == "reference") continue;
-        std::printf(">>> speedup %s vs %s: %.3fx\n", r.name.c_str(), vendor_name.c_str(),
-                    vendor->timing.median_us / r.timing.median_us);
+        std::fprintf(s.out, ">>> speedup %s vs %s: %.3fx\n", r.name.c_str(), vendor_name.c_str(),
+                     vendor->timing.median_us / r.timing.median_us);
       }
     }
   }
@@ -181,6 +202,10 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   auto fail = [&](const core::Status& st) {
     print_error(source, st);
     ++outcome.failed;
+    NumericsRecord rec;
+    rec.key = p.key();
+    rec.note = st.message();
+    outcome.records.push_back(std::move(rec));
   };
   auto operands = tune::GemmOperands::create(p, s.opt.seed, stream);
   if (!operands) return fail(operands.status());
@@ -237,7 +262,8 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
         c.reason = "launch-order variant";
         auto made = s.ctx->gemm->plan_for(p, c);
         if (!made) {
-          std::printf(">>> %s: unavailable: %s\n", name.c_str(), made.status().message().c_str());
+          std::fprintf(s.out, ">>> %s: unavailable: %s\n", name.c_str(),
+                       made.status().message().c_str());
           continue;
         }
         swept.push_back(std::move(*made));
@@ -250,7 +276,8 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
         if (rank >= list->size()) continue;
         auto made = s.ctx->gemm->plan_for(p, (*list)[rank]);
         if (!made) {
-          std::printf(">>> %s: unavailable: %s\n", name.c_str(), made.status().message().c_str());
+          std::fprintf(s.out, ">>> %s: unavailable: %s\n", name.c_str(),
+                       made.status().message().c_str());
           continue;
         }
         swept.push_back(std::move(*made));
@@ -258,9 +285,11 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
       }
       r.algorithm = gp->algorithm;
       r.config = gp->config;
-      std::printf(">>> %s: %s %s\n", name.c_str(), gp->algorithm.c_str(), gp->config.c_str());
+      std::fprintf(s.out, ">>> %s: %s %s\n", name.c_str(), gp->algorithm.c_str(),
+                   gp->config.c_str());
       if (s.opt.explain) {
-        for (const std::string& line : gp->explanation) std::printf(">>>   %s\n", line.c_str());
+        for (const std::string& line : gp->explanation)
+          std::fprintf(s.out, ">>>   %s\n", line.c_str());
       }
       dispatch::GemmDispatcher* disp = s.ctx->gemm.get();
       const dispatch::GemmPointers used = r.misaligned ? r.misaligned->ptrs : ptrs;
@@ -274,12 +303,13 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
       if (core::Status st = s.lt->prepare(p, ptrs, stream); !st.is_ok()) {
         // A baseline cuBLASLt cannot express is reported, not a failure of boo's run.
         if (backends.size() == 1) return fail(st);
-        std::printf(">>> cublaslt: unavailable for this problem: %s\n", st.message().c_str());
+        std::fprintf(s.out, ">>> cublaslt: unavailable for this problem: %s\n",
+                     st.message().c_str());
         continue;
       }
       r.algorithm = "cublaslt";
       r.config = s.lt->description();
-      std::printf(">>> cublaslt: %s\n", r.config.c_str());
+      std::fprintf(s.out, ">>> cublaslt: %s\n", r.config.c_str());
       reference::CublasLtGemm* lt = s.lt.get();
       r.launch = [lt, ptrs](void* st) { return lt->run(ptrs, st); };
     } else if (name != "reference") {
@@ -321,11 +351,12 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   const BackendRun& first = runs.front();
   if (first.name != "reference") {
     const std::vector<double> values = download_d(p, first.d);
-    std::printf(">>> %s\n",
-                describe_output(ops::Problem{p}, "D", {}, {}, p.d_type, values).c_str());
+    std::fprintf(s.out, ">>> %s\n",
+                 describe_output(ops::Problem{p}, "D", {}, {}, p.d_type, values).c_str());
   }
 
   bool failed = false;
+  std::string boo_verdict;
   if (plan.verify) {
     auto ref = tune::GemmReference::compute(*operands, stream, s.opt.cpu_max_gflop * 1e9);
     if (!ref) return fail(ref.status());
@@ -342,14 +373,16 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
       const tune::GemmNumerics n = tune::judge_gemm(
           p, *r.error, r.name.rfind("boo", 0) == 0 ? vendor : std::nullopt, ref->name());
       r.passed = n.passed;
-      std::printf(">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n", r.name.c_str(),
-                  n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
-                  ref->name().c_str());
+      std::fprintf(s.out, ">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n",
+                   r.name.c_str(), n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
+                   ref->name().c_str());
       if (!n.passed) {
-        std::printf(">>>   %s\n", n.verdict.c_str());
+        std::fprintf(s.out, ">>>   %s\n", n.verdict.c_str());
         failed = true;
       }
+      if (r.name.rfind("boo", 0) == 0 && boo_verdict.empty()) boo_verdict = n.verdict;
     }
+    outcome.records.push_back(numerics_record(p.key(), runs, "cublaslt", boo_verdict));
   }
 
   if (!report_runs(s, source, ops::Problem{p}, runs, "cublaslt", plan, csv)) {

@@ -31,6 +31,7 @@ struct GpuSession::Impl {
   std::optional<tune::L2Flusher> flusher;
   std::optional<ops::Ceilings> ceilings;
   int64_t l2_bytes = 50 << 20;
+  std::FILE* out = stdout;
 
   core::Status ensure_context();
   core::Status ensure_timing();
@@ -52,6 +53,10 @@ struct BackendRun {
 
 // Times the runs interleaved (with -t 1), prints each backend's statistics, its share of the
 // floor and the speedups over `vendor`, and writes the CSV rows. False after printing an error.
+// The numerics record of a problem's runs (boo's first run, the vendor `vendor`).
+NumericsRecord numerics_record(const std::string& key, const std::vector<BackendRun>& runs,
+                               const std::string& vendor, const std::string& verdict);
+
 bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
                  std::vector<BackendRun>& runs, const std::string& vendor, const RunPlan& plan,
                  tune::ResultCsvWriter* csv);

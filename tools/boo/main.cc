@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   const boo::cli::Run run_driver = boo::cli::add_driver_command(app);
   const boo::cli::Run run_preload = boo::cli::add_preload_command(app);
   const boo::cli::Run run_space_check = boo::cli::add_space_check_command(app);
+  const boo::cli::Run run_numerics = boo::cli::add_numerics_command(app);
+  const boo::cli::Run run_codegen = boo::cli::add_codegen_command(app);
+  const boo::cli::Run run_cache = boo::cli::add_cache_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -33,5 +36,8 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("driver")) return run_driver();
   if (app.got_subcommand("preload")) return run_preload();
   if (app.got_subcommand("space-check")) return run_space_check();
+  if (app.got_subcommand("numerics")) return run_numerics();
+  if (app.got_subcommand("codegen")) return run_codegen();
+  if (app.got_subcommand("cache")) return run_cache();
   return 1;
 }

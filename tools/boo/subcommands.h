@@ -13,5 +13,8 @@ Run add_parse_command(CLI::App& app);
 Run add_driver_command(CLI::App& app);
 Run add_preload_command(CLI::App& app);
 Run add_space_check_command(CLI::App& app);
+Run add_numerics_command(CLI::App& app);
+Run add_codegen_command(CLI::App& app);
+Run add_cache_command(CLI::App& app);
 
 }  // namespace boo::cli

@@ -1,52 +1,19 @@
 // End-to-end tests of the `boo` command line: they run the built binary (BOO_CLI_PATH) through
 // the shell and check its stdout, stderr and exit status.
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli_test_util.h"
+
 namespace boo::cli {
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-// Single-quotes a word for /bin/sh ('$', '#', '!' and spaces stay literal).
-std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
 
 // Splits one CSV row, honouring double-quoted fields.
 std::vector<std::string> csv_fields(const std::string& row) {
@@ -104,19 +71,7 @@ class CliTest : public testing::Test {
 
   // Runs `boo <args>` with BOO_CPU_THREADS=2; each arg is passed as one word.
   static RunResult run(const std::vector<std::string>& args) {
-    static int counter = 0;
-    const std::string id = std::to_string(counter++);
-    const std::filesystem::path out = tmp("stdout" + id);
-    const std::filesystem::path err = tmp("stderr" + id);
-    std::string cmd = "BOO_CPU_THREADS=2 " + shell_quote(BOO_CLI_PATH);
-    for (const std::string& a : args) cmd += " " + shell_quote(a);
-    cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
-    const int status = std::system(cmd.c_str());
-    RunResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
+    return run_boo(args, *dir_, {"BOO_CPU_THREADS=2"});
   }
 
   // `boo <subcommand> <options...> <command words...>`.
