@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "conv_ref_kernels.h"
+#include "error_accumulator.cuh"
 
 namespace boo::reference::gpu::detail {
 namespace {
@@ -224,20 +225,9 @@ __global__ void sum_splits_kernel(const double* partial, int64_t splits, int64_t
   }
 }
 
-__device__ void atomic_max_double(double* addr, double v) {
-  unsigned long long* a = reinterpret_cast<unsigned long long*>(addr);
-  unsigned long long old = *a;
-  while (__longlong_as_double(old) < v) {
-    const unsigned long long assumed = old;
-    old = atomicCAS(a, assumed, __double_as_longlong(v));
-    if (old == assumed) break;
-  }
-}
-
 template <class T>
 __global__ void conv_compare_kernel(Tensor5 t, const T* got, const float* ref, ErrOut* acc) {
-  double diff2 = 0.0, ref2 = 0.0, mx = 0.0;
-  unsigned long long bad = 0;
+  ErrorAccumulator err;
   const int64_t total = t.dims[0] * t.dims[1] * t.dims[2] * t.dims[3] * t.dims[4];
   for (int64_t idx = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; idx < total;
        idx += int64_t{gridDim.x} * blockDim.x) {
@@ -245,30 +235,10 @@ __global__ void conv_compare_kernel(Tensor5 t, const T* got, const float* ref, E
     unpack(idx, t.dims, i);
     const int64_t off = i[0] * t.strides[0] + i[1] * t.strides[1] + i[2] * t.strides[2] +
                         i[3] * t.strides[3] + i[4] * t.strides[4];
-    const double g = load(got + off);
-    const double r = ref[idx];
-    if (!isfinite(g)) {
-      ++bad;
-      continue;
-    }
-    const double e = g - r;
-    diff2 += e * e;
-    ref2 += r * r;
-    mx = fmax(mx, fabs(e));
+    err.add(load(got + off), ref[idx]);
   }
   // Every thread of the block reaches the shuffles: the loop above has no early exit.
-  for (int off = 16; off > 0; off /= 2) {
-    diff2 += __shfl_down_sync(0xffffffffu, diff2, off);
-    ref2 += __shfl_down_sync(0xffffffffu, ref2, off);
-    bad += __shfl_down_sync(0xffffffffu, bad, off);
-    mx = fmax(mx, __shfl_down_sync(0xffffffffu, mx, off));
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicAdd(&acc->diff2, diff2);
-    atomicAdd(&acc->ref2, ref2);
-    atomicAdd(&acc->nonfinite, bad);
-    atomic_max_double(&acc->max_abs, mx);
-  }
+  err.flush(acc);
 }
 
 // Threads wanted in flight for the backward-weight sum; beyond about a million (~4 per SM slot

@@ -4,6 +4,7 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#include "error_accumulator.cuh"
 #include "gpu_kernels.h"
 
 namespace boo::reference::gpu::detail {
@@ -166,49 +167,18 @@ __global__ void gemm_ref_kernel(RefGemm g, float* out) {
   out[(batch * g.n + j) * g.m + i] = activate(g.activation, v);
 }
 
-__device__ void atomic_max_double(double* addr, double v) {
-  unsigned long long* a = reinterpret_cast<unsigned long long*>(addr);
-  unsigned long long old = *a;
-  while (__longlong_as_double(old) < v) {
-    const unsigned long long assumed = old;
-    old = atomicCAS(a, assumed, __double_as_longlong(v));
-    if (old == assumed) break;
-  }
-}
-
 template <class TD>
 __global__ void compare_kernel(RefGemm g, const TD* d, const float* ref, ErrOut* acc) {
-  double diff2 = 0.0, ref2 = 0.0, mx = 0.0;
-  unsigned long long bad = 0;
+  ErrorAccumulator err;
   const int64_t total = g.m * g.n * g.batch;
   for (int64_t idx = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; idx < total;
        idx += int64_t{gridDim.x} * blockDim.x) {
     const int64_t i = idx % g.m;
     const int64_t j = (idx / g.m) % g.n;
     const int64_t b = idx / (g.m * g.n);
-    const float got = to_f(d[b * g.stride_d + i + j * g.ldd]);
-    const float r = ref[idx];
-    if (!isfinite(got)) {
-      ++bad;
-      continue;
-    }
-    const double e = static_cast<double>(got) - r;
-    diff2 += e * e;
-    ref2 += static_cast<double>(r) * r;
-    mx = fmax(mx, fabs(e));
+    err.add(to_f(d[b * g.stride_d + i + j * g.ldd]), ref[idx]);
   }
-  for (int off = 16; off > 0; off /= 2) {
-    diff2 += __shfl_down_sync(0xffffffffu, diff2, off);
-    ref2 += __shfl_down_sync(0xffffffffu, ref2, off);
-    bad += __shfl_down_sync(0xffffffffu, bad, off);
-    mx = fmax(mx, __shfl_down_sync(0xffffffffu, mx, off));
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicAdd(&acc->diff2, diff2);
-    atomicAdd(&acc->ref2, ref2);
-    atomicAdd(&acc->nonfinite, bad);
-    atomic_max_double(&acc->max_abs, mx);
-  }
+  err.flush(acc);
 }
 
 template <class TD, class TBias>
