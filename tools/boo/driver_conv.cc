@@ -120,7 +120,6 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
   }
 
   bool failed = false;
-  std::string boo_verdict;
   if (plan.verify) {
     auto ref = tune::ConvReference::compute(*operands, stream, s.opt.cpu_max_gflop * 1e9);
     if (!ref) return fail(ref.status());
@@ -140,31 +139,14 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
         vendor = *e;
       }
     }
-    for (BackendRun& r : runs) {
-      if (!r.error) continue;
-      const tune::ConvNumerics n =
-          tune::judge_conv(p, *r.error, r.name == "boo" ? vendor : std::nullopt, ref->name());
-      r.passed = n.passed;
-      std::fprintf(s.out, ">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n",
-                   r.name.c_str(), n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
-                   ref->name().c_str());
-      if (!n.passed) {
-        std::fprintf(s.out, ">>>   %s\n", n.verdict.c_str());
-        failed = true;
-      }
-      if (r.name.rfind("boo", 0) == 0 && boo_verdict.empty()) boo_verdict = n.verdict;
-    }
-    outcome.records.push_back(numerics_record(p.key(), runs, "cudnn", boo_verdict));
+    failed = judge_runs(
+        s, p.key(), runs, "cudnn", vendor, ref->name(),
+        [&](const reference::ErrorStats& e, const std::optional<reference::ErrorStats>& v) {
+          return tune::judge_conv(p, e, v, ref->name());
+        },
+        outcome);
   }
-  if (!report_runs(s, source, ops::Problem{p}, runs, "cudnn", plan, csv)) {
-    ++outcome.failed;
-    return;
-  }
-  if (failed) {
-    ++outcome.failed;
-  } else {
-    ++outcome.ran;
-  }
+  finish_problem(s, source, ops::Problem{p}, runs, "cudnn", plan, csv, failed, outcome);
 }
 
 }  // namespace boo::cli

@@ -83,6 +83,39 @@ core::Status GpuSession::Impl::ensure_timing() {
   return core::Status::ok();
 }
 
+bool judge_runs(GpuSession::Impl& s, const std::string& key, std::vector<BackendRun>& runs,
+                const std::string& vendor, const std::optional<reference::ErrorStats>& vendor_error,
+                const std::string& reference, const Judge& judge, Outcome& outcome) {
+  bool failed = false;
+  std::string boo_verdict;
+  for (BackendRun& r : runs) {
+    if (!r.error) continue;
+    const bool boo = r.name.rfind("boo", 0) == 0;
+    const tune::Numerics n = judge(*r.error, boo ? vendor_error : std::nullopt);
+    r.passed = n.passed;
+    std::fprintf(s.out, ">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n",
+                 r.name.c_str(), n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
+                 reference.c_str());
+    if (!n.passed) {
+      std::fprintf(s.out, ">>>   %s\n", n.verdict.c_str());
+      failed = true;
+    }
+    if (boo && boo_verdict.empty()) boo_verdict = n.verdict;
+  }
+  outcome.records.push_back(numerics_record(key, runs, vendor, boo_verdict));
+  return failed;
+}
+
+void finish_problem(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
+                    std::vector<BackendRun>& runs, const std::string& vendor, const RunPlan& plan,
+                    tune::ResultCsvWriter* csv, bool failed, Outcome& outcome) {
+  if (!report_runs(s, source, p, runs, vendor, plan, csv) || failed) {
+    ++outcome.failed;
+  } else {
+    ++outcome.ran;
+  }
+}
+
 bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
                  std::vector<BackendRun>& runs, const std::string& vendor_name, const RunPlan& plan,
                  tune::ResultCsvWriter* csv) {
@@ -356,7 +389,6 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
   }
 
   bool failed = false;
-  std::string boo_verdict;
   if (plan.verify) {
     auto ref = tune::GemmReference::compute(*operands, stream, s.opt.cpu_max_gflop * 1e9);
     if (!ref) return fail(ref.status());
@@ -368,32 +400,14 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
       r.error = *e;
       if (r.name == "cublaslt") vendor = *e;
     }
-    for (BackendRun& r : runs) {
-      if (!r.error) continue;
-      const tune::GemmNumerics n = tune::judge_gemm(
-          p, *r.error, r.name.rfind("boo", 0) == 0 ? vendor : std::nullopt, ref->name());
-      r.passed = n.passed;
-      std::fprintf(s.out, ">>> verify %s: %s: rel_error=%.3e max_abs=%.3e (reference %s)\n",
-                   r.name.c_str(), n.passed ? "PASS" : "FAIL", r.error->rel_fro, r.error->max_abs,
-                   ref->name().c_str());
-      if (!n.passed) {
-        std::fprintf(s.out, ">>>   %s\n", n.verdict.c_str());
-        failed = true;
-      }
-      if (r.name.rfind("boo", 0) == 0 && boo_verdict.empty()) boo_verdict = n.verdict;
-    }
-    outcome.records.push_back(numerics_record(p.key(), runs, "cublaslt", boo_verdict));
+    failed = judge_runs(
+        s, p.key(), runs, "cublaslt", vendor, ref->name(),
+        [&](const reference::ErrorStats& e, const std::optional<reference::ErrorStats>& v) {
+          return tune::judge_gemm(p, e, v, ref->name());
+        },
+        outcome);
   }
-
-  if (!report_runs(s, source, ops::Problem{p}, runs, "cublaslt", plan, csv)) {
-    ++outcome.failed;
-    return;
-  }
-  if (failed) {
-    ++outcome.failed;
-  } else {
-    ++outcome.ran;
-  }
+  finish_problem(s, source, ops::Problem{p}, runs, "cublaslt", plan, csv, failed, outcome);
 }
 
 }  // namespace boo::cli

@@ -3,6 +3,7 @@
 // timing, printing and CSV of a problem's runs (DESIGN.md §7). Private to tools/boo.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "boo/reference/cublaslt_gemm.h"
 #include "boo/reference/cudnn_conv.h"
 #include "boo/tune/bench.h"
+#include "boo/tune/numerics.h"
 #include "boo/tune/stats.h"
 #include "driver.h"
 
@@ -53,6 +55,19 @@ struct BackendRun {
 
 // Times the runs interleaved (with -t 1), prints each backend's statistics, its share of the
 // floor and the speedups over `vendor`, and writes the CSV rows. False after printing an error.
+// The gate on each run's error against the reference (`judge`: boo's runs get the vendor's own
+// error as a bar), printed per run and recorded for the problem; true when any run failed.
+using Judge = std::function<tune::Numerics(const reference::ErrorStats& error,
+                                           const std::optional<reference::ErrorStats>& vendor)>;
+bool judge_runs(GpuSession::Impl& s, const std::string& key, std::vector<BackendRun>& runs,
+                const std::string& vendor, const std::optional<reference::ErrorStats>& vendor_error,
+                const std::string& reference, const Judge& judge, Outcome& outcome);
+
+// report_runs(), then the problem counted as ran or failed.
+void finish_problem(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
+                    std::vector<BackendRun>& runs, const std::string& vendor, const RunPlan& plan,
+                    tune::ResultCsvWriter* csv, bool failed, Outcome& outcome);
+
 // The numerics record of a problem's runs (boo's first run, the vendor `vendor`).
 NumericsRecord numerics_record(const std::string& key, const std::vector<BackendRun>& runs,
                                const std::string& vendor, const std::string& verdict);
