@@ -17,6 +17,7 @@
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/kernel/tile_scheduler_params.h"
+#include "cutlass_launch.cuh"
 #include "entry_points.cuh"
 
 namespace boo_kernels {
@@ -159,68 +160,24 @@ struct GemmSm90Runner {
     return static_cast<int64_t>(Gemm::get_workspace_size(make_arguments(a)));
   }
 
-  // The last arguments and their Params: a repeated call skips building TMA descriptors.
-  struct Cache {
-    std::mutex mu;
-    bool valid = false;
-    BooGemmArgs args{};
-    void* workspace = nullptr;
-    Params params{};
-    bool smem_set = false;
-  };
-
   static int32_t run(const BooGemmArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
-    static Cache cache;
+    static CutlassParamsCache<BooGemmArgs, Params> cache;
     if (const char* r = reject(a)) {
       write_why(why, len, r);
       return BOO_UNSUPPORTED;
     }
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     std::lock_guard<std::mutex> lock(cache.mu);
-    const bool hit = cache.valid && cache.workspace == ws &&
-                     std::memcmp(&cache.args, &a, sizeof(BooGemmArgs)) == 0;
+    const bool hit = cache.matches(a, ws);
+    // Stream-K and split-K keep state in the workspace: it is initialized for every launch.
     if (!hit || kStreamK) {
       const Arguments args = make_arguments(a);
-      const size_t need = Gemm::get_workspace_size(args);
-      if (need > static_cast<size_t>(ws_bytes)) {
-        write_why(why, len, "workspace too small");
-        return BOO_ERROR;
-      }
-      if (Kernel::initialize_workspace(args, ws, s) != cutlass::Status::kSuccess) {
-        write_why(why, len, "CUTLASS initialize_workspace failed");
-        return BOO_ERROR;
-      }
-      if (!hit) {
-        cache.params = Kernel::to_underlying_arguments(args, ws);
-        cache.args = a;
-        cache.workspace = ws;
-        cache.valid = true;
-      }
+      const int32_t rc = prepare_cutlass_workspace<Gemm, Kernel>(args, ws, ws_bytes, s, why, len);
+      if (rc != BOO_OK) return rc;
+      if (!hit) cache.store(a, ws, Kernel::to_underlying_arguments(args, ws));
     }
-    if (!cache.smem_set) {
-      constexpr int kSmem = Kernel::SharedStorageSize;
-      if (kSmem >= (48 << 10)) {
-        const cudaError_t e = cudaFuncSetAttribute(
-            cutlass::device_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-        if (e != cudaSuccess) {
-          write_why(why, len, cudaGetErrorString(e));
-          return BOO_ERROR;
-        }
-      }
-      cache.smem_set = true;
-    }
-    if (a.dry_run) return BOO_OK;
-    // CUTLASS reads cudaGetLastError after its launch: an earlier launch error left in the
-    // runtime by someone else (not a sticky fault, which fails everything anyway) would read as
-    // this kernel's. Clear it first.
-    (void)cudaGetLastError();
-    if (Gemm::run(cache.params, s) != cutlass::Status::kSuccess) {
-      const cudaError_t e = cudaGetLastError();
-      write_why(why, len, e != cudaSuccess ? cudaGetErrorString(e) : "CUTLASS run failed");
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return launch_cutlass<Gemm, Kernel>(cache.params, cache.smem_set, a.dry_run != 0, s, why, len);
   }
 };
 
