@@ -130,9 +130,12 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
       if (!e) return fail(e.status());
       r.error = *e;
       // A tf32 problem that cuDNN ran in exact fp32 (its fastest way for small problems) sets no
-      // bar for a tf32 kernel: the gate is then the tolerance alone.
-      if (r.name == "cudnn" && p.dtype == core::DType::kF32 && p.math == core::MathMode::kTF32 &&
-          s.cudnn->without_tensor_ops()) {
+      // bar for a tf32 kernel: the gate is then the tolerance alone. cuDNN says so for
+      // algorithms without tensor ops; some tensor-op algorithms (IMPLICIT_PRECOMP_GEMM on NCHW,
+      // seen on an H100 with cuDNN 9.19) also keep fp32 products, which shows as an error below
+      // exact fp32's tolerance (tf32 rounding alone is ~1e-4).
+      const bool tf32 = p.dtype == core::DType::kF32 && p.math == core::MathMode::kTF32;
+      if (r.name == "cudnn" && tf32 && (s.cudnn->without_tensor_ops() || e->rel_fro < 1e-5)) {
         std::fprintf(s.out,
                      ">>> note: cudnn ran this tf32 problem in exact fp32; its error is no bar\n");
       } else if (r.name == "cudnn") {
