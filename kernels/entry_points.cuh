@@ -36,3 +36,5 @@ inline void write_why(char* why, int32_t len, const char* text) {
   BOO_ENTRY_POINTS(Runner, kName, BOO_KIND_GEMM, BooGemmArgs)
 #define BOO_CONV_ENTRY_POINTS(Runner, kName) \
   BOO_ENTRY_POINTS(Runner, kName, BOO_KIND_CONV, BooConvArgs)
+#define BOO_LAYERNORM_ENTRY_POINTS(Runner, kName) \
+  BOO_ENTRY_POINTS(Runner, kName, BOO_KIND_LAYERNORM, BooLayerNormArgs)

@@ -5,10 +5,12 @@
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
-#                               profile|convpreload|convtests|convbench|conv|workloads|all]...
-#   (default: all = build, preload, tests, bench, spacecheck, and the conv steps; each call of
-#   the device tool has 10 minutes: a fresh machine needs build and preload in one call, the
-#   rest in others; `conv` = convpreload, convtests, convbench)
+#                               profile|convpreload|convtests|convbench|conv|workloads|
+#                               lnpreload|lntests|lnbench|lnsweep|ln|all]...
+#   (default: all = build, preload, tests, bench, spacecheck, the conv and layer norm steps;
+#   each call of the device tool has 10 minutes: a fresh machine needs build and preload in one
+#   call, the rest in others; `conv` = convpreload, convtests, convbench; `ln` = lnpreload,
+#   lntests, lnbench)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
 # Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24).
@@ -29,6 +31,7 @@ want() {
   for s in "${steps[@]}"; do
     [ "$s" = "$1" ] || [ "$s" = all ] && return 0
     [ "$s" = conv ] && [[ "$1" == conv* ]] && return 0
+    [ "$s" = ln ] && [[ "$1" == ln* ]] && [ "$1" != lnsweep ] && return 0
   done
   return 1
 }
@@ -212,6 +215,58 @@ if [[ " ${steps[*]} " == *" skinnysweep "* ]]; then
   done
 fi
 
+ln_lists=(bench/workloads/layernorm_public.txt tests/gpu/layernorm_awkward.txt)
+if want lnpreload; then
+  log "preload: layer norm kernels ($jobs jobs)"
+  for f in "${ln_lists[@]}"; do
+    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
+  done
+fi
+
+if want lntests; then
+  log "GPU numerics tests: layer norms against the fp64 reference (and finite differences)"
+  for f in "${ln_lists[@]}"; do
+    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')" "$f" --backend boo
+  done
+fi
+
+if want lnbench; then
+  log "benchmark: layernorm_public.txt, boo, then PyTorch (bench/layernorm_torch.py)"
+  "$boo" driver --backend boo -t 1 --iter 100 -V 1 --explain \
+    --csv "$OUT/bench-layernorm.csv" --commands-file bench/workloads/layernorm_public.txt \
+    >"$OUT/bench-layernorm.log" 2>&1 || status=1
+  grep -E '^layernorm|^>>> (boo|verify)|error' "$OUT/bench-layernorm.log" | cut -c1-160 | head -60
+  python3 bench/layernorm_torch.py --commands-file bench/workloads/layernorm_public.txt \
+    --csv "$OUT/torch-layernorm.csv" 2>&1 | tail -n 30 | tee "$OUT/torch-layernorm.log" || status=1
+fi
+
+if [[ " ${steps[*]} " == *" lnsweep "* ]]; then
+  # Forward problems: the default rule set's first BOO_SWEEP_TOP (40) configs; backward ones:
+  # every config of the full rule set that fits (the backward has fewer good configs).
+  top="${BOO_SWEEP_TOP:-40}"
+  grep -E '^layernorm.* -F 1( |$)' bench/workloads/layernorm_public.txt >"$OUT/ln-fwd.txt"
+  grep -E '^layernorm' bench/workloads/layernorm_public.txt | grep -vE ' -F 1( |$)' \
+    >"$OUT/ln-bwd.txt"
+  log "layer norm sweep: forward top $top (default rules), backward all (full rules)"
+  [ "$top" = 0 ] && : >"$OUT/ln-fwd.txt"  # BOO_SWEEP_TOP=0: the backward only
+  "$boo" preload --top "$top" -j "$jobs" --commands-file "$OUT/ln-fwd.txt" 2>&1 | tail -n 1
+  "$boo" preload --top 400 --rule-set full -j "$jobs" --commands-file "$OUT/ln-bwd.txt" 2>&1 \
+    | tail -n 1
+  if [ -s "$OUT/ln-fwd.txt" ]; then
+    "$boo" driver --backend boo --top "$top" -t 1 --iter 50 --csv "$OUT/lnsweep.csv" \
+      --commands-file "$OUT/ln-fwd.txt" >"$OUT/lnsweep.log" 2>&1 || status=1
+  fi
+  "$boo" driver --backend boo --top 400 --rule-set full -t 1 --iter 50 \
+    --csv "$OUT/lnsweep-bwd.csv" --commands-file "$OUT/ln-bwd.txt" >>"$OUT/lnsweep.log" 2>&1 \
+    || status=1
+  if [ -f "$OUT/lnsweep.csv" ]; then
+    tail -n +2 "$OUT/lnsweep-bwd.csv" >>"$OUT/lnsweep.csv"
+  else
+    cp "$OUT/lnsweep-bwd.csv" "$OUT/lnsweep.csv"
+  fi
+  grep -cE '^>>> boo#[0-9]+: min' "$OUT/lnsweep.log"
+fi
+
 if want spacecheck; then
   log "config-space check: compile a random sample of the full rule set"
   "$boo" space-check --sample "${BOO_SPACE_SAMPLE:-24}" -j "$jobs" 2>&1 | tail -40 \
@@ -221,7 +276,8 @@ log "done (status $status)"
 if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
-    bench-unaligned-fp8.csv bench-conv.csv profile.txt workload-numerics-gemm_public.csv \
+    bench-unaligned-fp8.csv bench-conv.csv bench-layernorm.csv torch-layernorm.csv lnsweep.csv \
+    profile.txt workload-numerics-gemm_public.csv \
     workload-numerics-conv_public.csv workload-numerics-layernorm_public.csv \
     workload-numerics-gemm_public.txt workload-numerics-conv_public.txt \
     workload-numerics-layernorm_public.txt; do

@@ -12,13 +12,21 @@ core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options
   DeviceModel model;
   if (sm_count > 0) model.sm_count = sm_count;
   // A forced config names one kernel: a GEMM's goes to the GEMM dispatcher (conv.gemm_1x1 uses
-  // it), a convolution's to the convolution dispatcher.
+  // it), a convolution's to the convolution dispatcher, a layer norm's to the layer norm one.
   DispatchOptions gemm_options = options;
-  if (options.force_config.rfind("conv.", 0) == 0) gemm_options.force_config.clear();
+  const bool conv_config = options.force_config.rfind("conv.", 0) == 0;
+  const bool layernorm_config = options.force_config.rfind("layernorm.", 0) == 0;
+  if (conv_config || layernorm_config) gemm_options.force_config.clear();
+  DispatchOptions layernorm_options = options;
+  if (!layernorm_config) layernorm_options.force_config.clear();
+  DispatchOptions conv_options = options;
+  if (layernorm_config) conv_options.force_config.clear();
   ctx->gemm =
       std::make_unique<GemmDispatcher>(*ctx->cache, ctx->tuning_db.get(), model, gemm_options);
   ctx->conv = std::make_unique<ConvDispatcher>(*ctx->cache, ctx->tuning_db.get(), *ctx->gemm,
-                                               std::move(options));
+                                               std::move(conv_options));
+  ctx->layernorm = std::make_unique<LayerNormDispatcher>(*ctx->cache, ctx->tuning_db.get(), model,
+                                                         std::move(layernorm_options));
   return ctx;
 }
 

@@ -82,6 +82,16 @@ ConfigFields config_fields(const ConvSm90Config& c) {
   return f;
 }
 
+ConfigFields config_fields(const LayerNormRowwiseConfig& c) {
+  return {{"algorithm", "layernorm.rowwise"},
+          {"dtype", dtype_text(c.dtype)},
+          {"direction", c.backward ? "bwd" : "fwd"},
+          {"vec", std::to_string(c.vec)},
+          {"threads", std::to_string(c.threads)},
+          {"rows", std::to_string(c.rows)},
+          {"items", c.items == 0 ? "stream" : std::to_string(c.items)}};
+}
+
 ConfigFields config_fields(std::string_view algorithm, const GemmClass& c) {
   ConfigFields f = {{"algorithm", std::string(algorithm)}};
   append(f, gemm_class_fields(c));

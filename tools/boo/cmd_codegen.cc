@@ -14,6 +14,7 @@
 #include "boo/codegen/abi.h"
 #include "boo/codegen/conv_codegen.h"
 #include "boo/codegen/gemm_codegen.h"
+#include "boo/codegen/layernorm_codegen.h"
 #include "boo/core/strings.h"
 #include "boo/space/config_fields.h"
 #include "subcommands.h"
@@ -32,10 +33,16 @@ constexpr char kGemmSkinny[] = "gemm.skinny";
 constexpr char kGemmFallback[] = "gemm.fallback";
 constexpr char kConvSm90[] = "conv.sm90_implicit";
 constexpr char kConvDirect[] = "conv.direct";
+constexpr char kLayerNormRowwise[] = "layernorm.rowwise";
 // The algorithms with kernel sources of their own, in listing order (conv.gemm_1x1 and the
 // other convolution algorithms run these kernels).
-const std::vector<std::string> kAlgorithms = {kGemmSm90,     kGemmSm90Unaligned, kGemmSkinny,
-                                              kGemmFallback, kConvSm90,          kConvDirect};
+const std::vector<std::string> kAlgorithms = {kGemmSm90,        kGemmSm90Unaligned, kGemmSkinny,
+                                              kGemmFallback,    kConvSm90,          kConvDirect,
+                                              kLayerNormRowwise};
+// The element types of layer norm configs, in listing order (layernorm.rowwise takes no class:
+// a dtype and a direction fix its kernels).
+constexpr core::DType kLayerNormDTypes[] = {core::DType::kBF16, core::DType::kF16,
+                                            core::DType::kF32};
 constexpr char kHeaderFile[] = "boo_generated.h";
 
 bool is_gemm(std::string_view algorithm) { return algorithm.rfind("gemm.", 0) == 0; }
@@ -54,8 +61,9 @@ struct GemmFallbackConfig {
 struct ConvDirectConfig {
   ConvClass cls;
 };
-using AnyConfig = std::variant<space::GemmSm90Config, space::GemmSkinnyConfig, GemmFallbackConfig,
-                               space::ConvSm90Config, ConvDirectConfig>;
+using AnyConfig =
+    std::variant<space::GemmSm90Config, space::GemmSkinnyConfig, GemmFallbackConfig,
+                 space::ConvSm90Config, ConvDirectConfig, space::LayerNormRowwiseConfig>;
 
 template <class... Ts>
 struct Overloaded : Ts... {
@@ -88,7 +96,10 @@ core::Expected<codegen::KernelSource> source_of(const AnyConfig& config) {
                  [](const space::GemmSkinnyConfig& c) { return codegen::gemm_skinny_source(c); },
                  [](const GemmFallbackConfig& c) { return codegen::gemm_fallback_source(c.cls); },
                  [](const space::ConvSm90Config& c) { return codegen::conv_sm90_source(c); },
-                 [](const ConvDirectConfig& c) { return codegen::conv_direct_source(c.cls); }},
+                 [](const ConvDirectConfig& c) { return codegen::conv_direct_source(c.cls); },
+                 [](const space::LayerNormRowwiseConfig& c) {
+                   return codegen::layernorm_rowwise_source(c);
+                 }},
       config);
 }
 
@@ -122,11 +133,13 @@ core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
 // The validity rules of the config's algorithm (parse_name checks only the spelling).
 core::Status check_config(const AnyConfig& config) {
   return std::visit(
-      Overloaded{[](const space::GemmSm90Config& c) { return space::check_gemm_sm90(c); },
-                 [](const space::GemmSkinnyConfig& c) { return space::check_gemm_skinny(c); },
-                 [](const GemmFallbackConfig&) { return core::Status::ok(); },
-                 [](const space::ConvSm90Config& c) { return space::check_conv_sm90(c); },
-                 [](const ConvDirectConfig& c) { return check_class(kConvDirect, c.cls); }},
+      Overloaded{
+          [](const space::GemmSm90Config& c) { return space::check_gemm_sm90(c); },
+          [](const space::GemmSkinnyConfig& c) { return space::check_gemm_skinny(c); },
+          [](const GemmFallbackConfig&) { return core::Status::ok(); },
+          [](const space::ConvSm90Config& c) { return space::check_conv_sm90(c); },
+          [](const ConvDirectConfig& c) { return check_class(kConvDirect, c.cls); },
+          [](const space::LayerNormRowwiseConfig& c) { return space::check_layernorm_rowwise(c); }},
       config);
 }
 
@@ -148,11 +161,13 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
     auto cls = ConvClass::parse_name(name.substr(codegen::kConvDirectPrefix.size()));
     if (!cls) return cls.status().with_context("conv.direct config " + in_quotes(name) + ": ");
     config = ConvDirectConfig{*cls};
+  } else if (starts(space::kLayerNormRowwisePrefix)) {
+    BOO_ASSIGN_OR_RETURN(config, space::LayerNormRowwiseConfig::parse_name(name));
   } else {
     return core::invalid_argument(in_quotes(name) +
                                   " is not a config name: it starts with gemm.sm90_, "
                                   "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
-                                  "conv.sm90_implicit_ or conv.direct_");
+                                  "conv.sm90_implicit_, conv.direct_ or layernorm.rowwise_");
   }
   if (core::Status s = check_config(*config); !s.is_ok()) {
     // Class-level rules do not repeat the name.
@@ -213,6 +228,11 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
         std::to_string(o.algorithms.size()) + ")");
   }
   const std::string& algorithm = o.algorithms.front();
+  if (algorithm == kLayerNormRowwise) {
+    return core::invalid_argument(
+        "--algorithm layernorm.rowwise takes no class or flags: write its configs by name (see "
+        "--list-configs --algorithm layernorm.rowwise)");
+  }
   if (o.classes.size() != 1) {
     return core::invalid_argument("--class: give exactly one class to build a " + algorithm +
                                   " config from flags (see --list-configs for class names)");
@@ -377,6 +397,7 @@ int run_list(const CodegenOptions& o) {
   }
   auto of_family = [&](const std::string& a) {
     std::vector<ClassOf> out;
+    if (a == kLayerNormRowwise) return out;  // no classes
     for (const ClassOf& c : classes) {
       if (is_gemm(a) == std::holds_alternative<GemmClass>(c)) out.push_back(c);
     }
@@ -391,6 +412,22 @@ int run_list(const CodegenOptions& o) {
   }
   std::map<std::string, size_t> per_algorithm;
   for (const std::string& a : algorithms) {
+    if (a == kLayerNormRowwise) {
+      if (explicit_classes) {
+        return usage("--algorithm layernorm.rowwise takes no classes (list it with --dtype)");
+      }
+      // --dtype keeps one element type (none for fp8).
+      for (core::DType t : kLayerNormDTypes) {
+        if (!o.dtype.empty() && core::dtype_name(t) != o.dtype) continue;
+        for (bool backward : {false, true}) {
+          for (const auto& c : space::layernorm_rowwise_space(t, backward, *rules)) {
+            configs.push_back(c);
+            ++per_algorithm[a];
+          }
+        }
+      }
+      continue;
+    }
     const std::vector<ClassOf> mine = of_family(a);
     if (explicit_classes && mine.empty()) {
       return usage("--algorithm " + a + " takes " + (is_gemm(a) ? "GEMM" : "convolution") +
@@ -563,6 +600,7 @@ std::string default_classes_text() {
   for (const GemmClass& c : space::representative_gemm_classes()) s += "    " + c.name() + "\n";
   s += "  convolution (conv.*):\n";
   for (const ConvClass& c : space::representative_conv_classes()) s += "    " + c.name() + "\n";
+  s += "  layer norm (layernorm.rowwise) takes no class: bf16, fp16 and fp32, fwd and bwd\n";
   return s;
 }
 
@@ -582,7 +620,8 @@ Run add_codegen_command(CLI::App& app) {
   sub->add_option("NAME", opt->names, "Config names (as --list-configs and dispatch print them)");
   sub->add_option("--algorithm", opt->algorithms,
                   "gemm.sm90, gemm.sm90_unaligned, gemm.skinny, gemm.fallback, "
-                  "conv.sm90_implicit or conv.direct; comma-separated or repeated when listing "
+                  "conv.sm90_implicit, conv.direct or layernorm.rowwise; comma-separated or "
+                  "repeated when listing "
                   "(default: all, or those of --class's family)")
       ->delimiter(',')
       ->allow_extra_args(false)
@@ -590,8 +629,8 @@ Run add_codegen_command(CLI::App& app) {
   sub->add_option("--rule-set", opt->rule_set, "tiny, default or full (default: default)")
       ->check(CLI::IsMember({"tiny", "default", "full"}));
   sub->add_option("--dtype", opt->dtype,
-                  "Keep the default classes of this input type: bf16, fp16, fp32, fp8e4m3, "
-                  "fp8e5m2")
+                  "Keep the default classes (and layer norm configs) of this input type: bf16, "
+                  "fp16, fp32, fp8e4m3, fp8e5m2")
       ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8e4m3", "fp8e5m2"}));
   sub->add_option("--class", opt->classes,
                   "A GEMM or convolution class name (repeat to list several)")

@@ -71,12 +71,15 @@ int run_driver(const DriverOptions& opt) {
       std::fflush(stdout);
       const auto* gemm = std::get_if<ops::GemmProblem>(&p);
       const auto* conv = std::get_if<ops::ConvProblem>(&p);
-      const bool gpu_kernels = gemm != nullptr || conv != nullptr;
+      const auto* layernorm = std::get_if<ops::LayerNormProblem>(&p);
+      const bool gpu_kernels = gemm != nullptr || conv != nullptr || layernorm != nullptr;
       std::vector<std::string> backends = opt.backends;
       if (backends.empty()) backends = {devices && gpu_kernels ? "boo" : "reference"};
       const bool small = ops::flops(p) <= opt.cpu_max_gflop * 1e9;
-      const bool cpu_only =
-          backends == std::vector<std::string>{"reference"} && (!devices || !gpu_kernels || small);
+      // A layer norm's only reference is the fp64 CPU one (O(rows x cols): no GPU reference is
+      // needed at any size); its own limits (--cpu-max-gflop, --cpu-max-gib) still apply.
+      const bool cpu_only = backends == std::vector<std::string>{"reference"} &&
+                            (!devices || !gpu_kernels || small || layernorm != nullptr);
       if (cpu_only) {
         if (devices && !gpu_kernels && !explicit_backend) {
           std::printf(">>> note: boo has no GPU kernels for %s yet; running the CPU reference\n",
@@ -105,8 +108,11 @@ int run_driver(const DriverOptions& opt) {
         }
         if (gemm != nullptr) {
           gpu->run_gemm(cmd.source, *gemm, backends, plan, csv ? &*csv : nullptr, outcome);
-        } else {
+        } else if (conv != nullptr) {
           gpu->run_conv(cmd.source, *conv, backends, plan, csv ? &*csv : nullptr, outcome);
+        } else {
+          gpu->run_layernorm(cmd.source, *layernorm, backends, plan, csv ? &*csv : nullptr,
+                             outcome);
         }
       }
       std::fflush(stdout);
@@ -132,14 +138,18 @@ Run add_driver_command(CLI::App& app) {
   sub->add_option("--backend", opt->backends,
                   "Comma-separated backends: boo (boo's GPU kernels), cublaslt (GEMMs) or cudnn "
                   "(convolutions): the vendor at its best, reference (fp64 CPU reference for "
-                  "small problems, the GPU reference for large). Default: boo for GEMMs and "
-                  "convolutions on a GPU, else reference")
+                  "small problems and every layer norm, the GPU reference for large GEMMs and "
+                  "convolutions). Default: boo on a GPU, else reference")
       ->delimiter(',')
       ->allow_extra_args(false);
   sub->add_flag("--explain", opt->explain, "Print why dispatch chose each kernel");
   sub->add_option("--top", opt->top,
                   "Time the heuristic's first K candidates as backends boo#1..boo#K (a sweep)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--rule-set", opt->rule_set,
+                  "The rule set whose configs the heuristic ranks: tiny, default (the default) "
+                  "or full (wider sweeps with --top)")
+      ->check(CLI::IsMember({"tiny", "default", "full"}));
   sub->add_flag("--vary-order", opt->vary_order,
                 "Time the chosen config under every tile swizzle (1, 2, 4, 8) and raster order "
                 "(heuristic, along M, along N) as backends boo@sw<N>.r<h|m|n>");

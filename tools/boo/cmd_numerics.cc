@@ -1,6 +1,6 @@
 // `boo numerics`: the numerics gate of DESIGN.md §8 over a whole commands file — each problem
-// run with boo, the vendor (cuBLASLt, cuDNN) and the reference on the GPU — as one table, with
-// a non-zero exit status when any problem fails.
+// run with boo, the vendor (cuBLASLt, cuDNN; none for layer norms) and the reference on the
+// GPU — as one table, with a non-zero exit status when any problem fails.
 #include <cstdio>
 #include <fstream>
 
@@ -104,6 +104,10 @@ int run_numerics(const NumericsOptions& opt) {
         std::vector<std::string> backends = {"boo"};
         if (opt.vendor) backends.push_back("cudnn");
         (*gpu)->run_conv(cmd.source, *c, backends, plan, nullptr, outcome);
+      } else if (const auto* l = std::get_if<ops::LayerNormProblem>(&p)) {
+        // No vendor library for layer norms: boo against the fp64 CPU reference (and, for small
+        // backward problems, against finite differences of the fp64 forward).
+        (*gpu)->run_layernorm(cmd.source, *l, {"boo"}, plan, nullptr, outcome);
       } else {
         NumericsRecord skip;
         skip.key = ops::key(p);
@@ -152,8 +156,9 @@ Run add_numerics_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "numerics",
       "Check the numerics of every problem of a file on the GPU: boo's kernel, the vendor\n"
-      "(cuBLASLt, cuDNN) and the reference on fresh random data, outputs poisoned with NaN,\n"
-      "relative Frobenius error within the dtype's tolerance and twice the vendor's error.\n"
+      "(cuBLASLt, cuDNN; none for layer norms) and the reference on fresh random data, outputs\n"
+      "poisoned with NaN, relative Frobenius error within the dtype's tolerance and twice the\n"
+      "vendor's error; small backward layer norms also against finite differences.\n"
       "Prints one row per problem; exits 1 when any problem fails.");
   sub->add_option("--commands-file", opt->commands_file, "A file of commands (or a log)");
   sub->add_option("--csv", opt->csv,

@@ -21,6 +21,7 @@ struct PreloadOptions {
   bool list = false;
   int top = 1;            // compile the first `top` candidates of each problem, not only the first
   bool misalign = false;  // for operand pointers aligned only to their element size
+  std::string rule_set = "default";  // the rule set the heuristic ranks
 };
 
 // One problem's kernels in dispatch's order: the first that compiles resolves it.
@@ -49,6 +50,7 @@ int run_preload(const PreloadOptions& opt) {
   }
   dispatch::DispatchOptions dopt;
   dopt.max_compile_attempts = std::max(3, opt.top);
+  dopt.rules = *space::parse_rule_set(opt.rule_set);  // CLI11 checked the name
   auto ctx = dispatch::Context::create(dopt);
   if (!ctx) {
     std::fprintf(stderr, "boo preload: error: %s\n", ctx.status().message().c_str());
@@ -56,6 +58,7 @@ int run_preload(const PreloadOptions& opt) {
   }
   dispatch::GemmDispatcher& gemm = *(*ctx)->gemm;
   dispatch::ConvDispatcher& conv = *(*ctx)->conv;
+  const dispatch::LayerNormDispatcher* layernorm = (*ctx)->layernorm.get();
   jit::KernelCache& cache = *(*ctx)->cache;
   int errors = 0;
   int skipped = 0;
@@ -105,8 +108,27 @@ int run_preload(const PreloadOptions& opt) {
           }
         }
         add(cv->key(), std::move(sources));
+      } else if (const auto* l = std::get_if<ops::LayerNormProblem>(&p)) {
+        if (layernorm == nullptr) {
+          ++skipped;
+          continue;
+        }
+        // Dispatch runs the first candidate; the rest are there for a failed compile, as for
+        // GEMMs and convolutions (one compile per problem when the first succeeds).
+        const int64_t alignment = opt.misalign ? core::dtype_bytes(l->dtype) : 16;
+        auto c = layernorm->candidates(*l, nullptr, alignment);
+        if (!c) {
+          print_error(l->key(), c.status());
+          ++errors;
+          continue;
+        }
+        std::vector<codegen::KernelSource> sources;
+        for (const dispatch::LayerNormCandidate& k : *c) {
+          if (auto src = layernorm->source(k)) sources.push_back(std::move(*src));
+        }
+        add(l->key(), std::move(sources));
       } else {
-        ++skipped;  // layer norm kernels arrive later
+        ++skipped;
       }
     }
   }
@@ -114,7 +136,7 @@ int run_preload(const PreloadOptions& opt) {
   std::fprintf(stderr, "boo preload: %zu problems%s; cache %s; %d parallel compiles\n",
                pending.size(),
                skipped ? (" (" + std::to_string(skipped) +
-                          " layer norm problems have no kernels to compile yet)")
+                          " problems without a dispatcher to compile for, skipped)")
                              .c_str()
                        : "",
                cache.options().root.c_str(), jobs);
@@ -193,6 +215,10 @@ Run add_preload_command(CLI::App& app) {
   sub->add_option("--top", opt->top,
                   "Also compile the heuristic's next candidates, up to K per problem (sweeps)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--rule-set", opt->rule_set,
+                  "The rule set whose configs the heuristic ranks: tiny, default (the default) "
+                  "or full (as `boo driver --rule-set`)")
+      ->check(CLI::IsMember({"tiny", "default", "full"}));
   sub->prefix_command();
   return [opt, sub] {
     opt->words = sub->remaining();

@@ -1,5 +1,5 @@
 // Shared pieces of `boo driver`: its options, the per-problem run plan, result counting, and
-// the two execution paths (CPU reference; GPU backends for GEMMs).
+// the two execution paths (CPU reference; GPU backends for GEMMs, convolutions, layer norms).
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,9 @@ struct DriverOptions {
   int verify = -1;
   bool explain = false;
   std::string csv;
-  std::string config;          // force one kernel config (boo backend)
-  int top = 1;                 // time the heuristic's first `top` candidates as boo#1..boo#top
+  std::string config;  // force one kernel config (boo backend)
+  int top = 1;         // time the heuristic's first `top` candidates as boo#1..boo#top
+  std::string rule_set = "default";  // the rule set the heuristic ranks (--rule-set)
   bool vary_order = false;     // time the chosen config under every tile swizzle and raster order
   bool misalign = false;       // boo runs on operand copies aligned only to their element size
   std::string flush = "read";  // how the L2 is made cold before each sample: read or write
@@ -78,8 +79,8 @@ void run_cpu_reference(const DriverOptions& opt, bool explicit_backend, const st
                        Outcome& outcome);
 
 // GPU backends: boo, cublaslt and reference for GEMMs; boo, cudnn and reference for
-// convolutions; with timing per DESIGN.md §7 and
-// the numerics gate of §8. One session per driver run holds the stream, kernel context and
+// convolutions; boo for layer norms (their reference is the CPU one); with timing per DESIGN.md
+// §7 and the numerics gate of §8. One session per driver run holds the stream, kernel context and
 // measured ceilings.
 class GpuSession {
  public:
@@ -93,6 +94,10 @@ class GpuSession {
   void run_conv(const std::string& source, const ops::ConvProblem& p,
                 const std::vector<std::string>& backends, const RunPlan& plan,
                 tune::ResultCsvWriter* csv, Outcome& outcome);
+  // Backends boo and reference for a layer norm (driver_layernorm.cc).
+  void run_layernorm(const std::string& source, const ops::LayerNormProblem& p,
+                     const std::vector<std::string>& backends, const RunPlan& plan,
+                     tune::ResultCsvWriter* csv, Outcome& outcome);
 
   // Where the per-backend lines (">>> ...") go; stdout unless redirected (`boo numerics`).
   void set_output(std::FILE* out);

@@ -61,6 +61,7 @@ core::Status GpuSession::Impl::ensure_context() {
   dispatch::DispatchOptions d;
   d.force_config = opt.config;
   d.max_compile_attempts = std::max(3, opt.top);
+  BOO_ASSIGN_OR_RETURN(d.rules, space::parse_rule_set(opt.rule_set));
   BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
   return core::Status::ok();
 }

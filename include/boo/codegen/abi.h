@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#define BOO_ABI_VERSION 5
+#define BOO_ABI_VERSION 6
 
 /* Device counters every launch gets (BooGemmArgs::semaphores): zero when a kernel starts, and
  * the kernel leaves them zero when it ends (the last block to use a counter resets it). They
@@ -16,6 +16,7 @@
 /* Kinds of argument struct a kernel object takes. */
 #define BOO_KIND_GEMM 1
 #define BOO_KIND_CONV 2
+#define BOO_KIND_LAYERNORM 3
 
 /* Return codes of the entry points. */
 #define BOO_OK 0
@@ -78,6 +79,37 @@ typedef struct BooConvArgs {
   int32_t device;   /* CUDA device ordinal */
   int32_t dry_run;  /* 1: do everything but the launch */
 } BooConvArgs;
+
+/* Parts of BooLayerNormArgs (the bits of ops::LayerNormPart, BOO's -F codes). */
+#define BOO_LAYERNORM_FORWARD 1
+#define BOO_LAYERNORM_DX 2
+#define BOO_LAYERNORM_DWEIGHT 4
+#define BOO_LAYERNORM_DBIAS 8
+
+/* One layer norm (ops::LayerNormProblem) over packed row-major rows x cols, fp32 math. The
+ * forward reads x (weight, bias) and writes y = (x - mean) rstd [* weight + bias], mean and rstd
+ * (fp32, one per row; either may be NULL). The backward reads dy, x, the forward's mean and
+ * rstd (and weight for dx) and writes the parts asked for: dx, dweight = sum_rows dy xhat,
+ * dbias = sum_rows dy (columns reduced in a fixed order: the result is deterministic). */
+typedef struct BooLayerNormArgs {
+  int64_t rows, cols;
+  int32_t parts;  /* BOO_LAYERNORM_* bits: FORWARD alone, or any of DX, DWEIGHT, DBIAS */
+  int32_t affine; /* 1: weight and bias of cols values */
+  double eps;
+  const void* x;
+  const void* weight; /* cols values, or NULL when affine == 0 */
+  const void* bias;   /* cols values, or NULL when affine == 0 */
+  void* y;            /* forward */
+  float* mean;        /* rows values: written by the forward, read by the backward */
+  float* rstd;
+  const void* dy; /* backward */
+  void* dx;       /* backward outputs, NULL when not asked for */
+  void* dweight;
+  void* dbias;
+  int32_t sm_count; /* SMs of the device */
+  int32_t device;   /* CUDA device ordinal */
+  int32_t dry_run;  /* 1: do everything but the launch */
+} BooLayerNormArgs;
 
 /* Entry points every kernel object exports (C linkage):
  *   int32_t boo_info(BooKernelInfo* info);

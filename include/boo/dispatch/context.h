@@ -7,6 +7,7 @@
 
 #include "boo/dispatch/conv_dispatcher.h"
 #include "boo/dispatch/gemm_dispatcher.h"
+#include "boo/dispatch/layernorm_dispatcher.h"
 #include "boo/dispatch/tuning_db.h"
 #include "boo/jit/kernel_cache.h"
 
@@ -17,6 +18,7 @@ struct Context {
   std::unique_ptr<TuningDb> tuning_db;
   std::unique_ptr<GemmDispatcher> gemm;
   std::unique_ptr<ConvDispatcher> conv;  // uses `gemm` for conv.gemm_1x1
+  std::unique_ptr<LayerNormDispatcher> layernorm;
 
   // Reads BOO_CACHE_*, BOO_JIT, BOO_NVCC, BOO_CUTLASS_DIR, BOO_TUNING_SPEC_PATH; the device
   // model comes from the current GPU (SM count) or H100 defaults without one.

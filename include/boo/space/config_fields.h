@@ -13,6 +13,7 @@
 #include "boo/space/gemm_class.h"
 #include "boo/space/gemm_skinny.h"
 #include "boo/space/gemm_sm90.h"
+#include "boo/space/layernorm_rowwise.h"
 
 namespace boo::space {
 
@@ -33,6 +34,9 @@ ConfigFields config_fields(const GemmSm90Config& c);
 ConfigFields config_fields(const GemmSkinnyConfig& c);
 // algorithm, the class, tile, cluster.
 ConfigFields config_fields(const ConvSm90Config& c);
+// algorithm (layernorm.rowwise), dtype, direction (fwd or bwd), vec, threads, rows, items (a
+// count, or stream).
+ConfigFields config_fields(const LayerNormRowwiseConfig& c);
 // The algorithm, then the class: for algorithms whose config is the class alone
 // (gemm.fallback, conv.direct).
 ConfigFields config_fields(std::string_view algorithm, const GemmClass& c);

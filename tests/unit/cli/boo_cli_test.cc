@@ -166,6 +166,41 @@ TEST_F(CliTest, DriverGpuBackendsForConvNeedAGpu) {
   EXPECT_NE(r.err.find("--backend boo,cudnn needs a GPU"), std::string::npos) << r.err;
 }
 
+constexpr char kSmallLayerNorm[] = "layernormbfp16 -X 4x33 -o 1 -e 1e-05 -m 1";
+
+TEST_F(CliTest, DriverReferenceRunsLayerNormsOnTheCpu) {
+  // The CPU reference is a layer norm's only reference, on any machine and at any size its
+  // limits allow.
+  const std::string num = R"(-?[0-9.]+(e[-+][0-9]+)?)";
+  RunResult r =
+      run_command({"driver", "--backend", "reference"}, std::string(kSmallLayerNorm) + " -F 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> y: \(4, 33\) bf16 sum=)" + num + ".*")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> mean: \(4\) fp32 sum=.*)")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> rstd: \(4\) fp32 sum=.*)")) << r.out;
+  r = run_command({"driver", "--backend", "reference"}, std::string(kSmallLayerNorm) + " -F 14");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> dx: \(4, 33\) bf16 sum=.*)")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> dweight: \(33\) bf16 sum=.*)")) << r.out;
+  EXPECT_TRUE(has_line_matching(r.out, R"(>>> dbias: \(33\) bf16 sum=.*)")) << r.out;
+}
+
+TEST_F(CliTest, DriverRunsLayerNormsOnTheCpuWithoutAGpu) {
+  const RunResult probe = run_command({"driver", "--backend", "reference"}, kSmallConv);
+  if (probe.err.find("no usable CUDA GPU") == std::string::npos) {
+    GTEST_SKIP() << "this machine has a GPU";
+  }
+  // No backend named: the CPU reference, as for every family without a GPU.
+  RunResult r = run_command({"driver"}, std::string(kSmallLayerNorm) + " -F 1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(">>> y: "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("running the CPU reference instead"), std::string::npos) << r.err;
+  // boo's layer norm kernels need a GPU.
+  r = run_command({"driver", "--backend", "boo"}, std::string(kSmallLayerNorm) + " -F 1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--backend boo needs a GPU"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, DriverRejectsNegativeHold) {
   const RunResult r = run_command({"driver", "--hold-us", "-5"}, kSmallConv);
   EXPECT_EQ(r.exit_code, 2);

@@ -15,6 +15,7 @@
 #include "boo/codegen/abi.h"
 #include "boo/codegen/conv_codegen.h"
 #include "boo/codegen/gemm_codegen.h"
+#include "boo/codegen/layernorm_codegen.h"
 #include "boo/space/config_fields.h"
 #include "cli_test_util.h"
 
@@ -99,6 +100,12 @@ TEST_F(CodegenCliTest, TinyListingCountsMatchTheSpaceFunctions) {
     want["conv.sm90_implicit"] += space::conv_sm90_space(c, RuleSet::kTiny).size();
     want["conv.direct"] += 1;
   }
+  for (core::DType t : {core::DType::kBF16, core::DType::kF16, core::DType::kF32}) {
+    for (bool backward : {false, true}) {
+      want["layernorm.rowwise"] +=
+          space::layernorm_rowwise_space(t, backward, RuleSet::kTiny).size();
+    }
+  }
   size_t total = 0;
   for (const auto& [a, n] : want) total += n;
   EXPECT_EQ(counts_of(l.count), want) << l.count;
@@ -141,6 +148,60 @@ TEST_F(CodegenCliTest, ListingOfOneAlgorithmAndRuleSet) {
               std::string::npos)
         << line;
   }
+}
+
+TEST_F(CodegenCliTest, LayerNormListsByDtypeAndWritesByName) {
+  // No class: every dtype (or --dtype's) in both directions.
+  const RunResult r = run({"--list-configs", "--algorithm", "layernorm.rowwise", "--rule-set",
+                           "tiny", "--dtype", "fp16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Listing l = listing_of(r.out);
+  const auto fwd = space::layernorm_rowwise_space(core::DType::kF16, false, RuleSet::kTiny);
+  const auto bwd = space::layernorm_rowwise_space(core::DType::kF16, true, RuleSet::kTiny);
+  const size_t want = fwd.size() + bwd.size();
+  ASSERT_EQ(l.configs.size(), want);
+  EXPECT_EQ(l.count, std::to_string(want) + " configs (rule set tiny: layernorm.rowwise " +
+                         std::to_string(want) + ")");
+  EXPECT_EQ(l.configs.front(),
+            "layernorm.rowwise_fp16_fwd_v1_t256_r1_stream  algorithm=layernorm.rowwise  "
+            "dtype=fp16  direction=fwd  vec=1  threads=256  rows=1  items=stream");
+  for (size_t i = 0; i < l.configs.size(); ++i) {
+    const auto& c = i < fwd.size() ? fwd[i] : bwd[i - fwd.size()];
+    EXPECT_EQ(first_word(l.configs[i]), c.name());
+    EXPECT_NE(l.configs[i].find("  algorithm=layernorm.rowwise  dtype=fp16  direction="),
+              std::string::npos)
+        << l.configs[i];
+  }
+  const RunResult with_class =
+      run({"--list-configs", "--algorithm", "layernorm.rowwise", "--class", kBf16Tn});
+  EXPECT_EQ(with_class.exit_code, 2);
+  EXPECT_NE(with_class.err.find("--algorithm layernorm.rowwise takes no classes"),
+            std::string::npos)
+      << with_class.err;
+
+  const std::string name = "layernorm.rowwise_bf16_bwd_v8_t128_r2_i2";
+  const fs::path out = dir_ / "ln";
+  const RunResult w = run({"-o", out.string(), name});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(
+      read_file(out / (name + ".cu")),
+      codegen::layernorm_rowwise_source(*space::LayerNormRowwiseConfig::parse_name(name))->text);
+  EXPECT_NE(read_file(out / "boo_generated.h")
+                .find("{\"" + name + "\", \"layernorm.rowwise\", \"" + name + "\", \"" + name +
+                      ".cu\"},"),
+            std::string::npos);
+  const RunResult bad =
+      run({"-o", (dir_ / "never").string(), "layernorm.rowwise_fp32_fwd_v8_t256_r1_i1"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("layernorm.rowwise_fp32_fwd_v8_t256_r1_i1: layernorm.rowwise: vec 8 of "
+                         "fp32 is 32 bytes"),
+            std::string::npos)
+      << bad.err;
+  const RunResult flags =
+      run({"-o", (dir_ / "never").string(), "--algorithm", "layernorm.rowwise"});
+  EXPECT_EQ(flags.exit_code, 2);
+  EXPECT_NE(flags.err.find("write its configs by name"), std::string::npos) << flags.err;
+  EXPECT_FALSE(fs::exists(dir_ / "never"));
 }
 
 TEST_F(CodegenCliTest, DtypeKeepsTheDefaultClassesOfOneType) {

@@ -34,6 +34,11 @@ TEST_F(NumericsCliTest, WithoutAGpuSaysSoAndFails) {
   const RunResult r = run({"numerics", kConv});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("boo numerics: needs a GPU"), std::string::npos) << r.err;
+  // Layer norms too: boo has GPU kernels for them, checked on the GPU like the other families.
+  const RunResult ln = run({"numerics", "layernormbfp16", "-X", "4x33", "-o", "1", "-e", "1e-05",
+                            "-m", "1", "-F", "14"});
+  EXPECT_EQ(ln.exit_code, 1);
+  EXPECT_NE(ln.err.find("boo numerics: needs a GPU"), std::string::npos) << ln.err;
 }
 
 TEST_F(NumericsCliTest, BadUsageExitsTwoNamingTheFlag) {

@@ -61,5 +61,60 @@ TEST_F(PreloadCliTest, FailedCompileNamesKernelAndLogAndMovesOn) {
   EXPECT_NE(r.err.find("; 0 problems without a kernel"), std::string::npos) << r.err;
 }
 
+TEST_F(PreloadCliTest, CompilesTheLayerNormKernelDispatchRunsFirst) {
+  // One kernel per problem: the first of dispatch's candidates (the rest only if it fails).
+  write_file(scratch_ / "ln.txt",
+             "layernormbfp16 -X 8x4096 -o 1 -e 1e-05 -m 1 -F 1\n"
+             "layernormbfp16 -X 8x4096 -o 1 -e 1e-05 -m 1 -F 14\n");
+  const std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
+                                        "BOO_CACHE_DIR=" + (scratch_ / "ln_cache").string()};
+  const RunResult r = run_boo(
+      {"preload", "-j", "2", "--commands-file", (scratch_ / "ln.txt").string()}, scratch_, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("boo preload: 2 problems"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("compiled layernorm.rowwise_bf16_fwd_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("compiled layernorm.rowwise_bf16_bwd_"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("compiled 2, already cached 0, failed 0; 0 problems without a kernel"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace boo::cli
+
+namespace boo::cli {
+namespace {
+
+TEST_F(PreloadCliTest, ListTopShowsMoreLayerNormConfigsAndRuleSetIsChecked) {
+  write_file(scratch_ / "ln_top.txt", "layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 1\n");
+  // No tuning DB rows: the list is the heuristic's.
+  const std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
+                                        "BOO_CACHE_DIR=" + (scratch_ / "ln_top_cache").string(),
+                                        "BOO_TUNING_SPEC_PATH="};
+  const auto listed = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"preload", "--list", "--commands-file",
+                                     (scratch_ / "ln_top.txt").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_boo(args, scratch_, env);
+  };
+  const auto configs = [](const std::string& out) {
+    int n = 0;
+    for (const std::string& line : lines_of(out)) {
+      n += line.find("layernorm.rowwise_bf16_fwd_") != std::string::npos ? 1 : 0;
+    }
+    return n;
+  };
+  const RunResult one = listed({});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(configs(one.out), 1) << one.out;
+  const RunResult top = listed({"--rule-set", "full", "--top", "5"});
+  EXPECT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_GT(configs(top.out), configs(one.out)) << top.out;
+  EXPECT_EQ(configs(top.out), 5) << top.out;
+  const RunResult bogus = listed({"--rule-set", "bogus"});
+  EXPECT_EQ(bogus.exit_code, 2) << bogus.err;
+  EXPECT_NE(bogus.err.find("--rule-set"), std::string::npos) << bogus.err;
+}
+
 }  // namespace
 }  // namespace boo::cli

@@ -29,7 +29,8 @@ abi_of() { sed -n 's/^#define BOO_ABI_VERSION \([0-9]*\).*/\1/p' "$1" | head -n 
 abi=$(abi_of "$src")
 [ -z "$abi" ] && abi=$(abi_of "$(dirname "$0")/../../../include/boo/codegen/abi.h")
 kind=1
-grep -q "BOO_CONV_ENTRY_POINTS(" "$src" && kind=2
+grep -q "^BOO_CONV_ENTRY_POINTS(" "$src" && kind=2
+grep -q "^BOO_LAYERNORM_ENTRY_POINTS(" "$src" && kind=3
 fake_src=$(mktemp --suffix=.cc)
 cat >"$fake_src" <<FAKE
 #include <stdint.h>

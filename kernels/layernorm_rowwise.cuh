@@ -1,0 +1,740 @@
+// layernorm.rowwise: layer norm over packed rows x cols with fp32 math (DESIGN.md §3), the
+// kernels of space::LayerNormRowwiseConfig. A row belongs to a group of kThreads consecutive
+// threads; a block holds kRows groups. Each thread touches the columns
+// (i * kThreads + lane) * kVec + [0, kVec) for i = 0, 1, ..., so a group's vector accesses are
+// contiguous (coalesced) and every thread keeps the same columns for every row it visits.
+//
+//   kItems > 0: the row's kItems * kVec values per thread stay in registers between the passes
+//               (mean, then the centred variance, then the output): x and dy are read once.
+//   kItems = 0: any cols; each pass reads the row again (from L2 unless the rows in flight
+//               outgrow it). With kVec = 1 this is the fallback for every problem.
+//
+// Forward: y = (x - mean) rstd [* w + b], mean and rstd per row (two-pass variance: no
+// cancellation). Backward (g = dy [* w], xhat = (x - mean) rstd):
+//   dx = rstd (g - mean(g) - xhat mean(g xhat));
+//   dweight = sum_rows dy xhat, dbias = sum_rows dy: each row group sums its rows' terms for its
+//   columns into one fp32 row of the workspace, and a second kernel adds those rows in a fixed
+//   order, so the result does not depend on scheduling.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "abi.h"
+#include "convert.cuh"
+#include "entry_points.cuh"
+
+namespace boo_kernels {
+namespace layernorm {
+
+struct Params {
+  int64_t rows, cols;
+  float eps, inv_cols;
+  const void* x;
+  const void* w;
+  const void* b;
+  void* y;
+  float* mean;
+  float* rstd;
+  const void* dy;
+  void* dx;
+  float* partial_dw;  // [groups][cols] (backward with dweight), or null
+  float* partial_db;  // [groups][cols] (backward with dbias), or null
+};
+
+template <class T, int kVec>
+struct alignas(sizeof(T) * kVec) Vector {
+  T v[kVec];
+};
+
+template <class T, int kVec>
+__device__ __forceinline__ void load(const T* p, int64_t at, float (&out)[kVec]) {
+  const Vector<T, kVec> v = *reinterpret_cast<const Vector<T, kVec>*>(p + at);
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) out[j] = to_float(v.v[j]);
+}
+
+template <class T, int kVec>
+__device__ __forceinline__ void widen(const Vector<T, kVec>& v, float (&out)[kVec]) {
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) out[j] = to_float(v.v[j]);
+}
+
+template <class T, int kVec>
+__device__ __forceinline__ void store(T* p, int64_t at, const float (&in)[kVec]) {
+  Vector<T, kVec> v;
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) v.v[j] = from_float<T>(in[j]);
+  *reinterpret_cast<Vector<T, kVec>*>(p + at) = v;
+}
+
+// Sums N values over the kThreads threads of each row group; every thread gets the totals (the
+// butterfly gives every lane the same bits). Groups wider than a warp combine their warps'
+// sums through `smem` ([kRows][kThreads / 32][N] floats) in a fixed order. Every thread of the
+// block must call it (it synchronizes the block when kThreads > 32).
+template <int kThreads, int kRows, int N>
+__device__ __forceinline__ void row_sum(float (&v)[N], float* smem, int group, int lane) {
+  constexpr int kWidth = kThreads < 32 ? kThreads : 32;
+#pragma unroll
+  for (int off = kWidth / 2; off > 0; off /= 2) {
+#pragma unroll
+    for (int n = 0; n < N; ++n) v[n] += __shfl_xor_sync(0xffffffffu, v[n], off);
+  }
+  if constexpr (kThreads > 32) {
+    constexpr int kWarps = kThreads / 32;
+    float* mine = smem + group * kWarps * N;
+    if ((lane & 31) == 0) {
+#pragma unroll
+      for (int n = 0; n < N; ++n) mine[(lane / 32) * N + n] = v[n];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int n = 0; n < N; ++n) {
+      float s = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) s += mine[w * N + n];
+      v[n] = s;
+    }
+    __syncthreads();
+  }
+}
+
+template <int kThreads, int kRows, int N>
+struct RowSumStorage {
+  static constexpr int kFloats = kThreads > 32 ? kRows*(kThreads / 32) * N : 1;
+};
+
+// ---- forward ------------------------------------------------------------------------------
+
+template <class T, int kVec, int kThreads, int kRows, int kItems>
+__global__ void __launch_bounds__(kThreads* kRows) forward_kernel(Params p) {
+  __shared__ float smem[RowSumStorage<kThreads, kRows, 1>::kFloats];
+  const int group = threadIdx.x / kThreads;
+  const int lane = threadIdx.x % kThreads;
+  const T* x = static_cast<const T*>(p.x);
+  const T* w = static_cast<const T*>(p.w);
+  const T* b = static_cast<const T*>(p.b);
+  T* y = static_cast<T*>(p.y);
+  constexpr int64_t kStep = int64_t{kThreads} * kVec;
+  // Every thread runs the same number of iterations (row groups past the end compute on zeros
+  // and store nothing), so the shuffles and barriers of row_sum see the whole block.
+  for (int64_t base = int64_t{blockIdx.x} * kRows; base < p.rows;
+       base += int64_t{gridDim.x} * kRows) {
+    const int64_t row = base + group;
+    const bool valid = row < p.rows;
+    const int64_t off = row * p.cols;
+    float sum[1] = {0.0f};
+    float mean, rstd;
+    if constexpr (kItems > 0) {
+      float v[kItems][kVec];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+        if (valid && c < p.cols) {
+          load<T, kVec>(x, off + c, v[i]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) v[i][j] = 0.0f;
+        }
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) sum[0] += v[i][j];
+      }
+      row_sum<kThreads, kRows, 1>(sum, smem, group, lane);
+      mean = sum[0] * p.inv_cols;
+      float sq[1] = {0.0f};
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+        if (c < p.cols) {
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) sq[0] += (v[i][j] - mean) * (v[i][j] - mean);
+        }
+      }
+      row_sum<kThreads, kRows, 1>(sq, smem, group, lane);
+      rstd = 1.0f / sqrtf(sq[0] * p.inv_cols + p.eps);
+      if (valid) {
+#pragma unroll
+        for (int i = 0; i < kItems; ++i) {
+          const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+          if (c >= p.cols) continue;
+          float o[kVec];
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) o[j] = (v[i][j] - mean) * rstd;
+          if (w != nullptr) {
+            float wv[kVec], bv[kVec];
+            load<T, kVec>(w, c, wv);
+            load<T, kVec>(b, c, bv);
+#pragma unroll
+            for (int j = 0; j < kVec; ++j) o[j] = o[j] * wv[j] + bv[j];
+          }
+          store<T, kVec>(y, off + c, o);
+        }
+      }
+    } else {
+      float v[kVec];
+      for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
+        load<T, kVec>(x, off + c, v);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) sum[0] += v[j];
+      }
+      row_sum<kThreads, kRows, 1>(sum, smem, group, lane);
+      mean = sum[0] * p.inv_cols;
+      float sq[1] = {0.0f};
+      for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
+        load<T, kVec>(x, off + c, v);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) sq[0] += (v[j] - mean) * (v[j] - mean);
+      }
+      row_sum<kThreads, kRows, 1>(sq, smem, group, lane);
+      rstd = 1.0f / sqrtf(sq[0] * p.inv_cols + p.eps);
+      for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
+        load<T, kVec>(x, off + c, v);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) v[j] = (v[j] - mean) * rstd;
+        if (w != nullptr) {
+          float wv[kVec], bv[kVec];
+          load<T, kVec>(w, c, wv);
+          load<T, kVec>(b, c, bv);
+#pragma unroll
+          for (int j = 0; j < kVec; ++j) v[j] = v[j] * wv[j] + bv[j];
+        }
+        store<T, kVec>(y, off + c, v);
+      }
+    }
+    if (valid && lane == 0) {
+      if (p.mean != nullptr) p.mean[row] = mean;
+      if (p.rstd != nullptr) p.rstd[row] = rstd;
+    }
+  }
+}
+
+// ---- backward -----------------------------------------------------------------------------
+
+// g = dy [* w] for one vector of a row (w is read again rather than held: it stays in L1).
+template <class T, int kVec>
+__device__ __forceinline__ void gradient(const T* w, int64_t c, const float (&dyv)[kVec],
+                                         float (&g)[kVec]) {
+  if (w != nullptr) {
+    load<T, kVec>(w, c, g);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) g[j] *= dyv[j];
+  } else {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) g[j] = dyv[j];
+  }
+}
+
+// The terms of one vector of a row: turns x into xhat and adds sum(g), sum(g xhat) to `s`.
+template <class T, int kVec>
+__device__ __forceinline__ void backward_terms(const T* w, int64_t c, float mean, float rstd,
+                                               float (&xv)[kVec], const float (&dyv)[kVec],
+                                               float (&s)[2]) {
+  float g[kVec];
+  gradient<T, kVec>(w, c, dyv, g);
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) {
+    xv[j] = (xv[j] - mean) * rstd;  // xhat from here on
+    s[0] += g[j];
+    s[1] += g[j] * xv[j];
+  }
+}
+
+// slot[j] += v[j] for one thread's kVec consecutive slots of shared memory, with 16-byte (or
+// 8-byte) accesses: a quarter of the instructions of scalar ones, and no bank conflicts between
+// the lanes of a quarter warp.
+template <int kVec>
+__device__ __forceinline__ void add_to_slots(float* slot, const float (&v)[kVec]) {
+  if constexpr (kVec % 4 == 0) {
+#pragma unroll
+    for (int q = 0; q < kVec / 4; ++q) {
+      float4 t = reinterpret_cast<float4*>(slot)[q];
+      t.x += v[4 * q];
+      t.y += v[4 * q + 1];
+      t.z += v[4 * q + 2];
+      t.w += v[4 * q + 3];
+      reinterpret_cast<float4*>(slot)[q] = t;
+    }
+  } else if constexpr (kVec == 2) {
+    float2 t = *reinterpret_cast<float2*>(slot);
+    t.x += v[0];
+    t.y += v[1];
+    *reinterpret_cast<float2*>(slot) = t;
+  } else {
+    slot[0] += v[0];
+  }
+}
+
+// Register configs (kItems > 0): x and dy of a row stay in registers (in their own type)
+// between the passes. Each thread adds its columns' dweight and dbias terms over all its rows
+// into its own slots of shared memory (no other thread touches them, so no barrier and a fixed
+// order), which leaves the registers to x and dy: more blocks per SM, whose barriers (the row
+// sums) then overlap. At the end the block adds its groups' slots in group order and writes one
+// workspace row.
+template <class T, int kVec, int kThreads, int kRows, int kItems>
+__global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p) {
+  static_assert(kItems > 0, "register configs only");
+  using V = Vector<T, kVec>;
+  constexpr int kSlots = kThreads * kItems * kVec;  // columns a group holds
+  __shared__ float smem[RowSumStorage<kThreads, kRows, 2>::kFloats];
+  extern __shared__ float sums[];  // [kRows][2][kSlots]: dweight, dbias terms per group
+  const int group = threadIdx.x / kThreads;
+  const int lane = threadIdx.x % kThreads;
+  const T* x = static_cast<const T*>(p.x);
+  const T* w = static_cast<const T*>(p.w);
+  const T* dy = static_cast<const T*>(p.dy);
+  T* dx = static_cast<T*>(p.dx);
+  const bool column_sums = p.partial_dw != nullptr || p.partial_db != nullptr;
+  float* acc_w = sums + group * 2 * kSlots;
+  float* acc_b = acc_w + kSlots;
+  if (column_sums) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        const int at = (i * kThreads + lane) * kVec + j;
+        acc_w[at] = acc_b[at] = 0.0f;
+      }
+    }
+  }
+  // Every thread runs the same number of iterations (see forward_kernel).
+  for (int64_t base = int64_t{blockIdx.x} * kRows; base < p.rows;
+       base += int64_t{gridDim.x} * kRows) {
+    const int64_t row = base + group;
+    const bool valid = row < p.rows;
+    const int64_t off = row * p.cols;
+    const float mean = valid ? p.mean[row] : 0.0f;
+    const float rstd = valid ? p.rstd[row] : 0.0f;
+    V xr[kItems], dr[kItems];
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+      if (valid && c < p.cols) {
+        xr[i] = *reinterpret_cast<const V*>(x + off + c);
+        dr[i] = *reinterpret_cast<const V*>(dy + off + c);
+      }
+    }
+    float s[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+      if (!valid || c >= p.cols) continue;
+      float xv[kVec], dyv[kVec];
+      widen<T, kVec>(xr[i], xv);
+      widen<T, kVec>(dr[i], dyv);
+      backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
+      if (column_sums) {
+        float terms[kVec];
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) terms[j] = dyv[j] * xv[j];
+        add_to_slots<kVec>(acc_w + (i * kThreads + lane) * kVec, terms);
+        add_to_slots<kVec>(acc_b + (i * kThreads + lane) * kVec, dyv);
+      }
+    }
+    if (dx != nullptr) {
+      row_sum<kThreads, kRows, 2>(s, smem, group, lane);
+      const float mg = s[0] * p.inv_cols;
+      const float mgx = s[1] * p.inv_cols;
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+        if (!valid || c >= p.cols) continue;
+        float xv[kVec], dyv[kVec], o[kVec];
+        widen<T, kVec>(xr[i], xv);
+        widen<T, kVec>(dr[i], dyv);
+        gradient<T, kVec>(w, c, dyv, o);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - (xv[j] - mean) * rstd * mgx);
+        store<T, kVec>(dx, off + c, o);
+      }
+    }
+  }
+  if (!column_sums) return;
+  // Groups 1.. add their slots into group 0's, in group order.
+  __syncthreads();
+  for (int k = 1; k < kRows; ++k) {
+    if (group == 0) {
+      const float* other = sums + k * 2 * kSlots;
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) {
+          const int at = (i * kThreads + lane) * kVec + j;
+          acc_w[at] += other[at];
+          acc_b[at] += other[kSlots + at];
+        }
+      }
+    }
+  }
+  if (group == 0) {
+    float* bdw = p.partial_dw != nullptr ? p.partial_dw + int64_t{blockIdx.x} * p.cols : nullptr;
+    float* bdb = p.partial_db != nullptr ? p.partial_db + int64_t{blockIdx.x} * p.cols : nullptr;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+      if (c >= p.cols) continue;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        const int at = (i * kThreads + lane) * kVec + j;
+        if (bdw != nullptr) bdw[c + j] = acc_w[at];
+        if (bdb != nullptr) bdb[c + j] = acc_b[at];
+      }
+    }
+  }
+}
+
+// Stream configs (kItems = 0): rows of any length, each pass reading the row again. Each group
+// keeps its dweight and dbias sums in its own workspace row, updated row after row.
+template <class T, int kVec, int kThreads, int kRows>
+__global__ void __launch_bounds__(kThreads* kRows) backward_stream_kernel(Params p) {
+  __shared__ float smem[RowSumStorage<kThreads, kRows, 2>::kFloats];
+  const int group = threadIdx.x / kThreads;
+  const int lane = threadIdx.x % kThreads;
+  const T* x = static_cast<const T*>(p.x);
+  const T* w = static_cast<const T*>(p.w);
+  const T* dy = static_cast<const T*>(p.dy);
+  T* dx = static_cast<T*>(p.dx);
+  const int64_t gid = int64_t{blockIdx.x} * kRows + group;
+  float* pdw = p.partial_dw != nullptr ? p.partial_dw + gid * p.cols : nullptr;
+  float* pdb = p.partial_db != nullptr ? p.partial_db + gid * p.cols : nullptr;
+  bool first = true;  // this group's workspace row is not written yet
+  constexpr int64_t kStep = int64_t{kThreads} * kVec;
+  for (int64_t base = int64_t{blockIdx.x} * kRows; base < p.rows;
+       base += int64_t{gridDim.x} * kRows) {
+    const int64_t row = base + group;
+    const bool valid = row < p.rows;
+    const int64_t off = row * p.cols;
+    const float mean = valid ? p.mean[row] : 0.0f;
+    const float rstd = valid ? p.rstd[row] : 0.0f;
+    float s[2] = {0.0f, 0.0f};
+    float xv[kVec], dyv[kVec];
+    if (dx != nullptr) {
+      for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
+        load<T, kVec>(x, off + c, xv);
+        load<T, kVec>(dy, off + c, dyv);
+        backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
+      }
+      row_sum<kThreads, kRows, 2>(s, smem, group, lane);
+    }
+    const float mg = s[0] * p.inv_cols;
+    const float mgx = s[1] * p.inv_cols;
+    for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
+      float t[2] = {0.0f, 0.0f};
+      load<T, kVec>(x, off + c, xv);
+      load<T, kVec>(dy, off + c, dyv);
+      backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, t);
+      if (dx != nullptr) {
+        float o[kVec];
+        gradient<T, kVec>(w, c, dyv, o);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - xv[j] * mgx);
+        store<T, kVec>(dx, off + c, o);
+      }
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        if (pdw != nullptr) pdw[c + j] = (first ? 0.0f : pdw[c + j]) + dyv[j] * xv[j];
+        if (pdb != nullptr) pdb[c + j] = (first ? 0.0f : pdb[c + j]) + dyv[j];
+      }
+    }
+    if (valid) first = false;
+  }
+  if (first) {
+    // A group that got no row still owns a workspace row: zeros.
+    for (int64_t c = lane; c < p.cols; c += kThreads) {
+      if (pdw != nullptr) pdw[c] = 0.0f;
+      if (pdb != nullptr) pdb[c] = 0.0f;
+    }
+  }
+}
+
+// out[c] = sum over g of partial[g][c], in a fixed order (32 slices of g, then the slices in
+// order); blockIdx.y 0 reduces dweight, 1 dbias. Launched as a programmatic dependent launch
+// (Hopper): its blocks get ready while the backward kernel ends, and wait for its results here.
+template <class T>
+__global__ void __launch_bounds__(1024)
+    reduce_columns_kernel(const float* partial_dw, const float* partial_db, int64_t groups,
+                          int64_t cols, void* dweight, void* dbias) {
+  __shared__ float s[32][33];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  const float* partial = blockIdx.y == 0 ? partial_dw : partial_db;
+  T* out = static_cast<T*>(blockIdx.y == 0 ? dweight : dbias);
+  if (partial == nullptr || out == nullptr) return;  // the same for the whole block
+  const int64_t c = int64_t{blockIdx.x} * 32 + threadIdx.x;
+  float acc = 0.0f;
+  if (c < cols) {
+    // Eight loads in flight per thread; the sum keeps the order of g.
+    int64_t g = threadIdx.y;
+    for (; g + 7 * 32 < groups; g += 8 * 32) {
+      float v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] = partial[(g + u * 32) * cols + c];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) acc += v[u];
+    }
+    for (; g < groups; g += 32) acc += partial[g * cols + c];
+  }
+  s[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < cols) {
+    float t = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 32; ++k) t += s[k][threadIdx.x];
+    out[c] = from_float<T>(t);
+  }
+}
+
+// reduce_columns_kernel for cols a multiple of 4: each thread adds four columns with 16-byte
+// loads (8 threads cover a tile of 32 columns, 32 slices of g each), fewer and wider requests.
+template <class T>
+__global__ void __launch_bounds__(256)
+    reduce_columns4_kernel(const float* partial_dw, const float* partial_db, int64_t groups,
+                           int64_t cols, void* dweight, void* dbias) {
+  __shared__ float4 s[32][9];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  const float* partial = blockIdx.y == 0 ? partial_dw : partial_db;
+  T* out = static_cast<T*>(blockIdx.y == 0 ? dweight : dbias);
+  if (partial == nullptr || out == nullptr) return;  // the same for the whole block
+  const int tx = threadIdx.x % 8;
+  const int ty = threadIdx.x / 8;
+  const int64_t c = int64_t{blockIdx.x} * 32 + tx * 4;
+  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (c < cols) {
+    int64_t g = ty;
+    for (; g + 3 * 32 < groups; g += 4 * 32) {
+      float4 v[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        v[u] = *reinterpret_cast<const float4*>(partial + (g + u * 32) * cols + c);
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        acc.x += v[u].x;
+        acc.y += v[u].y;
+        acc.z += v[u].z;
+        acc.w += v[u].w;
+      }
+    }
+    for (; g < groups; g += 32) {
+      const float4 v = *reinterpret_cast<const float4*>(partial + g * cols + c);
+      acc.x += v.x;
+      acc.y += v.y;
+      acc.z += v.z;
+      acc.w += v.w;
+    }
+  }
+  s[ty][tx] = acc;
+  __syncthreads();
+  if (ty == 0 && c < cols) {
+    float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 8
+    for (int k = 0; k < 32; ++k) {
+      t.x += s[k][tx].x;
+      t.y += s[k][tx].y;
+      t.z += s[k][tx].z;
+      t.w += s[k][tx].w;
+    }
+    out[c] = from_float<T>(t.x);
+    out[c + 1] = from_float<T>(t.y);
+    out[c + 2] = from_float<T>(t.z);
+    out[c + 3] = from_float<T>(t.w);
+  }
+}
+
+}  // namespace layernorm
+
+template <class T, bool kBackward, int kVec, int kThreads, int kRows, int kItems>
+struct LayerNormRowwiseRunner {
+  static constexpr int kBlock = kThreads * kRows;
+  static constexpr int64_t kMaxCols = kItems > 0 ? int64_t{kVec} * kThreads* kItems : -1;
+
+  static bool aligned(const void* ptr) {
+    return reinterpret_cast<uintptr_t>(ptr) % (sizeof(T) * kVec) == 0;
+  }
+
+  static int32_t supports(const BooLayerNormArgs& a, char* why, int32_t len) {
+    const char* r = nullptr;
+    const int32_t grads = BOO_LAYERNORM_DX | BOO_LAYERNORM_DWEIGHT | BOO_LAYERNORM_DBIAS;
+    if (a.rows < 1 || a.cols < 1) {
+      r = "layernorm.rowwise: rows and cols must be positive";
+    } else if (kBackward ? (a.parts & BOO_LAYERNORM_FORWARD) || !(a.parts & grads)
+                         : a.parts != BOO_LAYERNORM_FORWARD) {
+      r = kBackward ? "layernorm.rowwise: a backward kernel computes dx, dweight and dbias only"
+                    : "layernorm.rowwise: a forward kernel computes the forward only";
+    } else if (a.cols % kVec != 0) {
+      r = "layernorm.rowwise: cols is not a multiple of the vector width";
+    } else if (kMaxCols > 0 && a.cols > kMaxCols) {
+      r = "layernorm.rowwise: the row does not fit the registers of this config";
+    } else if (a.affine && (a.weight == nullptr || (!kBackward && a.bias == nullptr))) {
+      r = "layernorm.rowwise: an affine layer norm needs weight and bias";
+    } else if (!aligned(a.x) || !aligned(a.y) || !aligned(a.weight) || !aligned(a.bias) ||
+               !aligned(a.dy) || !aligned(a.dx)) {
+      r = "layernorm.rowwise: a tensor is not aligned to the vector width";
+    } else if (!kBackward && (a.x == nullptr || a.y == nullptr)) {
+      r = "layernorm.rowwise: the forward needs x and y";
+    } else if (kBackward &&
+               (a.x == nullptr || a.dy == nullptr || a.mean == nullptr || a.rstd == nullptr)) {
+      r = "layernorm.rowwise: the backward needs x, dy, mean and rstd";
+    } else if (kBackward && (((a.parts & BOO_LAYERNORM_DX) && a.dx == nullptr) ||
+                             ((a.parts & BOO_LAYERNORM_DWEIGHT) && a.dweight == nullptr) ||
+                             ((a.parts & BOO_LAYERNORM_DBIAS) && a.dbias == nullptr))) {
+      r = "layernorm.rowwise: an output asked for has no pointer";
+    }
+    if (r != nullptr) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    return BOO_OK;
+  }
+
+  // The share of the tensors' traffic the column sums' workspace may add (written and read back):
+  // a larger grid keeps more warps per SM busy, at the price of more workspace rows.
+  static constexpr double kSumBudget = 0.10;
+  // Shared memory of a register config's column sums: two fp32 slots per column per group.
+  static constexpr int64_t kSumsBytes =
+      kItems > 0 ? int64_t{kRows} * 2 * kThreads* kItems* kVec * 4 : 0;
+  // Workspace rows per block: register configs add their groups in shared memory first.
+  static constexpr int kSumRowsPerBlock = kItems > 0 ? 1 : kRows;
+
+  static bool column_sums(const BooLayerNormArgs& a) {
+    return kBackward && (a.parts & (BOO_LAYERNORM_DWEIGHT | BOO_LAYERNORM_DBIAS));
+  }
+
+  // Blocks of the launch. The forward and a backward without column sums take one block per
+  // kRows rows (the hardware balances them). With column sums every block (register configs) or
+  // group (stream configs) owns a workspace row, so the grid stays resident (SMs x blocks per
+  // SM) and shrinks while the workspace traffic would exceed kSumBudget of the tensors' (not below
+  // one block per SM).
+  static int64_t blocks(const BooLayerNormArgs& a) {
+    const int64_t needed = (a.rows + kRows - 1) / kRows;
+    if constexpr (!kBackward) {
+      return needed < 2147483647 ? needed : 2147483647;
+    } else {
+      if (!column_sums(a)) return needed < 2147483647 ? needed : 2147483647;
+      return resident_blocks(a, needed);
+    }
+  }
+
+  static int64_t resident_blocks(const BooLayerNormArgs& a, int64_t needed) {
+    static int per_sm = 0;
+    if (per_sm == 0) {
+      int n = 0;
+      cudaError_t e;
+      if constexpr (kItems > 0) {
+        // Static and dynamic shared memory together pass 48 KB only with this opt-in.
+        (void)cudaFuncSetAttribute(
+            layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSumsBytes));
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>, kBlock,
+            kSumsBytes);
+      } else {
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, layernorm::backward_stream_kernel<T, kVec, kThreads, kRows>, kBlock, 0);
+      }
+      if (e != cudaSuccess || n < 1) {
+        (void)cudaGetLastError();
+        n = 1;
+      }
+      per_sm = n;
+    }
+    const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
+    int64_t grid = sms * per_sm;
+    const double tensor_bytes = 3.0 * static_cast<double>(a.rows) * a.cols * sizeof(T);
+    const double row_bytes =
+        2.0 * 2.0 * static_cast<double>(kSumRowsPerBlock) * a.cols * sizeof(float);
+    const int64_t budget = static_cast<int64_t>(kSumBudget * tensor_bytes / row_bytes);
+    if (grid > budget) grid = budget > sms ? budget : sms;
+    return grid < needed ? grid : needed;
+  }
+
+  static int64_t workspace(const BooLayerNormArgs& a) {
+    if (supports(a, nullptr, 0) != BOO_OK) return -1;
+    if (!column_sums(a)) return 0;
+    return 2 * blocks(a) * kSumRowsPerBlock * a.cols * static_cast<int64_t>(sizeof(float));
+  }
+
+  static int32_t run(const BooLayerNormArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    if (supports(a, why, len) != BOO_OK) return BOO_UNSUPPORTED;
+    const int64_t need = workspace(a);
+    if (ws_bytes < need || (need > 0 && ws == nullptr)) {
+      write_why(why, len, "layernorm.rowwise: workspace too small");
+      return BOO_ERROR;
+    }
+    const int64_t grid = blocks(a);
+    layernorm::Params p{};
+    p.rows = a.rows;
+    p.cols = a.cols;
+    p.eps = static_cast<float>(a.eps);
+    p.inv_cols = static_cast<float>(1.0 / static_cast<double>(a.cols));
+    p.x = a.x;
+    p.w = a.affine ? a.weight : nullptr;
+    p.b = a.affine ? a.bias : nullptr;
+    p.y = a.y;
+    p.mean = a.mean;
+    p.rstd = a.rstd;
+    p.dy = a.dy;
+    p.dx = (a.parts & BOO_LAYERNORM_DX) ? a.dx : nullptr;
+    if (column_sums(a)) {
+      float* base = static_cast<float*>(ws);
+      const int64_t groups = grid * kSumRowsPerBlock;
+      if (a.parts & BOO_LAYERNORM_DWEIGHT) p.partial_dw = base;
+      if (a.parts & BOO_LAYERNORM_DBIAS) p.partial_db = base + groups * a.cols;
+    }
+    if (a.dry_run) return BOO_OK;
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if constexpr (kBackward) {
+      if constexpr (kItems > 0) {
+        const int64_t dynamic = column_sums(a) ? kSumsBytes : 0;
+        auto kernel = layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>;
+        if (dynamic > 0) {
+          (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(dynamic));
+        }
+        kernel<<<static_cast<unsigned>(grid), kBlock, dynamic, s>>>(p);
+      } else {
+        layernorm::backward_stream_kernel<T, kVec, kThreads, kRows>
+            <<<static_cast<unsigned>(grid), kBlock, 0, s>>>(p);
+      }
+      if (column_sums(a)) {
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(static_cast<unsigned>((a.cols + 31) / 32), 2);
+        config.blockDim = a.cols % 4 == 0 ? dim3(256) : dim3(32, 32);
+        config.stream = s;
+        cudaLaunchAttribute attribute[1];
+        attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute[0].val.programmaticStreamSerializationAllowed = 1;
+        config.attrs = attribute;
+        config.numAttrs = 1;
+        const int64_t groups = grid * kSumRowsPerBlock;
+        const cudaError_t e =
+            a.cols % 4 == 0 ? cudaLaunchKernelEx(&config, layernorm::reduce_columns4_kernel<T>,
+                                                 static_cast<const float*>(p.partial_dw),
+                                                 static_cast<const float*>(p.partial_db), groups,
+                                                 a.cols, a.dweight, a.dbias)
+                            : cudaLaunchKernelEx(&config, layernorm::reduce_columns_kernel<T>,
+                                                 static_cast<const float*>(p.partial_dw),
+                                                 static_cast<const float*>(p.partial_db), groups,
+                                                 a.cols, a.dweight, a.dbias);
+        if (e != cudaSuccess) {
+          (void)cudaGetLastError();
+          write_why(why, len, cudaGetErrorString(e));
+          return BOO_ERROR;
+        }
+      }
+    } else {
+      layernorm::forward_kernel<T, kVec, kThreads, kRows, kItems>
+          <<<static_cast<unsigned>(grid), kBlock, 0, s>>>(p);
+    }
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+      write_why(why, len, cudaGetErrorString(e));
+      return BOO_ERROR;
+    }
+    return BOO_OK;
+  }
+};
+
+}  // namespace boo_kernels

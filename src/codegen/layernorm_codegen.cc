@@ -1,0 +1,26 @@
+// layernorm.rowwise (kernels/layernorm_rowwise.cuh): one translation unit per config. Every
+// config field is a template argument of the runner (the element type, the direction, the
+// vector width, threads per row, rows per block and the register items, 0 for stream); the
+// sizes, eps, the affine flag and the parts of the backward are launch arguments.
+#include "boo/codegen/layernorm_codegen.h"
+
+#include "codegen_util.h"
+
+namespace boo::codegen {
+
+core::Expected<KernelSource> layernorm_rowwise_source(const space::LayerNormRowwiseConfig& config) {
+  BOO_RETURN_IF_ERROR(space::check_layernorm_rowwise(config));
+  const std::string name = config.name();
+  std::string b;
+  b += "#include \"layernorm_rowwise.cuh\"\n\n";
+  b += "namespace {\n";
+  b += "using Runner = boo_kernels::LayerNormRowwiseRunner<" + cuda_type(config.dtype) + ", " +
+       bool_text(config.backward) + ", " + std::to_string(config.vec) + ", " +
+       std::to_string(config.threads) + ", " + std::to_string(config.rows) + ", " +
+       std::to_string(config.items) + ">;\n";
+  b += "}  // namespace\n\n";
+  b += "BOO_LAYERNORM_ENTRY_POINTS(Runner, \"" + name + "\")\n";
+  return finish(name, b);
+}
+
+}  // namespace boo::codegen
