@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "boo/codegen/conv_codegen.h"
+#include "kernel_run.h"
 
 namespace boo::dispatch {
 namespace {
@@ -346,13 +347,7 @@ core::Status ConvDispatcher::run(const ConvPlan& plan, const ConvPointers& ptrs,
   if (plan.workspace_bytes > 0) {
     BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(plan.workspace_bytes));
   }
-  char why[256] = {0};
-  const int32_t rc = plan.kernel->run(&args, ws, plan.workspace_bytes, stream, why, sizeof(why));
-  if (rc == BOO_OK) return core::Status::ok();
-  if (rc == BOO_UNSUPPORTED) {
-    return core::unsupported(plan.config + " cannot run these arguments: " + why);
-  }
-  return core::unavailable(plan.config + " failed: " + why);
+  return run_kernel(*plan.kernel, &args, ws, plan.workspace_bytes, stream, plan.config);
 }
 
 core::Status ConvDispatcher::conv(const ops::ConvProblem& p, const ConvPointers& ptrs,

@@ -7,6 +7,7 @@
 #include "boo/core/hash.h"
 #include "boo/core/log.h"
 #include "boo/space/gemm_class.h"
+#include "kernel_run.h"
 
 namespace boo::dispatch {
 
@@ -261,13 +262,7 @@ core::Status GemmDispatcher::run(const GemmPlan& plan, const GemmPointers& ptrs,
   if (!dry_run) {
     BOO_ASSIGN_OR_RETURN(args.semaphores, workspace_.semaphores(BOO_SEMAPHORE_COUNT));
   }
-  char why[256] = {0};
-  const int32_t rc = plan.kernel->run(&args, ws, plan.workspace_bytes, stream, why, sizeof(why));
-  if (rc == BOO_OK) return core::Status::ok();
-  if (rc == BOO_UNSUPPORTED) {
-    return core::unsupported(plan.config + " cannot run these arguments: " + why);
-  }
-  return core::unavailable(plan.config + " failed: " + why);
+  return run_kernel(*plan.kernel, &args, ws, plan.workspace_bytes, stream, plan.config);
 }
 
 core::Status GemmDispatcher::gemm(const ops::GemmProblem& p, const GemmPointers& ptrs, void* stream,

@@ -131,17 +131,7 @@ core::Expected<std::vector<double>> download_conv_output(const ops::ConvProblem&
 }
 
 double conv_tolerance(const ops::ConvProblem& p) {
-  switch (p.dtype) {
-    case DType::kBF16:
-      return 1e-2;
-    case DType::kF16:
-      return 5e-3;
-    case DType::kF32:
-      return p.math == core::MathMode::kTF32 ? 1e-3 : 1e-5;
-    default:
-      break;
-  }
-  return 1e-2;  // fp8 convolutions do not validate; the loosest tolerance if one ever gets here
+  return dtype_tolerance(p.dtype, p.math == core::MathMode::kTF32);
 }
 
 core::Expected<ConvReference> ConvReference::compute(const ConvOperands& o, void* stream,

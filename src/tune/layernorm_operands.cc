@@ -213,17 +213,7 @@ core::Expected<runtime::DeviceBuffer> LayerNormOperands::make_output() const {
 }
 
 double layernorm_tolerance(const ops::LayerNormProblem& p) {
-  switch (p.dtype) {
-    case DType::kBF16:
-      return 1e-2;
-    case DType::kF16:
-      return 5e-3;
-    case DType::kF32:
-      return 1e-5;
-    default:
-      break;
-  }
-  return 1e-2;  // fp8 layer norms do not validate; the loosest tolerance if one gets here
+  return dtype_tolerance(p.dtype, /*tf32=*/false);  // fp32 math throughout
 }
 
 core::Expected<LayerNormReference> LayerNormReference::compute(const LayerNormOperands& ops) {

@@ -4,6 +4,20 @@
 
 namespace boo::tune {
 
+double dtype_tolerance(core::DType dtype, bool tf32) {
+  switch (dtype) {
+    case core::DType::kBF16:
+      return 1e-2;
+    case core::DType::kF16:
+      return 5e-3;
+    case core::DType::kF32:
+      return tf32 ? 1e-3 : 1e-5;
+    default:
+      break;
+  }
+  return 1e-2;  // fp8 outputs are not validated; the loosest tolerance if one gets here
+}
+
 Numerics judge_numerics(double tolerance, const reference::ErrorStats& boo,
                         const std::optional<reference::ErrorStats>& vendor,
                         const std::string& reference_name) {

@@ -25,14 +25,7 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
                           tune::ResultCsvWriter* csv, Outcome& outcome) {
   Impl& s = *impl_;
   void* stream = s.stream.get();
-  auto fail = [&](const core::Status& st) {
-    print_error(source, st);
-    ++outcome.failed;
-    NumericsRecord rec;
-    rec.key = p.key();
-    rec.note = st.message();
-    outcome.records.push_back(std::move(rec));
-  };
+  auto fail = [&](const core::Status& st) { fail_problem(source, p.key(), st, outcome); };
   if (s.opt.misalign || s.opt.top > 1 || s.opt.vary_order) {
     return fail(core::invalid_argument(
         "--misalign, --top and --vary-order apply to GEMMs only (this is a convolution)"));

@@ -117,6 +117,16 @@ void finish_problem(GpuSession::Impl& s, const std::string& source, const ops::P
   }
 }
 
+void fail_problem(const std::string& source, const std::string& key, const core::Status& st,
+                  Outcome& outcome) {
+  print_error(source, st);
+  ++outcome.failed;
+  NumericsRecord rec;
+  rec.key = key;
+  rec.note = st.message();
+  outcome.records.push_back(std::move(rec));
+}
+
 bool report_runs(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
                  std::vector<BackendRun>& runs, const std::string& vendor_name, const RunPlan& plan,
                  tune::ResultCsvWriter* csv) {
@@ -233,14 +243,7 @@ void GpuSession::run_gemm(const std::string& source, const ops::GemmProblem& p,
                           tune::ResultCsvWriter* csv, Outcome& outcome) {
   Impl& s = *impl_;
   void* stream = s.stream.get();
-  auto fail = [&](const core::Status& st) {
-    print_error(source, st);
-    ++outcome.failed;
-    NumericsRecord rec;
-    rec.key = p.key();
-    rec.note = st.message();
-    outcome.records.push_back(std::move(rec));
-  };
+  auto fail = [&](const core::Status& st) { fail_problem(source, p.key(), st, outcome); };
   auto operands = tune::GemmOperands::create(p, s.opt.seed, stream);
   if (!operands) return fail(operands.status());
   std::vector<BackendRun> runs;

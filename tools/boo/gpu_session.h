@@ -63,6 +63,11 @@ bool judge_runs(GpuSession::Impl& s, const std::string& key, std::vector<Backend
                 const std::string& vendor, const std::optional<reference::ErrorStats>& vendor_error,
                 const std::string& reference, const Judge& judge, Outcome& outcome);
 
+// A problem that could not run: its error printed, counted as failed, and recorded with the
+// error as the note.
+void fail_problem(const std::string& source, const std::string& key, const core::Status& st,
+                  Outcome& outcome);
+
 // report_runs(), then the problem counted as ran or failed.
 void finish_problem(GpuSession::Impl& s, const std::string& source, const ops::Problem& p,
                     std::vector<BackendRun>& runs, const std::string& vendor, const RunPlan& plan,

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "boo/core/dtype.h"
 #include "boo/reference/compare.h"
 
 namespace boo::tune {
@@ -19,6 +20,10 @@ struct Numerics {
   std::string reference;
   std::string verdict;  // one line: why it passed or failed
 };
+
+// Relative Frobenius tolerance of §8 for an output computed in `dtype`: bf16 1e-2, fp16 5e-3,
+// fp32 1e-3 with tf32 math and 1e-5 without (and the loosest, 1e-2, for any other type).
+double dtype_tolerance(core::DType dtype, bool tf32);
 
 // The gate over `tolerance`: no NaN/Inf, error <= tolerance, and <= 2x the vendor's error when
 // there is a finite vendor result. Errors up to 1e-6 never fail the vendor ratio: there both
