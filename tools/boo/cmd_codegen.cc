@@ -17,6 +17,7 @@
 #include "boo/codegen/layernorm_codegen.h"
 #include "boo/core/strings.h"
 #include "boo/space/config_fields.h"
+#include "codegen_configs.h"
 #include "subcommands.h"
 
 namespace boo::cli {
@@ -27,153 +28,10 @@ using space::ConfigFields;
 using space::ConvClass;
 using space::GemmClass;
 
-constexpr char kGemmSm90[] = "gemm.sm90";
-constexpr char kGemmSm90Unaligned[] = "gemm.sm90_unaligned";
-constexpr char kGemmSkinny[] = "gemm.skinny";
-constexpr char kGemmFallback[] = "gemm.fallback";
-constexpr char kConvSm90[] = "conv.sm90_implicit";
-constexpr char kConvDirect[] = "conv.direct";
-constexpr char kLayerNormRowwise[] = "layernorm.rowwise";
-// The algorithms with kernel sources of their own, in listing order (conv.gemm_1x1 and the
-// other convolution algorithms run these kernels).
-const std::vector<std::string> kAlgorithms = {kGemmSm90,        kGemmSm90Unaligned, kGemmSkinny,
-                                              kGemmFallback,    kConvSm90,          kConvDirect,
-                                              kLayerNormRowwise};
-// The element types of layer norm configs, in listing order (layernorm.rowwise takes no class:
-// a dtype and a direction fix its kernels).
-constexpr core::DType kLayerNormDTypes[] = {core::DType::kBF16, core::DType::kF16,
-                                            core::DType::kF32};
 constexpr char kHeaderFile[] = "boo_generated.h";
-
-bool is_gemm(std::string_view algorithm) { return algorithm.rfind("gemm.", 0) == 0; }
-
-// Quoted whole (core::quote cuts at 40 characters; config names run to about 120).
-std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string count_text(size_t n, const char* what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-// gemm.fallback and conv.direct have one config per class: the class is the config.
-struct GemmFallbackConfig {
-  GemmClass cls;
-};
-struct ConvDirectConfig {
-  ConvClass cls;
-};
-using AnyConfig =
-    std::variant<space::GemmSm90Config, space::GemmSkinnyConfig, GemmFallbackConfig,
-                 space::ConvSm90Config, ConvDirectConfig, space::LayerNormRowwiseConfig>;
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-
-std::string name_of(const AnyConfig& config) {
-  return std::visit(Overloaded{[](const GemmFallbackConfig& c) {
-                                 return std::string(codegen::kGemmFallbackPrefix) + c.cls.name();
-                               },
-                               [](const ConvDirectConfig& c) {
-                                 return std::string(codegen::kConvDirectPrefix) + c.cls.name();
-                               },
-                               [](const auto& c) { return c.name(); }},
-                    config);
-}
-
-ConfigFields fields_of(const AnyConfig& config) {
-  return std::visit(
-      Overloaded{
-          [](const GemmFallbackConfig& c) { return space::config_fields(kGemmFallback, c.cls); },
-          [](const ConvDirectConfig& c) { return space::config_fields(kConvDirect, c.cls); },
-          [](const auto& c) { return space::config_fields(c); }},
-      config);
-}
-
-core::Expected<codegen::KernelSource> source_of(const AnyConfig& config) {
-  return std::visit(
-      Overloaded{[](const space::GemmSm90Config& c) { return codegen::gemm_sm90_source(c); },
-                 [](const space::GemmSkinnyConfig& c) { return codegen::gemm_skinny_source(c); },
-                 [](const GemmFallbackConfig& c) { return codegen::gemm_fallback_source(c.cls); },
-                 [](const space::ConvSm90Config& c) { return codegen::conv_sm90_source(c); },
-                 [](const ConvDirectConfig& c) { return codegen::conv_direct_source(c.cls); },
-                 [](const space::LayerNormRowwiseConfig& c) {
-                   return codegen::layernorm_rowwise_source(c);
-                 }},
-      config);
-}
-
-using ClassOf = std::variant<GemmClass, ConvClass>;
-
-std::string name_of(const ClassOf& cls) {
-  return std::visit([](const auto& c) { return c.name(); }, cls);
-}
-
-// Whether `algorithm` generates code for a class at all, or why not.
-core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
-  const bool gemm_class = std::holds_alternative<GemmClass>(cls);
-  if (is_gemm(algorithm) != gemm_class) {
-    return core::invalid_argument("--class " + in_quotes(name_of(cls)) + " is a " +
-                                  (gemm_class ? "GEMM" : "convolution") + " class; " +
-                                  std::string(algorithm) + " takes " +
-                                  (gemm_class ? "convolution" : "GEMM") + " classes");
-  }
-  if (algorithm == kGemmSm90 || algorithm == kGemmSm90Unaligned) {
-    return space::check_gemm_sm90_class(std::get<GemmClass>(cls));
-  }
-  if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
-  if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));
-  // conv.direct's rules live in its generator (no fp8; bias and activation forward only).
-  if (algorithm == kConvDirect) {
-    return codegen::conv_direct_source(std::get<ConvClass>(cls)).status();
-  }
-  return core::Status::ok();  // gemm.fallback takes every class
-}
-
-// The validity rules of the config's algorithm (parse_name checks only the spelling).
-core::Status check_config(const AnyConfig& config) {
-  return std::visit(
-      Overloaded{
-          [](const space::GemmSm90Config& c) { return space::check_gemm_sm90(c); },
-          [](const space::GemmSkinnyConfig& c) { return space::check_gemm_skinny(c); },
-          [](const GemmFallbackConfig&) { return core::Status::ok(); },
-          [](const space::ConvSm90Config& c) { return space::check_conv_sm90(c); },
-          [](const ConvDirectConfig& c) { return check_class(kConvDirect, c.cls); },
-          [](const space::LayerNormRowwiseConfig& c) { return space::check_layernorm_rowwise(c); }},
-      config);
-}
-
-// A config name of any algorithm, read by its algorithm's parser and checked by its rules.
-core::Expected<AnyConfig> parse_config(const std::string& name) {
-  auto starts = [&](std::string_view prefix) { return name.rfind(prefix, 0) == 0; };
-  std::optional<AnyConfig> config;
-  if (starts(space::kGemmSm90Prefix)) {  // also gemm.sm90_unaligned_
-    BOO_ASSIGN_OR_RETURN(config, space::GemmSm90Config::parse_name(name));
-  } else if (starts(space::kGemmSkinnyPrefix)) {
-    BOO_ASSIGN_OR_RETURN(config, space::GemmSkinnyConfig::parse_name(name));
-  } else if (starts(codegen::kGemmFallbackPrefix)) {
-    auto cls = GemmClass::parse_name(name.substr(codegen::kGemmFallbackPrefix.size()));
-    if (!cls) return cls.status().with_context("gemm.fallback config " + in_quotes(name) + ": ");
-    config = GemmFallbackConfig{*cls};
-  } else if (starts(space::kConvSm90Prefix)) {
-    BOO_ASSIGN_OR_RETURN(config, space::ConvSm90Config::parse_name(name));
-  } else if (starts(codegen::kConvDirectPrefix)) {
-    auto cls = ConvClass::parse_name(name.substr(codegen::kConvDirectPrefix.size()));
-    if (!cls) return cls.status().with_context("conv.direct config " + in_quotes(name) + ": ");
-    config = ConvDirectConfig{*cls};
-  } else if (starts(space::kLayerNormRowwisePrefix)) {
-    BOO_ASSIGN_OR_RETURN(config, space::LayerNormRowwiseConfig::parse_name(name));
-  } else {
-    return core::invalid_argument(in_quotes(name) +
-                                  " is not a config name: it starts with gemm.sm90_, "
-                                  "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
-                                  "conv.sm90_implicit_, conv.direct_ or layernorm.rowwise_");
-  }
-  if (core::Status s = check_config(*config); !s.is_ok()) {
-    // Class-level rules do not repeat the name.
-    return s.message().find(name) == std::string::npos ? s.with_context(name + ": ") : s;
-  }
-  return *config;
 }
 
 struct CodegenOptions {
@@ -291,32 +149,6 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     return s.message().find(name) == std::string::npos ? s.with_context(name + ": ") : s;
   }
   return *config;
-}
-
-// Every config of `algorithm` for one class (of its family) in the rule set.
-std::vector<AnyConfig> enumerate(std::string_view algorithm, const ClassOf& cls,
-                                 space::RuleSet rules) {
-  std::vector<AnyConfig> out;
-  if (!check_class(algorithm, cls).is_ok()) return out;
-  if (algorithm == kGemmSm90 || algorithm == kGemmSm90Unaligned) {
-    for (space::GemmSm90Config c : space::gemm_sm90_space(std::get<GemmClass>(cls), rules)) {
-      c.unaligned = algorithm == kGemmSm90Unaligned;
-      out.push_back(c);
-    }
-  } else if (algorithm == kGemmSkinny) {
-    for (bool narrow_m : {false, true}) {
-      for (const auto& c : space::gemm_skinny_space(std::get<GemmClass>(cls), narrow_m, rules)) {
-        out.push_back(c);
-      }
-    }
-  } else if (algorithm == kGemmFallback) {
-    out.push_back(GemmFallbackConfig{std::get<GemmClass>(cls)});
-  } else if (algorithm == kConvSm90) {
-    for (const auto& c : space::conv_sm90_space(std::get<ConvClass>(cls), rules)) out.push_back(c);
-  } else {
-    out.push_back(ConvDirectConfig{std::get<ConvClass>(cls)});
-  }
-  return out;
 }
 
 // Prints one line per config: the name, then key=value fields in columns, aligned among the

@@ -1,0 +1,148 @@
+#include "codegen_configs.h"
+
+#include <optional>
+
+#include "boo/codegen/conv_codegen.h"
+#include "boo/codegen/layernorm_codegen.h"
+
+namespace boo::cli {
+namespace {
+
+using space::ConfigFields;
+using space::ConvClass;
+using space::GemmClass;
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+}  // namespace
+
+std::string name_of(const AnyConfig& config) {
+  return std::visit(Overloaded{[](const GemmFallbackConfig& c) {
+                                 return std::string(codegen::kGemmFallbackPrefix) + c.cls.name();
+                               },
+                               [](const ConvDirectConfig& c) {
+                                 return std::string(codegen::kConvDirectPrefix) + c.cls.name();
+                               },
+                               [](const auto& c) { return c.name(); }},
+                    config);
+}
+
+ConfigFields fields_of(const AnyConfig& config) {
+  return std::visit(
+      Overloaded{
+          [](const GemmFallbackConfig& c) { return space::config_fields(kGemmFallback, c.cls); },
+          [](const ConvDirectConfig& c) { return space::config_fields(kConvDirect, c.cls); },
+          [](const auto& c) { return space::config_fields(c); }},
+      config);
+}
+
+core::Expected<codegen::KernelSource> source_of(const AnyConfig& config) {
+  return std::visit(
+      Overloaded{[](const space::GemmSm90Config& c) { return codegen::gemm_sm90_source(c); },
+                 [](const space::GemmSkinnyConfig& c) { return codegen::gemm_skinny_source(c); },
+                 [](const GemmFallbackConfig& c) { return codegen::gemm_fallback_source(c.cls); },
+                 [](const space::ConvSm90Config& c) { return codegen::conv_sm90_source(c); },
+                 [](const ConvDirectConfig& c) { return codegen::conv_direct_source(c.cls); },
+                 [](const space::LayerNormRowwiseConfig& c) {
+                   return codegen::layernorm_rowwise_source(c);
+                 }},
+      config);
+}
+
+std::string name_of(const ClassOf& cls) {
+  return std::visit([](const auto& c) { return c.name(); }, cls);
+}
+
+core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
+  const bool gemm_class = std::holds_alternative<GemmClass>(cls);
+  if (is_gemm(algorithm) != gemm_class) {
+    return core::invalid_argument("--class " + in_quotes(name_of(cls)) + " is a " +
+                                  (gemm_class ? "GEMM" : "convolution") + " class; " +
+                                  std::string(algorithm) + " takes " +
+                                  (gemm_class ? "convolution" : "GEMM") + " classes");
+  }
+  if (algorithm == kGemmSm90 || algorithm == kGemmSm90Unaligned) {
+    return space::check_gemm_sm90_class(std::get<GemmClass>(cls));
+  }
+  if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
+  if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));
+  // conv.direct's rules live in its generator (no fp8; bias and activation forward only).
+  if (algorithm == kConvDirect) {
+    return codegen::conv_direct_source(std::get<ConvClass>(cls)).status();
+  }
+  return core::Status::ok();  // gemm.fallback takes every class
+}
+
+core::Status check_config(const AnyConfig& config) {
+  return std::visit(
+      Overloaded{
+          [](const space::GemmSm90Config& c) { return space::check_gemm_sm90(c); },
+          [](const space::GemmSkinnyConfig& c) { return space::check_gemm_skinny(c); },
+          [](const GemmFallbackConfig&) { return core::Status::ok(); },
+          [](const space::ConvSm90Config& c) { return space::check_conv_sm90(c); },
+          [](const ConvDirectConfig& c) { return check_class(kConvDirect, c.cls); },
+          [](const space::LayerNormRowwiseConfig& c) { return space::check_layernorm_rowwise(c); }},
+      config);
+}
+
+core::Expected<AnyConfig> parse_config(const std::string& name) {
+  auto starts = [&](std::string_view prefix) { return name.rfind(prefix, 0) == 0; };
+  std::optional<AnyConfig> config;
+  if (starts(space::kGemmSm90Prefix)) {  // also gemm.sm90_unaligned_
+    BOO_ASSIGN_OR_RETURN(config, space::GemmSm90Config::parse_name(name));
+  } else if (starts(space::kGemmSkinnyPrefix)) {
+    BOO_ASSIGN_OR_RETURN(config, space::GemmSkinnyConfig::parse_name(name));
+  } else if (starts(codegen::kGemmFallbackPrefix)) {
+    auto cls = GemmClass::parse_name(name.substr(codegen::kGemmFallbackPrefix.size()));
+    if (!cls) return cls.status().with_context("gemm.fallback config " + in_quotes(name) + ": ");
+    config = GemmFallbackConfig{*cls};
+  } else if (starts(space::kConvSm90Prefix)) {
+    BOO_ASSIGN_OR_RETURN(config, space::ConvSm90Config::parse_name(name));
+  } else if (starts(codegen::kConvDirectPrefix)) {
+    auto cls = ConvClass::parse_name(name.substr(codegen::kConvDirectPrefix.size()));
+    if (!cls) return cls.status().with_context("conv.direct config " + in_quotes(name) + ": ");
+    config = ConvDirectConfig{*cls};
+  } else if (starts(space::kLayerNormRowwisePrefix)) {
+    BOO_ASSIGN_OR_RETURN(config, space::LayerNormRowwiseConfig::parse_name(name));
+  } else {
+    return core::invalid_argument(in_quotes(name) +
+                                  " is not a config name: it starts with gemm.sm90_, "
+                                  "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
+                                  "conv.sm90_implicit_, conv.direct_ or layernorm.rowwise_");
+  }
+  if (core::Status s = check_config(*config); !s.is_ok()) {
+    // Class-level rules do not repeat the name.
+    return s.message().find(name) == std::string::npos ? s.with_context(name + ": ") : s;
+  }
+  return *config;
+}
+
+std::vector<AnyConfig> enumerate(std::string_view algorithm, const ClassOf& cls,
+                                 space::RuleSet rules) {
+  std::vector<AnyConfig> out;
+  if (!check_class(algorithm, cls).is_ok()) return out;
+  if (algorithm == kGemmSm90 || algorithm == kGemmSm90Unaligned) {
+    for (space::GemmSm90Config c : space::gemm_sm90_space(std::get<GemmClass>(cls), rules)) {
+      c.unaligned = algorithm == kGemmSm90Unaligned;
+      out.push_back(c);
+    }
+  } else if (algorithm == kGemmSkinny) {
+    for (bool narrow_m : {false, true}) {
+      for (const auto& c : space::gemm_skinny_space(std::get<GemmClass>(cls), narrow_m, rules)) {
+        out.push_back(c);
+      }
+    }
+  } else if (algorithm == kGemmFallback) {
+    out.push_back(GemmFallbackConfig{std::get<GemmClass>(cls)});
+  } else if (algorithm == kConvSm90) {
+    for (const auto& c : space::conv_sm90_space(std::get<ConvClass>(cls), rules)) out.push_back(c);
+  } else {
+    out.push_back(ConvDirectConfig{std::get<ConvClass>(cls)});
+  }
+  return out;
+}
+
+}  // namespace boo::cli
