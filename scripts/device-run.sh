@@ -180,12 +180,18 @@ if [[ " ${steps[*]} " == *" profile "* ]]; then
 fi
 
 if [[ " ${steps[*]} " == *" sweep "* ]]; then
+  # BOO_SWEEP_FILE (default the public GEMM list) and BOO_SWEEP_RULES (default, or full: e.g.
+  # every split-K count of the K-heavy GEMMs, to calibrate the split-K cost model).
   top="${BOO_SWEEP_TOP:-12}"
-  log "sweep: the heuristic's first $top candidates of each public GEMM, timed against cuBLASLt"
-  "$boo" preload --top "$top" -j "$jobs" --commands-file bench/workloads/gemm_public.log 2>&1 \
-    | tail -n 3 | tee "$OUT/sweep-preload.log"
-  "$boo" driver --backend boo,cublaslt --top "$top" -t 1 --iter 50 --csv "$OUT/sweep-gemm.csv" \
-    --commands-file bench/workloads/gemm_public.log >"$OUT/sweep-gemm.log" 2>&1 || status=1
+  sweep_file="${BOO_SWEEP_FILE:-bench/workloads/gemm_public.log}"
+  sweep_rules="${BOO_SWEEP_RULES:-default}"
+  log "sweep: the heuristic's first $top candidates ($sweep_rules rules) of each GEMM of" \
+    "$sweep_file, timed against cuBLASLt"
+  "$boo" preload --top "$top" --rule-set "$sweep_rules" -j "$jobs" --commands-file "$sweep_file" \
+    2>&1 | tail -n 3 | tee "$OUT/sweep-preload.log"
+  "$boo" driver --backend boo,cublaslt --top "$top" --rule-set "$sweep_rules" -t 1 --iter 50 \
+    --csv "$OUT/sweep-gemm.csv" --commands-file "$sweep_file" >"$OUT/sweep-gemm.log" 2>&1 \
+    || status=1
   grep -E '^- \{|speedup' "$OUT/sweep-gemm.log" | cut -c1-90 | head -150
 fi
 
