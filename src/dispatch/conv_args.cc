@@ -3,28 +3,20 @@
 #include <cstring>
 
 namespace boo::dispatch {
-namespace {
-
-// Copies `v` (spatial_dims entries, outermost first) right-aligned into a 3-entry array padded
-// with `fill` in front.
-void spatial3(const std::vector<int64_t>& v, int64_t fill, int64_t out[3]) {
+void conv_spatial3(const std::vector<int64_t>& v, int64_t fill, int64_t out[3]) {
   const size_t lead = 3 - v.size();
   for (size_t i = 0; i < 3; ++i) out[i] = i < lead ? fill : v[i - lead];
 }
 
-// Strides of a [N, C, spatial...] descriptor as (N, C, D, H, W); a missing spatial dim (extent
-// 1) gets the stride of the dim outside it, which no index ever multiplies by more than 0.
-void strides5(const core::TensorDesc& t, int64_t out[5]) {
+void conv_strides5(const core::TensorDesc& t, int64_t out[5]) {
   const size_t dims = t.strides.size() - 2;
   out[0] = t.strides[0];
   out[1] = t.strides[1];
   int64_t spatial[3];
-  spatial3(std::vector<int64_t>(t.strides.begin() + 2, t.strides.end()), 0, spatial);
+  conv_spatial3(std::vector<int64_t>(t.strides.begin() + 2, t.strides.end()), 0, spatial);
   for (size_t i = 0; i < 3 - dims; ++i) spatial[i] = t.strides[0];
   for (int i = 0; i < 3; ++i) out[2 + i] = spatial[i];
 }
-
-}  // namespace
 
 BooConvArgs make_conv_args(const ops::ConvProblem& p, const ConvPointers& ptrs, int device,
                            int sm_count) {
@@ -36,15 +28,15 @@ BooConvArgs make_conv_args(const ops::ConvProblem& p, const ConvPointers& ptrs, 
   a.c = p.c;
   a.k = p.k;
   a.groups = p.groups;
-  spatial3(p.input, 1, a.in);
-  spatial3(p.filter, 1, a.filter);
-  spatial3(p.output(), 1, a.out);
-  spatial3(p.stride, 1, a.stride);
-  spatial3(p.padding, 0, a.pad);
-  spatial3(p.dilation, 1, a.dilation);
-  strides5(p.x_desc(), a.x_stride);
-  strides5(p.w_desc(), a.w_stride);
-  strides5(p.y_desc(), a.y_stride);
+  conv_spatial3(p.input, 1, a.in);
+  conv_spatial3(p.filter, 1, a.filter);
+  conv_spatial3(p.output(), 1, a.out);
+  conv_spatial3(p.stride, 1, a.stride);
+  conv_spatial3(p.padding, 0, a.pad);
+  conv_spatial3(p.dilation, 1, a.dilation);
+  conv_strides5(p.x_desc(), a.x_stride);
+  conv_strides5(p.w_desc(), a.w_stride);
+  conv_strides5(p.y_desc(), a.y_stride);
   a.x = ptrs.x;
   a.w = ptrs.w;
   a.y = ptrs.y;

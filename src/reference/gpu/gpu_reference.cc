@@ -47,20 +47,6 @@ detail::RefGemm describe(const ops::GemmProblem& p) {
   return g;
 }
 
-// Copies `v` (spatial_dims entries, outermost first) right-aligned into 3 entries after `fill`s.
-void spatial3(const std::vector<int64_t>& v, int64_t fill, int64_t out[3]) {
-  const size_t lead = 3 - v.size();
-  for (size_t i = 0; i < 3; ++i) out[i] = i < lead ? fill : v[i - lead];
-}
-
-// A [dim0, dim1, spatial...] descriptor's strides as [dim0, dim1, D, H, W]. A padded dim has
-// extent 1, so its stride (0 here) never moves an address.
-void strides5(const core::TensorDesc& t, int64_t out[5]) {
-  out[0] = t.strides[0];
-  out[1] = t.strides[1];
-  spatial3(std::vector<int64_t>(t.strides.begin() + 2, t.strides.end()), 0, out + 2);
-}
-
 // Built from the problem's own descriptors rather than dispatch::make_conv_args, so that the
 // reference reads the tensors as their descriptors say, not as the kernels' arguments do.
 detail::RefConv describe_conv(const ops::ConvProblem& p, const dispatch::ConvPointers& in) {
@@ -71,15 +57,15 @@ detail::RefConv describe_conv(const ops::ConvProblem& p, const dispatch::ConvPoi
   c.c = p.c;
   c.k = p.k;
   c.groups = p.groups;
-  spatial3(p.input, 1, c.in);
-  spatial3(p.filter, 1, c.fil);
-  spatial3(p.output(), 1, c.out);
-  spatial3(p.stride, 1, c.stride);
-  spatial3(p.padding, 0, c.pad);
-  spatial3(p.dilation, 1, c.dil);
-  strides5(p.x_desc(), c.x_stride);
-  strides5(p.w_desc(), c.w_stride);
-  strides5(p.y_desc(), c.y_stride);
+  dispatch::conv_spatial3(p.input, 1, c.in);
+  dispatch::conv_spatial3(p.filter, 1, c.fil);
+  dispatch::conv_spatial3(p.output(), 1, c.out);
+  dispatch::conv_spatial3(p.stride, 1, c.stride);
+  dispatch::conv_spatial3(p.padding, 0, c.pad);
+  dispatch::conv_spatial3(p.dilation, 1, c.dil);
+  dispatch::conv_strides5(p.x_desc(), c.x_stride);
+  dispatch::conv_strides5(p.w_desc(), c.w_stride);
+  dispatch::conv_strides5(p.y_desc(), c.y_stride);
   c.x = in.x;
   c.w = in.w;
   c.y = in.y;
