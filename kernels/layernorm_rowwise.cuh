@@ -460,20 +460,32 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_stream_kernel(Params
   }
 }
 
+// The workspace rows and the output a block of the column reduction adds: blockIdx.y 0 dweight, 1
+// dbias; false (for the whole block) when that output is not asked for. The kernels are
+// programmatic dependent launches (Hopper): their blocks get ready while the backward kernel
+// ends, and wait here for its results.
+template <class T>
+__device__ __forceinline__ bool reduce_target(const float* partial_dw, const float* partial_db,
+                                              void* dweight, void* dbias, const float*& partial,
+                                              T*& out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  partial = blockIdx.y == 0 ? partial_dw : partial_db;
+  out = static_cast<T*>(blockIdx.y == 0 ? dweight : dbias);
+  return partial != nullptr && out != nullptr;
+}
+
 // out[c] = sum over g of partial[g][c], in a fixed order (32 slices of g, then the slices in
-// order); blockIdx.y 0 reduces dweight, 1 dbias. Launched as a programmatic dependent launch
-// (Hopper): its blocks get ready while the backward kernel ends, and wait for its results here.
+// order); blockIdx.y 0 reduces dweight, 1 dbias (reduce_target).
 template <class T>
 __global__ void __launch_bounds__(1024)
     reduce_columns_kernel(const float* partial_dw, const float* partial_db, int64_t groups,
                           int64_t cols, void* dweight, void* dbias) {
   __shared__ float s[32][33];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-  const float* partial = blockIdx.y == 0 ? partial_dw : partial_db;
-  T* out = static_cast<T*>(blockIdx.y == 0 ? dweight : dbias);
-  if (partial == nullptr || out == nullptr) return;  // the same for the whole block
+  const float* partial = nullptr;
+  T* out = nullptr;
+  if (!reduce_target<T>(partial_dw, partial_db, dweight, dbias, partial, out)) return;
   const int64_t c = int64_t{blockIdx.x} * 32 + threadIdx.x;
   float acc = 0.0f;
   if (c < cols) {
@@ -505,12 +517,9 @@ __global__ void __launch_bounds__(256)
     reduce_columns4_kernel(const float* partial_dw, const float* partial_db, int64_t groups,
                            int64_t cols, void* dweight, void* dbias) {
   __shared__ float4 s[32][9];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-  const float* partial = blockIdx.y == 0 ? partial_dw : partial_db;
-  T* out = static_cast<T*>(blockIdx.y == 0 ? dweight : dbias);
-  if (partial == nullptr || out == nullptr) return;  // the same for the whole block
+  const float* partial = nullptr;
+  T* out = nullptr;
+  if (!reduce_target<T>(partial_dw, partial_db, dweight, dbias, partial, out)) return;
   const int tx = threadIdx.x % 8;
   const int ty = threadIdx.x / 8;
   const int64_t c = int64_t{blockIdx.x} * 32 + tx * 4;
