@@ -396,6 +396,220 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p
   }
 }
 
+// Copies one vector of kBytes from global to shared memory asynchronously (cp.async: no registers
+// held while the load is in flight). 2-byte vectors have no cp.async form: a plain copy.
+template <int kBytes>
+__device__ __forceinline__ void copy_async(void* smem, const void* gmem) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  if constexpr (kBytes == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(gmem) : "memory");
+  } else if constexpr (kBytes == 8 || kBytes == 4) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(gmem), "n"(kBytes)
+                 : "memory");
+  } else {
+    static_assert(kBytes == 2, "vectors of 2 to 16 bytes");
+    *static_cast<uint16_t*>(smem) = *static_cast<const uint16_t*>(gmem);
+  }
+}
+__device__ __forceinline__ void copy_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void copy_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// The shape of a register config's backward (kItems > 0). Each row group owns kCols columns per
+// row; a stage holds x and dy of one row per group. kStages rows per group are in flight at
+// once (cp.async into shared memory), enough stages for ~32 KB per block, so the memory stays
+// busy while the groups wait at their row sums, however few blocks fit on an SM
+// (backward_pipe_kernel). Configs whose two stages outgrow 160 KB (kPipelined false) run
+// backward_regs_kernel. space::layernorm_pipelined mirrors this rule.
+template <class T, int kVec, int kThreads, int kRows, int kItems>
+struct BackwardShape {
+  static constexpr int kCols = kThreads * kItems * kVec;
+  static constexpr int64_t kStageBytes = int64_t{kRows} * 2 * kCols * sizeof(T);
+  static constexpr int64_t kWanted = kStageBytes > 0
+                                         ? (int64_t{32} * 1024 + kStageBytes - 1) / kStageBytes
+                                         : 2;
+  static constexpr int kStages = kWanted < 2 ? 2 : kWanted > 8 ? 8 : static_cast<int>(kWanted);
+  static constexpr bool kPipelined = kItems > 0 && kStages* kStageBytes <= int64_t{160} * 1024;
+  // backward_pipe_kernel: the stages, which the end of the kernel reuses to add the groups'
+  // column sums, one output at a time (kRows > 1 only).
+  static constexpr int64_t kSumBytes = kRows > 1 ? int64_t{kRows} * kCols * 4 : 0;
+  static constexpr int64_t kPipeBytes = kStages * kStageBytes;
+  static constexpr int64_t kPipeSmemBytes = kPipeBytes > kSumBytes ? kPipeBytes : kSumBytes;
+  // backward_regs_kernel: two fp32 slots per column per group.
+  static constexpr int64_t kRegsSmemBytes = int64_t{kRows} * 2 * kCols * 4;
+  static constexpr int64_t kSmemBytes = kPipelined ? kPipeSmemBytes : kRegsSmemBytes;
+};
+
+// Writes one output's column sums of the block (acc: this thread's columns of its group) as the
+// block's workspace row: the groups' sums are added in group order (a fixed order), by every
+// thread of the block, with coalesced stores.
+template <int kVec, int kThreads, int kRows, int kItems>
+__device__ __forceinline__ void write_column_sums(const float (&acc)[kItems][kVec], float* stage,
+                                                  int group, int lane, int64_t cols, float* out) {
+  constexpr int kCols = kThreads * kItems * kVec;
+  if constexpr (kRows == 1) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+      if (c >= cols) continue;
+      if constexpr (kVec % 4 == 0) {
+#pragma unroll
+        for (int q = 0; q < kVec / 4; ++q) {
+          reinterpret_cast<float4*>(out + c)[q] =
+              make_float4(acc[i][4 * q], acc[i][4 * q + 1], acc[i][4 * q + 2], acc[i][4 * q + 3]);
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) out[c + j] = acc[i][j];
+      }
+    }
+  } else {
+    __syncthreads();  // the shared memory is free (stages drained, or the previous output read)
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+        stage[group * kCols + (i * kThreads + lane) * kVec + j] = acc[i][j];
+    }
+    __syncthreads();
+    const int64_t limit = cols < kCols ? cols : kCols;
+    for (int64_t c = threadIdx.x; c < limit; c += kThreads * kRows) {
+      float t = stage[c];
+#pragma unroll
+      for (int g = 1; g < kRows; ++g) t += stage[g * kCols + c];
+      out[c] = t;
+    }
+  }
+}
+
+// Register configs (kItems > 0) with BackwardShape::kPipelined. Each group walks its rows (row
+// group + k * gridDim.x * kRows);
+// x and dy of the next kStages - 1 rows are in flight into shared memory while a row is
+// computed; each thread copies and reads only its own columns, so the stages need no barrier.
+// Each thread adds its columns' dweight and dbias terms over all its rows in registers (a fixed
+// order). At the end the block adds its groups' sums in group order and writes one workspace
+// row per output.
+template <class T, int kVec, int kThreads, int kRows, int kItems>
+__global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p) {
+  using V = Vector<T, kVec>;
+  using Shape = BackwardShape<T, kVec, kThreads, kRows, kItems>;
+  static_assert(kItems > 0 && Shape::kPipelined, "register configs whose stages fit");
+  constexpr int kCols = Shape::kCols;
+  constexpr int kStages = Shape::kStages;
+  __shared__ float smem[RowSumStorage<kThreads, kRows, 2>::kFloats];
+  extern __shared__ __align__(16) unsigned char dynamic_smem[];
+  const int group = threadIdx.x / kThreads;
+  const int lane = threadIdx.x % kThreads;
+  const T* x = static_cast<const T*>(p.x);
+  const T* w = static_cast<const T*>(p.w);
+  const T* dy = static_cast<const T*>(p.dy);
+  T* dx = static_cast<T*>(p.dx);
+  const bool column_sums = p.partial_dw != nullptr || p.partial_db != nullptr;
+  float acc_w[kItems][kVec], acc_b[kItems][kVec];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) acc_w[i][j] = acc_b[i][j] = 0.0f;
+  }
+  const int64_t first = int64_t{blockIdx.x} * kRows;
+  const int64_t stride = int64_t{gridDim.x} * kRows;
+  // This group's x (then dy) of stage s.
+  const auto stage = [&](int64_t s) {
+    return reinterpret_cast<T*>(dynamic_smem) + ((s % kStages) * kRows + group) * 2 * kCols;
+  };
+  // Starts the copies of the group's k-th row (none past the end) as one cp.async group.
+  const auto issue = [&](int64_t k) {
+    const int64_t row = first + k * stride + group;
+    if (row < p.rows) {
+      T* sx = stage(k);
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+        if (c < p.cols) {
+          copy_async<sizeof(V)>(sx + c, x + row * p.cols + c);
+          copy_async<sizeof(V)>(sx + kCols + c, dy + row * p.cols + c);
+        }
+      }
+    }
+    copy_commit();
+  };
+  for (int k = 0; k < kStages - 1; ++k) issue(k);
+  // mean and rstd load one row ahead too: a load issued where they are needed would add its
+  // whole latency to every row.
+  float next_mean = 0.0f, next_rstd = 0.0f;
+  if (first + group < p.rows) {
+    next_mean = p.mean[first + group];
+    next_rstd = p.rstd[first + group];
+  }
+  // Every thread runs the same number of iterations (see forward_kernel).
+  int64_t k = 0;
+  for (int64_t base = first; base < p.rows; base += stride, ++k) {
+    const int64_t row = base + group;
+    const bool valid = row < p.rows;
+    const int64_t off = row * p.cols;
+    const float mean = next_mean;
+    const float rstd = next_rstd;
+    if (row + stride < p.rows) {
+      next_mean = p.mean[row + stride];
+      next_rstd = p.rstd[row + stride];
+    }
+    // x and dy of the row are in this group's stage: read twice from there (registers hold
+    // the column sums instead).
+    issue(k + kStages - 1);
+    copy_wait<kStages - 1>();
+    const T* sx = stage(k);
+    const auto values = [&](int c, float(&xv)[kVec], float(&dyv)[kVec]) {
+      widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
+      widen<T, kVec>(*reinterpret_cast<const V*>(sx + kCols + c), dyv);
+    };
+    float s[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int c = (i * kThreads + lane) * kVec;
+      if (!valid || c >= p.cols) continue;
+      float xv[kVec], dyv[kVec];
+      values(c, xv, dyv);
+      backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        acc_w[i][j] += dyv[j] * xv[j];
+        acc_b[i][j] += dyv[j];
+      }
+    }
+    if (dx != nullptr) {
+      row_sum<kThreads, kRows, 2, true>(s, smem, group, lane);
+      const float mg = s[0] * p.inv_cols;
+      const float mgx = s[1] * p.inv_cols;
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const int c = (i * kThreads + lane) * kVec;
+        if (!valid || c >= p.cols) continue;
+        float xv[kVec], dyv[kVec], o[kVec];
+        values(c, xv, dyv);
+        gradient<T, kVec>(w, c, dyv, o);
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - (xv[j] - mean) * rstd * mgx);
+        store<T, kVec>(dx, off + c, o);
+      }
+    }
+  }
+  if (!column_sums) return;
+  copy_wait<0>();  // (the groups past the end are empty)
+  float* shared_sums = reinterpret_cast<float*>(dynamic_smem);
+  if (p.partial_dw != nullptr) {
+    write_column_sums<kVec, kThreads, kRows, kItems>(acc_w, shared_sums, group, lane, p.cols,
+                                                     p.partial_dw + int64_t{blockIdx.x} * p.cols);
+  }
+  if (p.partial_db != nullptr) {
+    write_column_sums<kVec, kThreads, kRows, kItems>(acc_b, shared_sums, group, lane, p.cols,
+                                                     p.partial_db + int64_t{blockIdx.x} * p.cols);
+  }
+}
+
 // Stream configs (kItems = 0): rows of any length, each pass reading the row again. Each group
 // keeps its dweight and dbias sums in its own workspace row, updated row after row.
 template <class T, int kVec, int kThreads, int kRows>
@@ -511,12 +725,15 @@ __global__ void __launch_bounds__(1024)
 }
 
 // reduce_columns_kernel for cols a multiple of 4: each thread adds four columns with 16-byte
-// loads (8 threads cover a tile of 32 columns, 32 slices of g each), fewer and wider requests.
+// loads. 8 threads cover a tile of 32 columns and 64 slices of g take a few rows each, all
+// loads in flight at once (the rows sit in L2, written just before): the sum costs about one
+// load latency. The slices then add in a fixed tree (deterministic).
 template <class T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(512)
     reduce_columns4_kernel(const float* partial_dw, const float* partial_db, int64_t groups,
                            int64_t cols, void* dweight, void* dbias) {
-  __shared__ float4 s[32][9];
+  constexpr int kSlices = 64;
+  __shared__ float4 s[kSlices][8];
   const float* partial = nullptr;
   T* out = nullptr;
   if (!reduce_target<T>(partial_dw, partial_db, dweight, dbias, partial, out)) return;
@@ -525,12 +742,14 @@ __global__ void __launch_bounds__(256)
   const int64_t c = int64_t{blockIdx.x} * 32 + tx * 4;
   float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (c < cols) {
-    int64_t g = ty;
-    for (; g + 3 * 32 < groups; g += 4 * 32) {
+    for (int64_t g = ty; g < groups; g += 4 * kSlices) {
       float4 v[4];
 #pragma unroll
-      for (int u = 0; u < 4; ++u)
-        v[u] = *reinterpret_cast<const float4*>(partial + (g + u * 32) * cols + c);
+      for (int u = 0; u < 4; ++u) {
+        v[u] = g + u * kSlices < groups
+                   ? *reinterpret_cast<const float4*>(partial + (g + u * kSlices) * cols + c)
+                   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
         acc.x += v[u].x;
@@ -539,25 +758,22 @@ __global__ void __launch_bounds__(256)
         acc.w += v[u].w;
       }
     }
-    for (; g < groups; g += 32) {
-      const float4 v = *reinterpret_cast<const float4*>(partial + g * cols + c);
-      acc.x += v.x;
-      acc.y += v.y;
-      acc.z += v.z;
-      acc.w += v.w;
-    }
   }
   s[ty][tx] = acc;
   __syncthreads();
-  if (ty == 0 && c < cols) {
-    float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 8
-    for (int k = 0; k < 32; ++k) {
-      t.x += s[k][tx].x;
-      t.y += s[k][tx].y;
-      t.z += s[k][tx].z;
-      t.w += s[k][tx].w;
+#pragma unroll
+  for (int half = kSlices / 2; half > 0; half /= 2) {
+    if (ty < half) {
+      const float4 o = s[ty + half][tx];
+      s[ty][tx].x += o.x;
+      s[ty][tx].y += o.y;
+      s[ty][tx].z += o.z;
+      s[ty][tx].w += o.w;
     }
+    __syncthreads();
+  }
+  if (ty == 0 && c < cols) {
+    const float4 t = s[0][tx];
     out[c] = from_float<T>(t.x);
     out[c + 1] = from_float<T>(t.y);
     out[c + 2] = from_float<T>(t.z);
@@ -614,9 +830,17 @@ struct LayerNormRowwiseRunner {
   // The share of the tensors' traffic the column sums' workspace may add (written and read back):
   // a larger grid keeps more warps per SM busy, at the price of more workspace rows.
   static constexpr double kSumBudget = 0.10;
-  // Shared memory of a register config's column sums: two fp32 slots per column per group.
-  static constexpr int64_t kSumsBytes =
-      kItems > 0 ? int64_t{kRows} * 2 * kThreads* kItems* kVec * 4 : 0;
+  // Dynamic shared memory of a register config's backward: its row stages and column sums.
+  using Shape = layernorm::BackwardShape<T, kVec, kThreads, kRows, kItems>;
+  static constexpr int64_t kSmemBytes = kItems > 0 ? Shape::kSmemBytes : 0;
+  // A register config's backward kernel: pipelined when its stages fit.
+  static auto register_kernel() {
+    if constexpr (Shape::kPipelined) {
+      return layernorm::backward_pipe_kernel<T, kVec, kThreads, kRows, kItems>;
+    } else {
+      return layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>;
+    }
+  }
   // Workspace rows per block: register configs add their groups in shared memory first.
   static constexpr int kSumRowsPerBlock = kItems > 0 ? 1 : kRows;
 
@@ -624,17 +848,21 @@ struct LayerNormRowwiseRunner {
     return kBackward && (a.parts & (BOO_LAYERNORM_DWEIGHT | BOO_LAYERNORM_DBIAS));
   }
 
-  // Blocks of the launch. The forward and a backward without column sums take one block per
-  // kRows rows (the hardware balances them). With column sums every block (register configs) or
-  // group (stream configs) owns a workspace row, so the grid stays resident (SMs x blocks per
-  // SM) and shrinks while the workspace traffic would exceed kSumBudget of the tensors' (not below
-  // one block per SM).
+  // Workspace rows per output (dweight, dbias).
+  static int64_t sum_rows(const BooLayerNormArgs& a) { return blocks(a) * kSumRowsPerBlock; }
+
+  // Blocks of the launch. The forward and a stream backward without column sums take one block
+  // per kRows rows (the hardware balances them). A register backward walks its rows with a
+  // resident grid (SMs x blocks per SM), so that its stages stay full. With column sums every
+  // block (register configs) or group (stream configs) owns a workspace row, so the grid stays
+  // resident and shrinks while the workspace traffic would exceed kSumBudget of the tensors'
+  // (not below one block per SM).
   static int64_t blocks(const BooLayerNormArgs& a) {
     const int64_t needed = (a.rows + kRows - 1) / kRows;
     if constexpr (!kBackward) {
       return needed < 2147483647 ? needed : 2147483647;
     } else {
-      if (!column_sums(a)) return needed < 2147483647 ? needed : 2147483647;
+      if (!Shape::kPipelined && !column_sums(a)) return needed < 2147483647 ? needed : 2147483647;
       return resident_blocks(a, needed);
     }
   }
@@ -646,12 +874,10 @@ struct LayerNormRowwiseRunner {
       cudaError_t e;
       if constexpr (kItems > 0) {
         // Static and dynamic shared memory together pass 48 KB only with this opt-in.
-        (void)cudaFuncSetAttribute(
-            layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSumsBytes));
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>, kBlock,
-            kSumsBytes);
+        (void)cudaFuncSetAttribute(register_kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(kSmemBytes));
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, register_kernel(), kBlock,
+                                                          kSmemBytes);
       } else {
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &n, layernorm::backward_stream_kernel<T, kVec, kThreads, kRows>, kBlock, 0);
@@ -668,14 +894,14 @@ struct LayerNormRowwiseRunner {
     const double row_bytes =
         2.0 * 2.0 * static_cast<double>(kSumRowsPerBlock) * a.cols * sizeof(float);
     const int64_t budget = static_cast<int64_t>(kSumBudget * tensor_bytes / row_bytes);
-    if (grid > budget) grid = budget > sms ? budget : sms;
+    if (column_sums(a) && grid > budget) grid = budget > sms ? budget : sms;
     return grid < needed ? grid : needed;
   }
 
   static int64_t workspace(const BooLayerNormArgs& a) {
     if (supports(a, nullptr, 0) != BOO_OK) return -1;
     if (!column_sums(a)) return 0;
-    return 2 * blocks(a) * kSumRowsPerBlock * a.cols * static_cast<int64_t>(sizeof(float));
+    return 2 * sum_rows(a) * a.cols * static_cast<int64_t>(sizeof(float));
   }
 
   static int32_t run(const BooLayerNormArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
@@ -702,7 +928,7 @@ struct LayerNormRowwiseRunner {
     p.dx = (a.parts & BOO_LAYERNORM_DX) ? a.dx : nullptr;
     if (column_sums(a)) {
       float* base = static_cast<float*>(ws);
-      const int64_t groups = grid * kSumRowsPerBlock;
+      const int64_t groups = sum_rows(a);
       if (a.parts & BOO_LAYERNORM_DWEIGHT) p.partial_dw = base;
       if (a.parts & BOO_LAYERNORM_DBIAS) p.partial_db = base + groups * a.cols;
     }
@@ -710,8 +936,8 @@ struct LayerNormRowwiseRunner {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if constexpr (kBackward) {
       if constexpr (kItems > 0) {
-        const int64_t dynamic = column_sums(a) ? kSumsBytes : 0;
-        auto kernel = layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>;
+        const int64_t dynamic = Shape::kPipelined || column_sums(a) ? kSmemBytes : 0;
+        auto kernel = register_kernel();
         if (dynamic > 0) {
           (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(dynamic));
@@ -724,14 +950,14 @@ struct LayerNormRowwiseRunner {
       if (column_sums(a)) {
         cudaLaunchConfig_t config = {};
         config.gridDim = dim3(static_cast<unsigned>((a.cols + 31) / 32), 2);
-        config.blockDim = a.cols % 4 == 0 ? dim3(256) : dim3(32, 32);
+        config.blockDim = a.cols % 4 == 0 ? dim3(512) : dim3(32, 32);
         config.stream = s;
         cudaLaunchAttribute attribute[1];
         attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
         attribute[0].val.programmaticStreamSerializationAllowed = 1;
         config.attrs = attribute;
         config.numAttrs = 1;
-        const int64_t groups = grid * kSumRowsPerBlock;
+        const int64_t groups = sum_rows(a);
         const cudaError_t e =
             a.cols % 4 == 0 ? cudaLaunchKernelEx(&config, layernorm::reduce_columns4_kernel<T>,
                                                  static_cast<const float*>(p.partial_dw),

@@ -6,7 +6,7 @@
 #
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
 #                               profile|convpreload|convtests|convbench|conv|workloads|
-#                               lnpreload|lntests|lnbench|lnsweep|ln|all]...
+#                               lnpreload|lntests|lnbench|lnsweep|lnprofile|ln|all]...
 #   (default: all = build, preload, tests, bench, spacecheck, the conv and layer norm steps;
 #   each call of the device tool has 10 minutes: a fresh machine needs build and preload in one
 #   call, the rest in others; `conv` = convpreload, convtests, convbench; `ln` = lnpreload,
@@ -179,6 +179,28 @@ if [[ " ${steps[*]} " == *" profile "* ]]; then
   grep -E '^###|gemm|pad_copy|device_kernel|duration|dram__' "$OUT/profile.txt" | head -80
 fi
 
+if [[ " ${steps[*]} " == *" lnprofile "* ]]; then
+  # BOO_LNPROFILE_CONFIGS: configs to force (space-separated; default: the heuristic's).
+  log "layer norm profile (ncu): speed of light, occupancy and warp stalls of the kernels"
+  for cmd in "layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 1" \
+    "layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 2" \
+    "layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 14" \
+    "layernormfp16 -X 16x1024x1024 -o 2 -e 1e-5 -m 1 -F 14"; do
+    for cfg in "" ${BOO_LNPROFILE_CONFIGS:-}; do
+      case "$cfg" in "") ;; *) [[ "$cmd" == layernormbfp16* && "$cfg" == *bf16_bwd* ]] \
+        || [[ "$cmd" == layernormfp16* && "$cfg" == *fp16_bwd* ]] || continue
+        [[ "$cmd" == *"-F 1" ]] && continue ;; esac
+      echo "### $cmd ${cfg:+--config $cfg}" >>"$OUT/lnprofile.txt"
+      timeout 120 ncu --clock-control none -k 'regex:forward_kernel|backward_|reduce_columns' --section SpeedOfLight \
+        --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis \
+        "$boo" driver --backend boo -t 0 ${cfg:+--config $cfg} "$cmd" >>"$OUT/lnprofile.txt" \
+        2>&1 || status=1
+    done
+  done
+  grep -E '^###|layernorm::|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Stall|Warp Cycles Per Issued|Max Bandwidth' \
+    "$OUT/lnprofile.txt" | cut -c1-150 | head -150
+fi
+
 if [[ " ${steps[*]} " == *" sweep "* ]]; then
   # BOO_SWEEP_FILE (default the public GEMM list) and BOO_SWEEP_RULES (default, or full: e.g.
   # every split-K count of the K-heavy GEMMs, to calibrate the split-K cost model).
@@ -283,7 +305,7 @@ if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
     bench-unaligned-fp8.csv bench-conv.csv bench-layernorm.csv torch-layernorm.csv lnsweep.csv \
-    profile.txt workload-numerics-gemm_public.csv \
+    lnprofile.txt profile.txt workload-numerics-gemm_public.csv \
     workload-numerics-conv_public.csv workload-numerics-layernorm_public.csv \
     workload-numerics-gemm_public.txt workload-numerics-conv_public.txt \
     workload-numerics-layernorm_public.txt; do

@@ -48,12 +48,13 @@ LayerNormPointers fake_pointers(const ops::LayerNormProblem& p, int64_t alignmen
   return f;
 }
 
-// Registers per thread the kernel needs, roughly (ptxas on sm_90a): the values it holds
-// (forward: x; backward: x and dy, widened; the column sums live in shared memory) plus
-// addressing and loop state.
+// Registers per thread the kernel needs, roughly (ptxas 13.0 on sm_90a): the values it holds
+// (forward: x; backward: x and dy, widened, with the column sums in shared memory; pipelined
+// backward: the column sums, with x and dy in shared memory) plus addressing and loop state.
 int registers_per_thread(const LayerNormRowwiseConfig& c) {
   const int held = c.items > 0 ? c.vec * c.items : c.vec;
-  return c.backward ? (5 * held) / 2 + 24 : held + 24;
+  if (!c.backward) return held + 24;
+  return c.backward_pipelined() ? (9 * held) / 4 + 24 : (5 * held) / 2 + 24;
 }
 
 }  // namespace
@@ -105,48 +106,58 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   const int64_t cols = p.cols();
   const int elem = core::dtype_bytes(p.dtype);
   const bool sums = !p.forward() && (p.parts & (ops::kLayerNormDweight | ops::kLayerNormDbias));
+  // A pipelined backward (and any backward with column sums) keeps a resident grid.
+  const bool persistent = sums || (c.backward && c.backward_pipelined());
   // Residency: blocks per SM from registers (64K per SM), the backward's shared memory, threads
   // (2048) and blocks (32).
   const int64_t by_regs =
       65536 / (static_cast<int64_t>(registers_per_thread(c)) * c.block_threads());
-  const int64_t sums_bytes =
-      c.backward && c.items > 0 ? int64_t{8} * c.rows * c.threads * c.items * c.vec : 0;
-  const int64_t by_smem = sums_bytes > 0 ? (int64_t{228} << 10) / sums_bytes : 32;
+  const int64_t smem_bytes = c.backward && persistent ? c.backward_smem_bytes() : 0;
+  const int64_t by_smem = smem_bytes > 0 ? (int64_t{228} << 10) / (smem_bytes + 1024) : 32;
   const int64_t per_sm =
       std::max<int64_t>(1, std::min<int64_t>({by_regs, by_smem, 2048 / c.block_threads(), 32}));
   const int64_t groups = (rows + c.rows - 1) / c.rows;
   const int64_t resident = d.sm_count * per_sm;
   // With column sums the grid stays resident, capped so that its workspace rows stay near 10% of
   // the traffic (kernels/layernorm_rowwise.cuh, kSumBudget).
+  const double rows_per_block = c.items > 0 ? 1.0 : c.rows;  // workspace rows of a block
   int64_t grid = std::min(groups, resident);
   if (sums) {
-    const int64_t sum_rows = c.items > 0 ? 1 : c.rows;
-    const double budget = 0.10 * 3.0 * static_cast<double>(rows) * cols * elem /
-                          (16.0 * static_cast<double>(sum_rows) * cols);
+    const double budget =
+        0.10 * 3.0 * static_cast<double>(rows) * cols * elem / (16.0 * rows_per_block * cols);
     grid = std::min(groups, std::max<int64_t>(d.sm_count, std::min<int64_t>(resident, budget)));
   }
   // Factors (>= 1, slower) measured on an H100 by sweeping every config of the public problems'
   // classes (bench/results/2026-11-23-layernorm-h100.md): the best configs reach the copy
   // bandwidth in the forward. Forward: 16-byte accesses, 2 or 3 items, 4 to 256 threads per row;
   // 8 items cost ~20%, 512 threads with 1 item ~20%. Backward (x and dy in registers, column sums
-  // in shared memory): 8-byte accesses, 2 to 4 items, blocks of 512 threads.
+  // in shared memory): 8-byte accesses, 2 to 4 items, blocks of 512 threads. Pipelined backward
+  // (bench/results/2026-11-23-layernorm-bwd-h100.md): blocks of 512 to 1024 threads, any item
+  // count up to 4, and 16-byte accesses only on short rows (2 KB rows: 2% faster than 8-byte
+  // ones; 8 KB rows: ~20% slower).
   const int access = c.vec * elem;
   const bool fwd = p.forward();
+  const bool pipelined = c.backward && c.backward_pipelined();
+  const double row_kb = static_cast<double>(cols) * elem / 1024.0;
   auto pick = [](int key, std::initializer_list<std::pair<int, double>> table, double other) {
     for (const auto& [k, v] : table) {
       if (k == key) return v;
     }
     return other;
   };
-  const double f_width = fwd ? pick(access, {{16, 1.0}, {8, 1.12}, {4, 1.6}, {2, 2.0}}, 2.2)
-                             : pick(access, {{8, 1.0}, {16, 1.08}, {4, 1.2}, {2, 1.3}}, 1.5);
+  const double wide_row = std::clamp(std::log2(row_kb / 2.0) / 2.0, 0.0, 1.0);  // 2 to 8 KB
+  const double f_width =
+      fwd         ? pick(access, {{16, 1.0}, {8, 1.12}, {4, 1.6}, {2, 2.0}}, 2.2)
+      : pipelined ? pick(access, {{8, 1.0}, {16, 0.98 + 0.22 * wide_row}, {4, 1.2}, {2, 1.3}}, 1.5)
+                  : pick(access, {{8, 1.0}, {16, 1.08}, {4, 1.2}, {2, 1.3}}, 1.5);
   const double f_items =
       // A stream config walks the row in a loop of dependent passes: ~3% per step of the loop.
       c.items == 0
           ? (fwd ? 1.0 + 0.03 * std::ceil(static_cast<double>(cols) / c.vec / c.threads) : 5.0)
-      : fwd ? pick(c.items, {{1, 1.03}, {2, 1.0}, {3, 1.0}, {4, 1.04}, {5, 1.1}, {6, 1.12}},
-                   1.22 + 0.05 * std::max(0, c.items - 8))
-            : pick(c.items, {{1, 1.1}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.12}}, 1.15);
+      : fwd       ? pick(c.items, {{1, 1.03}, {2, 1.0}, {3, 1.0}, {4, 1.04}, {5, 1.1}, {6, 1.12}},
+                         1.22 + 0.05 * std::max(0, c.items - 8))
+      : pipelined ? pick(c.items, {{1, 1.0}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.1}}, 1.15)
+                  : pick(c.items, {{1, 1.1}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.12}}, 1.15);
   const double f_threads =
       fwd ? pick(c.threads, {{1, 1.6}, {2, 1.35}, {512, c.items == 1 ? 1.2 : 1.03}, {1024, 1.25}},
                  1.0)
@@ -162,6 +173,8 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
                   {1024, 1.3}},
                  1.0);
   const double f_block = fwd ? (c.rows > 1 && c.threads >= 128 ? 1.03 : 1.0)
+                         : pipelined
+                             ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.02}, {256, 1.12}}, 1.2)
                              : pick(c.block_threads(), {{512, 1.0}, {256, 1.05}, {1024, 1.1}}, 1.1);
   // Lanes that hold columns (register configs cover up to twice the row).
   const double lanes =
@@ -176,12 +189,13 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   const double f_occupancy = fwd ? 1.0 : 1.0 + 0.1 * std::max(0.0, (32.0 - warps) / 16.0);
   // Row groups in flight over the GPU and the waves they take: a last partial wave idles SMs.
   const double waves_exact =
-      static_cast<double>(groups) / static_cast<double>(sums ? grid : resident);
+      static_cast<double>(groups) / static_cast<double>(persistent ? grid : resident);
   const double waves = std::ceil(waves_exact);
   // (With many waves the next blocks start as others end: no tail to speak of.)
   // (Below one wave every group runs at once: the latency chain below is the bound.)
-  const double fill =
-      sums || waves_exact >= 4.0 || waves_exact <= 1.0 ? 1.0 : std::max(waves_exact / waves, 0.5);
+  const double fill = persistent || waves_exact >= 4.0 || waves_exact <= 1.0
+                          ? 1.0
+                          : std::max(waves_exact / waves, 0.5);
   const double bytes = static_cast<double>(p.min_bytes());
   const double factor = f_width * f_items * f_threads * f_block * f_lanes * f_occupancy;
   const double memory_us = bytes / (d.bandwidth_gbs * 1e3) * factor / fill;
@@ -193,7 +207,7 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
       std::max(memory_us, chain_us) + (chain_us > memory_us ? 0.1 * memory_us : 0.0) + d.launch_us;
   if (sums) {
     // The column sums' workspace (written, then read by the second kernel) and its launch.
-    const double sum_rows = static_cast<double>(grid) * (c.items > 0 ? 1 : c.rows);
+    const double sum_rows = static_cast<double>(grid) * rows_per_block;
     us += 16.0 * sum_rows * static_cast<double>(cols) / (d.bandwidth_gbs * 1e3) + 1.0;
   }
   if (why != nullptr) {

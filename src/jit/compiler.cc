@@ -99,6 +99,13 @@ core::Expected<CompilerOptions> CompilerOptions::from_environment() {
              "-cudart",
              "shared",
              "-lineinfo"};
+  // Extra flags for experiments (e.g. -D macros a kernel reads, -Xptxas -v); they are part of
+  // the cache key (key_text), so their kernels never mix with the default ones.
+  if (auto env = core::get_env("BOO_NVCC_FLAGS"); env && !env->empty()) {
+    for (std::string_view f : core::split(*env, ' ')) {
+      if (!f.empty()) o.flags.emplace_back(f);
+    }
+  }
   return o;
 }
 

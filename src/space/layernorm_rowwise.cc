@@ -110,6 +110,27 @@ int64_t LayerNormRowwiseConfig::max_cols() const {
   return items == 0 ? -1 : int64_t{vec} * threads * items;
 }
 
+int64_t LayerNormRowwiseConfig::backward_stage_bytes() const {
+  return items == 0 ? 0 : int64_t{rows} * 2 * max_cols() * core::dtype_bytes(dtype);
+}
+
+int LayerNormRowwiseConfig::backward_stages() const {
+  const int64_t stage = backward_stage_bytes();
+  if (stage == 0) return 2;
+  return static_cast<int>(std::clamp<int64_t>((int64_t{32} * 1024 + stage - 1) / stage, 2, 8));
+}
+
+bool LayerNormRowwiseConfig::backward_pipelined() const {
+  return items > 0 && backward_stages() * backward_stage_bytes() <= int64_t{160} * 1024;
+}
+
+int64_t LayerNormRowwiseConfig::backward_smem_bytes() const {
+  if (items == 0) return 0;
+  if (!backward_pipelined()) return int64_t{rows} * 2 * max_cols() * 4;
+  const int64_t sums = rows > 1 ? int64_t{rows} * max_cols() * 4 : 0;
+  return std::max(backward_stages() * backward_stage_bytes(), sums);
+}
+
 core::Status check_layernorm_rowwise(const LayerNormRowwiseConfig& c) {
   const auto no = [](const std::string& why) {
     return core::unsupported("layernorm.rowwise: " + why);

@@ -43,6 +43,19 @@ struct LayerNormRowwiseConfig {
   // The longest row the config takes (vec * threads * items), or -1 for stream configs.
   int64_t max_cols() const;
   int block_threads() const { return threads * rows; }
+
+  // The backward of a register config (items > 0) is pipelined when `stages` copies of x and
+  // dy for every row group of the block (stage_bytes each) fit in 160 KB: stages make ~32 KB a
+  // block, 2 to 8. Its column sums then live in registers, and its grid stays resident.
+  // Otherwise x and dy load into registers and the column sums live in shared memory. Mirrors
+  // kernels/layernorm_rowwise.cuh (BackwardShape).
+  int64_t backward_stage_bytes() const;
+  int backward_stages() const;
+  bool backward_pipelined() const;
+  // Dynamic shared memory of the backward kernel (bytes): the stages (or, if more, one fp32
+  // value per column per row group), or the column sums' two fp32 slots per column per group;
+  // 0 for stream configs.
+  int64_t backward_smem_bytes() const;
 };
 
 // Why a config is invalid (dtype, vector width in bytes, powers of two, block size, register

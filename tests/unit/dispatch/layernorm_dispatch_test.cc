@@ -198,22 +198,25 @@ TEST_F(LayerNormDispatchTest, PointerAlignmentBoundsTheVectorWidth) {
 }
 
 TEST_F(LayerNormDispatchTest, HeuristicPicksTheConfigsMeasuredBestOnAnH100) {
-  // bench/workloads/layernorm_public.txt, measured best by sweeping every config (H100).
+  // bench/workloads/layernorm_public.txt, measured best by sweeping every config (H100). The
+  // backward's sweep (bench/results/2026-11-23-layernorm-bwd-sweep-h100.csv) puts several configs
+  // within 2% of the best, about the noise between runs: the pick must be one of them.
   struct Case {
     std::string command;
-    std::string best;
+    std::vector<std::string> best;
   };
   const Case cases[] = {
       {"layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 1",
-       "layernorm.rowwise_bf16_fwd_v8_t256_r1_i2"},
+       {"layernorm.rowwise_bf16_fwd_v8_t256_r1_i2"}},
       {"layernormbfp16 -X 4096x8192 -o 1 -e 1e-6 -m 0 -F 1",
-       "layernorm.rowwise_bf16_fwd_v8_t512_r1_i2"},
+       {"layernorm.rowwise_bf16_fwd_v8_t512_r1_i2"}},
       {"layernormbfp16 -X 64x56x56x96 -o 3 -e 1e-6 -m 1 -F 1",
-       "layernorm.rowwise_bf16_fwd_v8_t4_r32_i3"},
+       {"layernorm.rowwise_bf16_fwd_v8_t4_r32_i3"}},
       {"layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 14",
-       "layernorm.rowwise_bf16_bwd_v4_t256_r2_i4"},
+       {"layernorm.rowwise_bf16_bwd_v4_t256_r4_i4", "layernorm.rowwise_bf16_bwd_v4_t256_r2_i4"}},
       {"layernormfp16 -X 16x1024x1024 -o 2 -e 1e-5 -m 1 -F 14",
-       "layernorm.rowwise_fp16_bwd_v4_t128_r4_i2"},
+       {"layernorm.rowwise_fp16_bwd_v8_t64_r8_i2", "layernorm.rowwise_fp16_bwd_v8_t128_r8_i1",
+        "layernorm.rowwise_fp16_bwd_v8_t32_r16_i4", "layernorm.rowwise_fp16_bwd_v8_t128_r4_i1"}},
   };
   LayerNormDispatcher d(*cache_, nullptr, DeviceModel{});
   for (const Case& k : cases) {
@@ -222,7 +225,8 @@ TEST_F(LayerNormDispatchTest, HeuristicPicksTheConfigsMeasuredBestOnAnH100) {
     ASSERT_TRUE(list.has_value()) << list.status().message();
     std::string ranked;
     for (const LayerNormCandidate& c : *list) ranked += "\n  " + c.config + " (" + c.reason + ")";
-    EXPECT_EQ(list->front().config, k.best) << k.command << ranked;
+    EXPECT_NE(std::find(k.best.begin(), k.best.end(), list->front().config), k.best.end())
+        << k.command << ranked;
   }
 }
 

@@ -228,5 +228,22 @@ TEST(CompilerOptions, CommandAndIdentity) {
   EXPECT_NE(missing.status().message().find("BOO_CUTLASS_DIR"), std::string::npos);
 }
 
+// BOO_NVCC_FLAGS adds flags after boo's own, and they change the identity (the cache key).
+TEST(CompilerOptions, ExtraFlagsFromTheEnvironment) {
+  setenv("BOO_NVCC", BOO_FAKE_NVCC, 1);
+  auto plain = CompilerOptions::from_environment();
+  setenv("BOO_NVCC_FLAGS", " -DBOO_X=3  -Xptxas=-v ", 1);
+  auto extra = CompilerOptions::from_environment();
+  unsetenv("BOO_NVCC_FLAGS");
+  unsetenv("BOO_NVCC");
+  ASSERT_TRUE(plain.has_value() && extra.has_value());
+  const auto argv = extra->command("k.cu", "k.so");
+  const auto x = std::find(argv.begin(), argv.end(), "-DBOO_X=3");
+  ASSERT_NE(x, argv.end());
+  EXPECT_EQ(*(x + 1), "-Xptxas=-v");
+  EXPECT_EQ(extra->flags.size(), plain->flags.size() + 2);  // the blanks make no empty flags
+  EXPECT_NE(extra->identity(), plain->identity());
+}
+
 }  // namespace
 }  // namespace boo::jit

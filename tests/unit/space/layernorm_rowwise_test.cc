@@ -326,6 +326,45 @@ TEST(LayerNormRowwise, FitsEveryProblemSize) {
   }
 }
 
+// The backward's stages and shared memory (kernels/layernorm_rowwise.cuh, BackwardShape; the
+// generated sources assert the same figures at compile time).
+TEST(LayerNormRowwise, BackwardStagesAndSharedMemory) {
+  // 2 groups x (x and dy) x 4096 bf16 = 32 KB a stage: 2 stages, pipelined.
+  const LayerNormRowwiseConfig big = make(DType::kBF16, true, 4, 256, 2, 4);
+  EXPECT_EQ(big.backward_stage_bytes(), 32768);
+  EXPECT_EQ(big.backward_stages(), 2);
+  EXPECT_TRUE(big.backward_pipelined());
+  EXPECT_EQ(big.backward_smem_bytes(), 65536);
+  // A small stage (1 KB): as many stages as make 32 KB, at most 8.
+  const LayerNormRowwiseConfig small = make(DType::kBF16, true, 8, 32, 1, 1);
+  EXPECT_EQ(small.backward_stage_bytes(), 1024);
+  EXPECT_EQ(small.backward_stages(), 8);
+  EXPECT_EQ(small.backward_smem_bytes(), 8192);
+  const LayerNormRowwiseConfig mid = make(DType::kF16, true, 4, 128, 4, 2);  // 16 KB a stage
+  EXPECT_EQ(mid.backward_stages(), 2);
+  EXPECT_EQ(mid.backward_smem_bytes(), 32768);
+  // Two 64 KB stages fit 160 KB; the groups' sums (2 x 4096 fp32) fit in them.
+  const LayerNormRowwiseConfig two = make(DType::kF32, true, 4, 128, 2, 8);
+  EXPECT_EQ(two.backward_stage_bytes(), 65536);
+  EXPECT_TRUE(two.backward_pipelined());
+  EXPECT_EQ(two.backward_smem_bytes(), 131072);
+  // Two 128 KB stages do not: x and dy in registers, two fp32 sums per column per group.
+  const LayerNormRowwiseConfig wide = make(DType::kF32, true, 4, 256, 1, 16);
+  EXPECT_EQ(wide.backward_stage_bytes(), 131072);
+  EXPECT_FALSE(wide.backward_pipelined());
+  EXPECT_EQ(wide.backward_smem_bytes(), 2 * 16384 * 4);
+  // Stream configs use no dynamic shared memory.
+  const LayerNormRowwiseConfig stream = make(DType::kF32, true, 1, 256, 1, 0);
+  EXPECT_FALSE(stream.backward_pipelined());
+  EXPECT_EQ(stream.backward_smem_bytes(), 0);
+  // Every backward config of `full` stays within the 227 KB a block may have.
+  for (DType t : kDTypes) {
+    for (const LayerNormRowwiseConfig& c : layernorm_rowwise_space(t, true, RuleSet::kFull)) {
+      EXPECT_LE(c.backward_smem_bytes(), 227 * 1024) << c.name();
+    }
+  }
+}
+
 TEST(LayerNormRowwise, ConfigFields) {
   auto c = LayerNormRowwiseConfig::parse_name("layernorm.rowwise_bf16_bwd_v8_t128_r2_i3");
   ASSERT_TRUE(c.has_value()) << c.status().message();
