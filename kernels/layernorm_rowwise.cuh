@@ -517,6 +517,8 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
   }
   const int64_t first = int64_t{blockIdx.x} * kRows;
   const int64_t stride = int64_t{gridDim.x} * kRows;
+  // dbias alone needs dy only: x, mean and rstd are not read.
+  const bool need_x = dx != nullptr || p.partial_dw != nullptr;
   // This group's x (then dy) of stage s.
   const auto stage = [&](int64_t s) {
     return reinterpret_cast<T*>(dynamic_smem) + ((s % kStages) * kRows + group) * 2 * kCols;
@@ -530,7 +532,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
       for (int i = 0; i < kItems; ++i) {
         const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
         if (c < p.cols) {
-          copy_async<sizeof(V)>(sx + c, x + row * p.cols + c);
+          if (need_x) copy_async<sizeof(V)>(sx + c, x + row * p.cols + c);
           copy_async<sizeof(V)>(sx + kCols + c, dy + row * p.cols + c);
         }
       }
@@ -541,7 +543,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
   // mean and rstd load one row ahead too: a load issued where they are needed would add its
   // whole latency to every row.
   float next_mean = 0.0f, next_rstd = 0.0f;
-  if (first + group < p.rows) {
+  if (need_x && first + group < p.rows) {
     next_mean = p.mean[first + group];
     next_rstd = p.rstd[first + group];
   }
@@ -553,7 +555,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
     const int64_t off = row * p.cols;
     const float mean = next_mean;
     const float rstd = next_rstd;
-    if (row + stride < p.rows) {
+    if (need_x && row + stride < p.rows) {
       next_mean = p.mean[row + stride];
       next_rstd = p.rstd[row + stride];
     }
@@ -563,7 +565,12 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
     copy_wait<kStages - 1>();
     const T* sx = stage(k);
     const auto values = [&](int c, float(&xv)[kVec], float(&dyv)[kVec]) {
-      widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
+      if (need_x) {
+        widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) xv[j] = 0.0f;
+      }
       widen<T, kVec>(*reinterpret_cast<const V*>(sx + kCols + c), dyv);
     };
     float s[2] = {0.0f, 0.0f};
