@@ -154,10 +154,11 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
       // A stream config walks the row in a loop of dependent passes: ~3% per step of the loop.
       c.items == 0
           ? (fwd ? 1.0 + 0.03 * std::ceil(static_cast<double>(cols) / c.vec / c.threads) : 5.0)
-      : fwd       ? pick(c.items, {{1, 1.03}, {2, 1.0}, {3, 1.0}, {4, 1.04}, {5, 1.1}, {6, 1.12}},
-                         1.22 + 0.05 * std::max(0, c.items - 8))
-      : pipelined ? pick(c.items, {{1, 1.0}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.1}}, 1.15)
-                  : pick(c.items, {{1, 1.1}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.12}}, 1.15);
+      : fwd ? pick(c.items, {{1, 1.03}, {2, 1.0}, {3, 1.0}, {4, 1.04}, {5, 1.1}, {6, 1.12}},
+                   1.22 + 0.05 * std::max(0, c.items - 8))
+      : pipelined
+          ? pick(c.items, {{1, 1.0}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.1}, {16, 1.45}}, 1.3)
+          : pick(c.items, {{1, 1.1}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.12}}, 1.15);
   const double f_threads =
       fwd ? pick(c.threads, {{1, 1.6}, {2, 1.35}, {512, c.items == 1 ? 1.2 : 1.03}, {1024, 1.25}},
                  1.0)
