@@ -253,6 +253,19 @@ __device__ __forceinline__ void backward_terms(const T* w, int64_t c, float mean
   }
 }
 
+// Writes dx of one vector of a row from its raw x and dy (the row's mean and rstd, and the means
+// mg = mean(g), mgx = mean(g xhat)): dx = rstd (g - mg - xhat mgx).
+template <class T, int kVec>
+__device__ __forceinline__ void store_dx(T* dx, const T* w, int64_t off, int64_t c,
+                                         const float (&xv)[kVec], const float (&dyv)[kVec],
+                                         float mean, float rstd, float mg, float mgx) {
+  float o[kVec];
+  gradient<T, kVec>(w, c, dyv, o);
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - (xv[j] - mean) * rstd * mgx);
+  store<T, kVec>(dx, off + c, o);
+}
+
 // slot[j] += v[j] for one thread's kVec consecutive slots of shared memory, with 16-byte (or
 // 8-byte) accesses: a quarter of the instructions of scalar ones, and no bank conflicts between
 // the lanes of a quarter warp.
@@ -352,13 +365,10 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p
       for (int i = 0; i < kItems; ++i) {
         const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
         if (!valid || c >= p.cols) continue;
-        float xv[kVec], dyv[kVec], o[kVec];
+        float xv[kVec], dyv[kVec];
         widen<T, kVec>(xr[i], xv);
         widen<T, kVec>(dr[i], dyv);
-        gradient<T, kVec>(w, c, dyv, o);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - (xv[j] - mean) * rstd * mgx);
-        store<T, kVec>(dx, off + c, o);
+        store_dx<T, kVec>(dx, w, off, c, xv, dyv, mean, rstd, mg, mgx);
       }
     }
   }
@@ -595,12 +605,9 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
       for (int i = 0; i < kItems; ++i) {
         const int c = (i * kThreads + lane) * kVec;
         if (!valid || c >= p.cols) continue;
-        float xv[kVec], dyv[kVec], o[kVec];
+        float xv[kVec], dyv[kVec];
         values(c, xv, dyv);
-        gradient<T, kVec>(w, c, dyv, o);
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - (xv[j] - mean) * rstd * mgx);
-        store<T, kVec>(dx, off + c, o);
+        store_dx<T, kVec>(dx, w, off, c, xv, dyv, mean, rstd, mg, mgx);
       }
     }
   }
