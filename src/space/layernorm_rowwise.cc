@@ -233,9 +233,12 @@ std::vector<LayerNormRowwiseConfig> layernorm_rowwise_space(DType dtype, bool ba
     return out;
   }
   // Blocks of 128, 256 and 512 threads (or one row of more) for default: enough warps per block
-  // to hide latency and blocks small enough to fill 132 SMs (the backward is fastest with 512 on
-  // an H100: two rows per block share the column sums' pass); full adds 32, 64 and 1024.
+  // to hide latency and blocks small enough to fill 132 SMs. The backward's default adds 1024:
+  // its pipelined kernel is fastest with 512 or 1024 on an H100 (one workspace row per block,
+  // so bigger blocks write fewer; bench/results/2026-11-23-layernorm-bwd-h100.md). full adds
+  // 32, 64 and 1024.
   std::vector<int> blocks = {128, 256, 512};
+  if (backward) blocks.push_back(1024);
   if (rules == RuleSet::kFull) blocks = {32, 64, 128, 256, 512, 1024};
   for (int vec = 1; vec <= 8; vec *= 2) {
     for (int threads = 1; threads <= 1024; threads *= 2) {
