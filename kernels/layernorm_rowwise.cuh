@@ -865,18 +865,17 @@ struct LayerNormRowwiseRunner {
   // Workspace rows per output (dweight, dbias).
   static int64_t sum_rows(const BooLayerNormArgs& a) { return blocks(a) * kSumRowsPerBlock; }
 
-  // Blocks of the launch. The forward and a stream backward without column sums take one block
-  // per kRows rows (the hardware balances them). A register backward walks its rows with a
-  // resident grid (SMs x blocks per SM), so that its stages stay full. With column sums every
-  // block (register configs) or group (stream configs) owns a workspace row, so the grid stays
-  // resident and shrinks while the workspace traffic would exceed kSumBudget of the tensors'
-  // (not below one block per SM).
+  // Blocks of the launch. The forward and a backward without column sums take one block per
+  // kRows rows (the hardware balances them). With column sums every block (register configs) or
+  // group (stream configs) owns a workspace row, so the grid stays resident (SMs x blocks per
+  // SM; the pipelined kernel's stages stay full) and shrinks while the workspace traffic would
+  // exceed kSumBudget of the tensors' (not below one block per SM).
   static int64_t blocks(const BooLayerNormArgs& a) {
     const int64_t needed = (a.rows + kRows - 1) / kRows;
     if constexpr (!kBackward) {
       return needed < 2147483647 ? needed : 2147483647;
     } else {
-      if (!Shape::kPipelined && !column_sums(a)) return needed < 2147483647 ? needed : 2147483647;
+      if (!column_sums(a)) return needed < 2147483647 ? needed : 2147483647;
       return resident_blocks(a, needed);
     }
   }
@@ -950,8 +949,13 @@ struct LayerNormRowwiseRunner {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if constexpr (kBackward) {
       if constexpr (kItems > 0) {
-        const int64_t dynamic = Shape::kPipelined || column_sums(a) ? kSmemBytes : 0;
-        auto kernel = register_kernel();
+        // Without column sums every config runs the register kernel, one block per kRows rows:
+        // the hardware balances the rows (a resident grid splits them evenly, and its slowest
+        // SM sets the time).
+        const int64_t dynamic = column_sums(a) ? kSmemBytes : 0;
+        auto kernel = column_sums(a)
+                          ? register_kernel()
+                          : layernorm::backward_regs_kernel<T, kVec, kThreads, kRows, kItems>;
         if (dynamic > 0) {
           (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      static_cast<int>(dynamic));

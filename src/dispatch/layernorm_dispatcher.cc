@@ -51,10 +51,10 @@ LayerNormPointers fake_pointers(const ops::LayerNormProblem& p, int64_t alignmen
 // Registers per thread the kernel needs, roughly (ptxas 13.0 on sm_90a): the values it holds
 // (forward: x; backward: x and dy, widened, with the column sums in shared memory; pipelined
 // backward: the column sums, with x and dy in shared memory) plus addressing and loop state.
-int registers_per_thread(const LayerNormRowwiseConfig& c) {
+int registers_per_thread(const LayerNormRowwiseConfig& c, bool pipelined) {
   const int held = c.items > 0 ? c.vec * c.items : c.vec;
   if (!c.backward) return held + 24;
-  return c.backward_pipelined() ? (9 * held) / 4 + 24 : (5 * held) / 2 + 24;
+  return pipelined ? (9 * held) / 4 + 24 : (5 * held) / 2 + 24;
 }
 
 }  // namespace
@@ -106,12 +106,14 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   const int64_t cols = p.cols();
   const int elem = core::dtype_bytes(p.dtype);
   const bool sums = !p.forward() && (p.parts & (ops::kLayerNormDweight | ops::kLayerNormDbias));
-  // A pipelined backward (and any backward with column sums) keeps a resident grid.
-  const bool persistent = sums || (c.backward && c.backward_pipelined());
+  // A backward with column sums keeps a resident grid; register configs whose stages fit run the
+  // pipelined kernel there (without column sums, the register kernel).
+  const bool persistent = sums;
+  const bool pipelined = sums && c.backward_pipelined();
   // Residency: blocks per SM from registers (64K per SM), the backward's shared memory, threads
   // (2048) and blocks (32).
   const int64_t by_regs =
-      65536 / (static_cast<int64_t>(registers_per_thread(c)) * c.block_threads());
+      65536 / (static_cast<int64_t>(registers_per_thread(c, pipelined)) * c.block_threads());
   const int64_t smem_bytes = c.backward && persistent ? c.backward_smem_bytes() : 0;
   const int64_t by_smem = smem_bytes > 0 ? (int64_t{228} << 10) / (smem_bytes + 1024) : 32;
   const int64_t per_sm =
@@ -137,7 +139,6 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   // ones; 8 KB rows: ~20% slower).
   const int access = c.vec * elem;
   const bool fwd = p.forward();
-  const bool pipelined = c.backward && c.backward_pipelined();
   const double row_kb = static_cast<double>(cols) * elem / 1024.0;
   auto pick = [](int key, std::initializer_list<std::pair<int, double>> table, double other) {
     for (const auto& [k, v] : table) {
