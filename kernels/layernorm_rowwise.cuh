@@ -5,16 +5,19 @@
 // contiguous (coalesced) and every thread keeps the same columns for every row it visits.
 //
 //   kItems > 0: the row's kItems * kVec values per thread stay in registers between the passes
-//               (mean, then the centred variance, then the output): x and dy are read once.
+//               (mean, then the centred variance, then the output): x and dy are read once
+//               (the pipelined backward keeps them in shared memory instead, see
+//               backward_pipe_kernel).
 //   kItems = 0: any cols; each pass reads the row again (from L2 unless the rows in flight
 //               outgrow it). With kVec = 1 this is the fallback for every problem.
 //
 // Forward: y = (x - mean) rstd [* w + b], mean and rstd per row (two-pass variance: no
 // cancellation). Backward (g = dy [* w], xhat = (x - mean) rstd):
 //   dx = rstd (g - mean(g) - xhat mean(g xhat));
-//   dweight = sum_rows dy xhat, dbias = sum_rows dy: each row group sums its rows' terms for its
-//   columns into one fp32 row of the workspace, and a second kernel adds those rows in a fixed
-//   order, so the result does not depend on scheduling.
+//   dweight = sum_rows dy xhat, dbias = sum_rows dy: over a resident grid, each block (stream
+//   configs: each row group) sums its rows' terms for its columns into one fp32 row of the
+//   workspace, and a second kernel adds those rows in a fixed order, so the result does not
+//   depend on scheduling. Without them (dx alone) one block per kRows rows, as the forward.
 #pragma once
 
 #include <cuda_runtime.h>
