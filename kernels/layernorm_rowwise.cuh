@@ -953,8 +953,8 @@ struct LayerNormRowwiseRunner {
     if constexpr (kBackward) {
       if constexpr (kItems > 0) {
         // Without column sums every config runs the register kernel, one block per kRows rows:
-        // the hardware balances the rows (a resident grid splits them evenly, and its slowest
-        // SM sets the time).
+        // the hardware balances the rows (dx alone on an H100: 96-98% of the floor, against
+        // 82-88% on the resident pipelined kernel).
         const int64_t dynamic = column_sums(a) ? kSmemBytes : 0;
         auto kernel = column_sums(a)
                           ? register_kernel()
