@@ -34,31 +34,17 @@ std::vector<std::string> algorithms(const std::vector<ConvCandidate>& list) {
   return out;
 }
 
-class ConvDispatchTest : public ::testing::Test {
+class ConvDispatchTest : public boo::testing::FakeCacheTest {
  protected:
   void SetUp() override {
-    root_ = boo::testing::make_temp_dir("conv_dispatch");
-    log_ = root_ + "/compiles.log";
-    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-    jit::CacheOptions o;
-    o.root = root_ + "/cache";
-    cache_ = std::make_unique<jit::KernelCache>(o, boo::testing::fake_compiler());
+    FakeCacheTest::SetUp();
     gemm_ = std::make_unique<GemmDispatcher>(*cache_, nullptr, DeviceModel{});
-  }
-  void TearDown() override {
-    unsetenv("BOO_FAKE_NVCC_LOG");
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-    fs::remove_all(root_);
   }
   ConvDispatcher dispatcher(const std::string& force = "") {
     DispatchOptions o;
     o.force_config = force;
     return ConvDispatcher(*cache_, nullptr, *gemm_, o);
   }
-  std::string root_;
-  std::string log_;
-  std::unique_ptr<jit::KernelCache> cache_;
   std::unique_ptr<GemmDispatcher> gemm_;
 };
 

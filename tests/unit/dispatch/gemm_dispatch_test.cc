@@ -29,26 +29,7 @@ ops::GemmProblem aligned(int64_t m, int64_t n, int64_t k) {
   return p;
 }
 
-class DispatchTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = boo::testing::make_temp_dir("dispatch");
-    log_ = root_ + "/compiles.log";
-    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-    jit::CacheOptions o;
-    o.root = root_ + "/cache";
-    cache_ = std::make_unique<jit::KernelCache>(o, boo::testing::fake_compiler());
-  }
-  void TearDown() override {
-    unsetenv("BOO_FAKE_NVCC_LOG");
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-    fs::remove_all(root_);
-  }
-  std::string root_;
-  std::string log_;
-  std::unique_ptr<jit::KernelCache> cache_;
-};
+class DispatchTest : public boo::testing::FakeCacheTest {};
 
 TEST_F(DispatchTest, AlignedProblemGoesToSm90ThenFallbackLast) {
   GemmDispatcher d(*cache_, nullptr, DeviceModel{});

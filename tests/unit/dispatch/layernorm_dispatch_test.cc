@@ -72,30 +72,13 @@ bool any_contains(const std::vector<std::string>& lines, const std::string& text
                      [&](const std::string& l) { return l.find(text) != std::string::npos; });
 }
 
-class LayerNormDispatchTest : public ::testing::Test {
+class LayerNormDispatchTest : public boo::testing::FakeCacheTest {
  protected:
-  void SetUp() override {
-    root_ = boo::testing::make_temp_dir("layernorm_dispatch");
-    log_ = root_ + "/compiles.log";
-    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-    jit::CacheOptions o;
-    o.root = root_ + "/cache";
-    cache_ = std::make_unique<jit::KernelCache>(o, boo::testing::fake_compiler());
-  }
-  void TearDown() override {
-    unsetenv("BOO_FAKE_NVCC_LOG");
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-    fs::remove_all(root_);
-  }
   LayerNormDispatcher dispatcher(const std::string& force = "", const TuningDb* db = nullptr) {
     DispatchOptions o;
     o.force_config = force;
     return LayerNormDispatcher(*cache_, db, DeviceModel{}, o);
   }
-  std::string root_;
-  std::string log_;
-  std::unique_ptr<jit::KernelCache> cache_;
 };
 
 TEST_F(LayerNormDispatchTest, CandidatesFitRankAndEndWithTheFallback) {

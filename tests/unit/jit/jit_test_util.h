@@ -8,6 +8,10 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include <memory>
+
 #include "boo/jit/kernel_cache.h"
 
 namespace boo::testing {
@@ -36,5 +40,28 @@ inline int count_lines(const std::string& path) {
 inline codegen::KernelSource fake_source(const std::string& name, const std::string& extra = "") {
   return {name, "// name: " + name + "\n" + extra + "\n"};
 }
+
+// A test with a kernel cache in a fresh temporary folder that compiles with the fake compiler,
+// which appends one line per compile to log_ (the dispatch tests).
+class FakeCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = make_temp_dir("dispatch");
+    log_ = root_ + "/compiles.log";
+    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
+    unsetenv("BOO_FAKE_NVCC_FAIL");
+    jit::CacheOptions o;
+    o.root = root_ + "/cache";
+    cache_ = std::make_unique<jit::KernelCache>(o, fake_compiler());
+  }
+  void TearDown() override {
+    unsetenv("BOO_FAKE_NVCC_LOG");
+    unsetenv("BOO_FAKE_NVCC_FAIL");
+    std::filesystem::remove_all(root_);
+  }
+  std::string root_;
+  std::string log_;
+  std::unique_ptr<jit::KernelCache> cache_;
+};
 
 }  // namespace boo::testing
