@@ -36,6 +36,18 @@ want() {
   return 1
 }
 log() { echo "== $(date +%H:%M:%S) $*"; }
+# A list's name for logs and CSVs: its file name without the extension.
+list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
+# Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
+preload_lists() {
+  local flags=()
+  while [ "$1" != -- ]; do flags+=("$1"); shift; done
+  shift
+  for f in "$@"; do
+    "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 \
+      | tee -a "$OUT/preload.log"
+  done
+}
 
 if want build || [ ! -x "$boo" ]; then
   log "machine"
@@ -61,13 +73,8 @@ bench_extra="${BOO_BENCH_LISTS:-skinny flushwrite unaligned}"
 overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
 if want preload; then
   log "preload (compile what dispatch will use, $jobs jobs)"
-  for f in "${gemm_lists[@]}"; do
-    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
-  done
-  for f in "${misaligned_lists[@]}"; do
-    "$boo" preload --misalign -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 \
-      | tee -a "$OUT/preload.log"
-  done
+  preload_lists -- "${gemm_lists[@]}"
+  preload_lists --misalign -- "${misaligned_lists[@]}"
   # The problem of the dispatch-overhead micro-benchmark (bench/dispatch_overhead.cc).
   "$boo" preload "$overhead_problem" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
 fi
@@ -89,11 +96,11 @@ numerics_list() {
 if want tests; then
   log "GPU numerics tests: boo and cuBLASLt against the reference"
   for f in "${gemm_lists[@]}"; do
-    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')" "$f" --backend boo,cublaslt
+    numerics_list "$(list_name "$f")" "$f" --backend boo,cublaslt
   done
   log "GPU numerics tests with operands aligned only to their element size (--misalign)"
   for f in "${misaligned_lists[@]}"; do
-    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')-misaligned" "$f" --backend boo --misalign
+    numerics_list "$(list_name "$f")-misaligned" "$f" --backend boo --misalign
   done
 fi
 
@@ -129,15 +136,13 @@ conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
-  for f in "${conv_lists[@]}"; do
-    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
-  done
+  preload_lists -- "${conv_lists[@]}"
 fi
 
 if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
-    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')" "$f" --backend boo,cudnn
+    numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
   done
 fi
 
@@ -153,7 +158,7 @@ if [[ " ${steps[*]} " == *" workloads "* ]]; then
   log "workloads: boo preload and boo numerics on the three public workload files"
   for f in bench/workloads/gemm_public.log bench/workloads/conv_public.txt \
     bench/workloads/layernorm_public.txt; do
-    name=$(basename "$f" | sed 's/\.[a-z]*$//')
+    name=$(list_name "$f")
     "$boo" preload -j "$jobs" --commands-file "$f" >"$OUT/workload-preload-$name.log" 2>&1 || status=1
     tail -n 1 "$OUT/workload-preload-$name.log" | tee -a "$OUT/summary.txt"
     "$boo" numerics --csv "$OUT/workload-numerics-$name.csv" --log "$OUT/workload-numerics-$name.log" \
@@ -246,15 +251,13 @@ fi
 ln_lists=(bench/workloads/layernorm_public.txt tests/gpu/layernorm_awkward.txt)
 if want lnpreload; then
   log "preload: layer norm kernels ($jobs jobs)"
-  for f in "${ln_lists[@]}"; do
-    "$boo" preload -j "$jobs" --commands-file "$f" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
-  done
+  preload_lists -- "${ln_lists[@]}"
 fi
 
 if want lntests; then
   log "GPU numerics tests: layer norms against the fp64 reference (and finite differences)"
   for f in "${ln_lists[@]}"; do
-    numerics_list "$(basename "$f" | sed 's/\.[a-z]*$//')" "$f" --backend boo
+    numerics_list "$(list_name "$f")" "$f" --backend boo
   done
 fi
 
