@@ -395,12 +395,7 @@ struct ConvDirectRunner {
             <<<blocks, threads, 0, s>>>(a, work, reduction, chunk, channels_inner);
       }
     }
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      write_why(why, len, cudaGetErrorString(e));
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return cuda_result(cudaGetLastError(), why, len);
   }
 };
 

@@ -316,10 +316,7 @@ struct ConvChannelsLastRunner {
         if (!t.copy || t.output) continue;
         const cudaError_t e =
             conv_relayout_copy<T>(ptrs[i], strides[i], base + t.offset, t.packed, t.extent, s);
-        if (e != cudaSuccess) {
-          write_why(why, len, cudaGetErrorString(e));
-          return BOO_ERROR;
-        }
+        if (e != cudaSuccess) return cuda_result(e, why, len);
       }
     }
     void* inner_ws = p.inner_bytes > 0 ? base + p.copies : nullptr;
@@ -331,11 +328,7 @@ struct ConvChannelsLastRunner {
     const int64_t* dst_stride = p.x.output ? a.x_stride : p.w.output ? a.w_stride : a.y_stride;
     const cudaError_t e =
         conv_relayout_copy<T>(base + out.offset, out.packed, dst, dst_stride, out.extent, s);
-    if (e != cudaSuccess) {
-      write_why(why, len, cudaGetErrorString(e));
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return cuda_result(e, why, len);
   }
 };
 

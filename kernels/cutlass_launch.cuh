@@ -59,10 +59,7 @@ int32_t launch_cutlass(Params& params, bool& smem_set, bool dry_run, cudaStream_
     if (kSmem >= (48 << 10)) {
       const cudaError_t e = cudaFuncSetAttribute(
           cutlass::device_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-      if (e != cudaSuccess) {
-        write_why(why, len, cudaGetErrorString(e));
-        return BOO_ERROR;
-      }
+      if (e != cudaSuccess) return cuda_result(e, why, len);
     }
     smem_set = true;
   }

@@ -2,12 +2,23 @@
 // run over one argument struct). Every generated translation unit expands one macro once.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdio>
+
+#include "abi.h"
 
 namespace boo_kernels {
 
 inline void write_why(char* why, int32_t len, const char* text) {
   if (why != nullptr && len > 0) std::snprintf(why, static_cast<size_t>(len), "%s", text);
+}
+
+// BOO_OK, or BOO_ERROR with the CUDA error's text in `why` (after launches: cudaGetLastError()).
+inline int32_t cuda_result(cudaError_t e, char* why, int32_t len) {
+  if (e == cudaSuccess) return BOO_OK;
+  write_why(why, len, cudaGetErrorString(e));
+  return BOO_ERROR;
 }
 
 }  // namespace boo_kernels

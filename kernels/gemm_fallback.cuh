@@ -116,12 +116,7 @@ struct GemmFallbackRunner {
                     static_cast<unsigned>(a.batch < 65535 ? a.batch : 65535));
     gemm_fallback_kernel<TA, TB, TD, TBias, kAct, kHasC, kHasBias, kAlphaVector>
         <<<grid, 256, 0, static_cast<cudaStream_t>(stream)>>>(a);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      write_why(why, len, cudaGetErrorString(e));
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return cuda_result(cudaGetLastError(), why, len);
   }
 };
 

@@ -213,20 +213,13 @@ struct GemmPaddedRunner {
       if (p.bias.needed && e == cudaSuccess) {
         e = pad_copy<kBytesBias>(a.bias, a.m, 0, base + p.bias.offset, p.bias.ld, 0, a.m, 1, 1, s);
       }
-      if (e != cudaSuccess) {
-        write_why(why, len, cudaGetErrorString(e));
-        return BOO_ERROR;
-      }
+      if (e != cudaSuccess) return cuda_result(e, why, len);
     }
     const int32_t rc = Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len);
     if (rc != BOO_OK || a.dry_run || !p.d.needed) return rc;
     e = pad_copy<kBytesD>(base + p.d.offset, p.d.ld, p.d.stride, a.d, a.ldd, a.stride_d, a.m, a.n,
                           a.batch, s);
-    if (e != cudaSuccess) {
-      write_why(why, len, cudaGetErrorString(e));
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return cuda_result(e, why, len);
   }
 };
 

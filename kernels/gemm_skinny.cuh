@@ -691,10 +691,7 @@ struct GemmSkinnyRunner {
         static const cudaError_t attr = cudaFuncSetAttribute(
             gemm_skinny_pipelined_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
             Kernel::kPipelinedShared);
-        if (attr != cudaSuccess) {
-          write_why(why, len, cudaGetErrorString(attr));
-          return BOO_ERROR;
-        }
+        if (attr != cudaSuccess) return cuda_result(attr, why, len);
         gemm_skinny_pipelined_kernel<Kernel>
             <<<grid, kSkinnyThreads, Kernel::kPipelinedShared, cuda_stream>>>(v, a);
       } else {
@@ -703,12 +700,7 @@ struct GemmSkinnyRunner {
     } else {
       gemm_skinny_kernel<Kernel><<<grid, kSkinnyThreads, 0, cuda_stream>>>(v, a);
     }
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      write_why(why, len, cudaGetErrorString(e));
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return cuda_result(cudaGetLastError(), why, len);
   }
 };
 

@@ -990,20 +990,14 @@ struct LayerNormRowwiseRunner {
                                                  a.cols, a.dweight, a.dbias);
         if (e != cudaSuccess) {
           (void)cudaGetLastError();
-          write_why(why, len, cudaGetErrorString(e));
-          return BOO_ERROR;
+          return cuda_result(e, why, len);
         }
       }
     } else {
       layernorm::forward_kernel<T, kVec, kThreads, kRows, kItems>
           <<<static_cast<unsigned>(grid), kBlock, 0, s>>>(p);
     }
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      write_why(why, len, cudaGetErrorString(e));
-      return BOO_ERROR;
-    }
-    return BOO_OK;
+    return cuda_result(cudaGetLastError(), why, len);
   }
 };
 
