@@ -269,6 +269,38 @@ __device__ __forceinline__ void store_dx(T* dx, const T* w, int64_t off, int64_t
   store<T, kVec>(dx, off + c, o);
 }
 
+// One row of a register config's backward, as every thread of its group sees it: the first
+// pass adds the row sums of g and g xhat and hands each vector's xhat and dy to `add` (the
+// column sums); with dx, the second pass (after the group's row sum) writes dx. `values(i, c,
+// xv, dyv)` gives item i's raw x and dy.
+template <class T, int kVec, int kThreads, int kRows, int kItems, class Values, class Add>
+__device__ __forceinline__ void backward_row(const Params& p, const T* w, T* dx, float* smem,
+                                             int group, int lane, bool valid, int64_t off,
+                                             float mean, float rstd, Values values, Add add) {
+  float s[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+    if (!valid || c >= p.cols) continue;
+    float xv[kVec], dyv[kVec];
+    values(i, c, xv, dyv);
+    backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
+    add(i, xv, dyv);
+  }
+  if (dx == nullptr) return;
+  row_sum<kThreads, kRows, 2, true>(s, smem, group, lane);
+  const float mg = s[0] * p.inv_cols;
+  const float mgx = s[1] * p.inv_cols;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+    if (!valid || c >= p.cols) continue;
+    float xv[kVec], dyv[kVec];
+    values(i, c, xv, dyv);
+    store_dx<T, kVec>(dx, w, off, c, xv, dyv, mean, rstd, mg, mgx);
+  }
+}
+
 // slot[j] += v[j] for one thread's kVec consecutive slots of shared memory, with 16-byte (or
 // 8-byte) accesses: a quarter of the instructions of scalar ones, and no bank conflicts between
 // the lanes of a quarter warp.
@@ -343,37 +375,20 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p
         dr[i] = *reinterpret_cast<const V*>(dy + off + c);
       }
     }
-    float s[2] = {0.0f, 0.0f};
+    backward_row<T, kVec, kThreads, kRows, kItems>(
+        p, w, dx, smem, group, lane, valid, off, mean, rstd,
+        [&](int i, int64_t, float(&xv)[kVec], float(&dyv)[kVec]) {
+          widen<T, kVec>(xr[i], xv);
+          widen<T, kVec>(dr[i], dyv);
+        },
+        [&](int i, const float(&xhat)[kVec], const float(&dyv)[kVec]) {
+          if (!column_sums) return;
+          float terms[kVec];
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
-      if (!valid || c >= p.cols) continue;
-      float xv[kVec], dyv[kVec];
-      widen<T, kVec>(xr[i], xv);
-      widen<T, kVec>(dr[i], dyv);
-      backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
-      if (column_sums) {
-        float terms[kVec];
-#pragma unroll
-        for (int j = 0; j < kVec; ++j) terms[j] = dyv[j] * xv[j];
-        add_to_slots<kVec>(acc_w + (i * kThreads + lane) * kVec, terms);
-        add_to_slots<kVec>(acc_b + (i * kThreads + lane) * kVec, dyv);
-      }
-    }
-    if (dx != nullptr) {
-      row_sum<kThreads, kRows, 2, true>(s, smem, group, lane);
-      const float mg = s[0] * p.inv_cols;
-      const float mgx = s[1] * p.inv_cols;
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
-        if (!valid || c >= p.cols) continue;
-        float xv[kVec], dyv[kVec];
-        widen<T, kVec>(xr[i], xv);
-        widen<T, kVec>(dr[i], dyv);
-        store_dx<T, kVec>(dx, w, off, c, xv, dyv, mean, rstd, mg, mgx);
-      }
-    }
+          for (int j = 0; j < kVec; ++j) terms[j] = dyv[j] * xhat[j];
+          add_to_slots<kVec>(acc_w + (i * kThreads + lane) * kVec, terms);
+          add_to_slots<kVec>(acc_b + (i * kThreads + lane) * kVec, dyv);
+        });
   }
   if (!column_sums) return;
   // Groups 1.. add their slots into group 0's, in group order.
@@ -577,42 +592,24 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
     issue(k + kStages - 1);
     copy_wait<kStages - 1>();
     const T* sx = stage(k);
-    const auto values = [&](int c, float(&xv)[kVec], float(&dyv)[kVec]) {
-      if (need_x) {
-        widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
-      } else {
+    backward_row<T, kVec, kThreads, kRows, kItems>(
+        p, w, dx, smem, group, lane, valid, off, mean, rstd,
+        [&](int, int64_t c, float(&xv)[kVec], float(&dyv)[kVec]) {
+          if (need_x) {
+            widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
+          } else {
 #pragma unroll
-        for (int j = 0; j < kVec; ++j) xv[j] = 0.0f;
-      }
-      widen<T, kVec>(*reinterpret_cast<const V*>(sx + kCols + c), dyv);
-    };
-    float s[2] = {0.0f, 0.0f};
+            for (int j = 0; j < kVec; ++j) xv[j] = 0.0f;
+          }
+          widen<T, kVec>(*reinterpret_cast<const V*>(sx + kCols + c), dyv);
+        },
+        [&](int i, const float(&xhat)[kVec], const float(&dyv)[kVec]) {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int c = (i * kThreads + lane) * kVec;
-      if (!valid || c >= p.cols) continue;
-      float xv[kVec], dyv[kVec];
-      values(c, xv, dyv);
-      backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) {
-        acc_w[i][j] += dyv[j] * xv[j];
-        acc_b[i][j] += dyv[j];
-      }
-    }
-    if (dx != nullptr) {
-      row_sum<kThreads, kRows, 2, true>(s, smem, group, lane);
-      const float mg = s[0] * p.inv_cols;
-      const float mgx = s[1] * p.inv_cols;
-#pragma unroll
-      for (int i = 0; i < kItems; ++i) {
-        const int c = (i * kThreads + lane) * kVec;
-        if (!valid || c >= p.cols) continue;
-        float xv[kVec], dyv[kVec];
-        values(c, xv, dyv);
-        store_dx<T, kVec>(dx, w, off, c, xv, dyv, mean, rstd, mg, mgx);
-      }
-    }
+          for (int j = 0; j < kVec; ++j) {
+            acc_w[i][j] += dyv[j] * xhat[j];
+            acc_b[i][j] += dyv[j];
+          }
+        });
   }
   if (!column_sums) return;
   copy_wait<0>();  // (the groups past the end are empty)
