@@ -87,7 +87,9 @@ numerics_list() {
     --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
   echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
     "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
-    "$(grep -c 'error:' "$OUT/numerics-$name.log") errors" | tee -a "$OUT/summary.txt"
+    "$(grep -c 'error:' "$OUT/numerics-$name.log") errors," \
+    "$(grep -c '^>>> repeat .*: PASS' "$OUT/numerics-$name.log") repeats PASS" \
+    | tee -a "$OUT/summary.txt"
   grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
     | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
   grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60

@@ -1,9 +1,11 @@
 // GPU backend of `boo driver` for layer norms: boo (layer norm dispatch + JIT); the numerics gate
 // (§8) against the fp64 CPU reference, plus, for small backward problems, against central
-// finite differences of the fp64 forward; and the benchmark protocol (§7). There is no vendor
+// finite differences of the fp64 forward, and for every backward a second run that must write
+// the same bits (deterministic column sums); and the benchmark protocol (§7). There is no vendor
 // library for layer norms, so no speedup is printed, and no GPU reference: the reference backend
 // is the CPU one, which cmd_driver.cc runs itself when it is asked for alone.
 #include <cstdio>
+#include <vector>
 
 #include "boo/core/strings.h"
 #include "boo/tune/layernorm_operands.h"
@@ -126,6 +128,18 @@ void GpuSession::run_layernorm(const std::string& source, const ops::LayerNormPr
     }
   }
 
+  // Runs r again into its poisoned buffer: true when it writes the bits of the first run.
+  auto repeat_matches = [&](BackendRun& r) -> core::Expected<bool> {
+    std::vector<unsigned char> first(static_cast<size_t>(r.d.bytes()));
+    std::vector<unsigned char> second(first.size());
+    BOO_RETURN_IF_ERROR(s.stream.synchronize());
+    BOO_RETURN_IF_ERROR(r.d.download(first.data(), r.d.bytes()));
+    BOO_RETURN_IF_ERROR(r.d.fill_bytes(0xff, stream));
+    BOO_RETURN_IF_ERROR(r.launch(stream));
+    BOO_RETURN_IF_ERROR(s.stream.synchronize());
+    BOO_RETURN_IF_ERROR(r.d.download(second.data(), r.d.bytes()));
+    return first == second;
+  };
   bool failed = false;
   if (plan.verify) {
     auto ref = tune::LayerNormReference::compute(*operands);
@@ -152,6 +166,25 @@ void GpuSession::run_layernorm(const std::string& source, const ops::LayerNormPr
         },
         outcome);
     if (!p.forward()) {
+      // The backward's column sums are deterministic (DESIGN.md §3): a second run into a fresh
+      // poisoned buffer must write the same bits. (It also runs on the counters the first run
+      // left, which must be zero again.)
+      for (BackendRun& r : runs) {
+        auto again = repeat_matches(r);
+        if (!again) return fail(again.status());
+        std::fprintf(s.out, ">>> repeat %s: %s\n", r.name.c_str(),
+                     *again ? "PASS: a second run wrote the same bits"
+                            : "FAIL: a second run wrote different bits");
+        if (!*again) {
+          failed = true;
+          r.passed = false;
+          if (!outcome.records.empty() && outcome.records.back().key == p.key()) {
+            NumericsRecord& rec = outcome.records.back();
+            rec.passed = false;
+            if (rec.note.empty()) rec.note = "a second run wrote different bits";
+          }
+        }
+      }
       // Independent of the reference's analytic backward: the gradient of sum(y * dy) itself.
       for (BackendRun& r : runs) {
         auto fd = tune::layernorm_finite_difference_error(*operands, r.d.data());
