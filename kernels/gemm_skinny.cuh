@@ -5,7 +5,9 @@
 // inputs), 128 (fp32: 32) deep per step, and K is split over enough blocks to fill whole waves
 // of the GPU. Two main loops: a 4-stage cp.async pipeline when both operands are 16-bit,
 // contiguous in K and 16-byte aligned (the common decode case), else a loop that gathers the
-// next tile in registers (any layout, fp8 and fp32 inputs, converted on the way). The last
+// next tile in registers (any layout, fp8 and fp32 inputs, converted on the way). In the
+// cp.async layouts, problems with at most kGemvCols columns of S take a third, run_gemv: no
+// tensor cores, no K split over blocks, warps streaming whole rows of R. The last
 // block of a row slice to finish sums the splits' fp32 partials in a fixed order
 // (deterministic) and applies the epilogue; with one split the block writes D directly.
 //
@@ -36,6 +38,13 @@ constexpr int kSkinnyBlocksPerSm = 3;  // the launch bound: 168 registers, 26 KB
 constexpr int kSkinnyPipelinedBlocksPerSm = 2;  // 102 KB of shared memory each
 // The last block of a row slice reads splits x 64 x cols fp32 partials; at most this many.
 constexpr int kSkinnyMostPartials = 32768;
+// The GEMV main loop (SkinnyKernel::run_gemv): at most this many columns of S, warps per block,
+// 16-byte loads in flight per lane, and the warps per SM it wants in flight (with fewer than a
+// quarter of them and a deep K, K splits over blocks run instead).
+constexpr int kGemvCols = 4;
+constexpr int kGemvWarps = 8;
+constexpr int kGemvUnroll = 4;
+constexpr int kGemvWarpsPerSm = 48;
 
 struct SkinnyView {
   const void* r;
@@ -445,6 +454,93 @@ struct SkinnyKernel {
     finish(v, a, acc, last);
   }
 
+  // The GEMV main loop: problems of the decode layouts (see run_pipelined) with at most
+  // kGemvCols columns of S, with no tensor cores and no K split across blocks. `per_row` warps
+  // of one block (a power of two, at most kGemvWarps) read one row of R, each a contiguous
+  // share of K, the warp's 32 lanes 512 contiguous bytes per load (kGemvUnroll loads in flight
+  // per lane); S comes through L1, read by every warp. Lanes add in a fixed butterfly, the
+  // warps of a row in warp order: deterministic. `wide`: R and S 16-byte aligned (else every
+  // vector is gathered element by element).
+  // 16 bytes that are read once: past L1.
+  static __device__ __forceinline__ uint4 stream_line(const MT* p) {
+    uint4 r;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+        : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+        : "l"(p));
+    return r;
+  }
+
+  static __device__ __forceinline__ void dot(float& acc, uint4 x, uint4 y) {
+    MT xv[kVec], yv[kVec];
+    memcpy(xv, &x, 16);
+    memcpy(yv, &y, 16);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) acc += to_float(xv[e]) * to_float(yv[e]);
+  }
+
+  static __device__ void run_gemv(const SkinnyView& v, const BooGemmArgs& a, int per_row,
+                                  bool wide) {
+    __shared__ float sums[kGemvWarps][kGemvCols];
+    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    const int64_t row = static_cast<int64_t>(blockIdx.x) * (kGemvWarps / per_row) + warp / per_row;
+    const int part = warp % per_row;
+    const int64_t b = blockIdx.z;
+    const MT* R = static_cast<const MT*>(v.r) + b * v.r_bs +
+                  (row < v.rows ? row : v.rows - 1) * v.r_rs;  // (rows past the end: not stored)
+    const MT* S = static_cast<const MT*>(v.s) + b * v.s_bs;
+    const int64_t share = ((v.k + per_row - 1) / per_row + kVec - 1) / kVec * kVec;
+    const int64_t k1 = (part + 1) * share < v.k ? (part + 1) * share : v.k;
+    constexpr int64_t kStep = 32 * kVec;
+    float acc[kGemvCols] = {};
+    int64_t k = part * share + lane * kVec;
+    if (wide) {
+      for (; k + (kGemvUnroll - 1) * kStep + kVec <= k1; k += kGemvUnroll * kStep) {
+        uint4 x[kGemvUnroll];
+#pragma unroll
+        for (int u = 0; u < kGemvUnroll; ++u) x[u] = stream_line(R + k + u * kStep);
+#pragma unroll
+        for (int u = 0; u < kGemvUnroll; ++u) {
+#pragma unroll
+          for (int c = 0; c < kGemvCols; ++c) {
+            if (c < v.cols) {
+              dot(acc[c], x[u],
+                  __ldg(reinterpret_cast<const uint4*>(S + c * v.s_ss + k + u * kStep)));
+            }
+          }
+        }
+      }
+    }
+    // The rest one vector at a time (the last one may be partial; all of it when not wide).
+    for (; k < k1; k += kStep) {
+      const bool full = wide && k + kVec <= k1;
+      const uint4 x = full ? stream_line(R + k) : gather(R + k, 1, k1 - k, false);
+#pragma unroll
+      for (int c = 0; c < kGemvCols; ++c) {
+        if (c < v.cols) {
+          const MT* sc = S + c * v.s_ss + k;
+          dot(acc[c], x,
+              full ? __ldg(reinterpret_cast<const uint4*>(sc)) : gather(sc, 1, k1 - k, false));
+        }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kGemvCols; ++c) {
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], off);
+    }
+    if (lane == 0) {
+#pragma unroll
+      for (int c = 0; c < kGemvCols; ++c) sums[warp][c] = acc[c];
+    }
+    __syncthreads();
+    if (part != 0 || lane >= v.cols || row >= v.rows) return;
+    float total = 0.0f;
+    for (int w = 0; w < per_row; ++w) total += sums[warp + w][lane];
+    const float alpha = a.alpha * (a.alpha_scale != nullptr ? *a.alpha_scale : 1.0f);
+    store(v, a, b, row, lane, load_epilogue(v, a, alpha, b, row, lane), total);
+  }
+
   // After the main loop: D directly (one split), or this split's partials and, in the last
   // split to arrive, the reduction.
   static __device__ void finish(const SkinnyView& v, const BooGemmArgs& a,
@@ -555,6 +651,12 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSkinnyPipelinedBlocksPerSm)
   Kernel::run_pipelined(v, a);
 }
 
+template <class Kernel>
+__global__ void __launch_bounds__(kGemvWarps * 32)
+    gemm_skinny_gemv_kernel(SkinnyView v, BooGemmArgs a, int per_row, int wide) {
+  Kernel::run_gemv(v, a, per_row, wide != 0);
+}
+
 template <class TR, class TS, class TD, class TBias, int kAct, bool kHasC, bool kHasBias,
           bool kAlphaVector, bool kSwapped>
 struct GemmSkinnyRunner {
@@ -624,7 +726,37 @@ struct GemmSkinnyRunner {
     return best;
   }
 
+  // Warps per row of the GEMV: about one unrolled step of K each (a power of two, at most a
+  // block), so that blocks are short and the last wave ends evenly.
+  static int gemv_warps_per_row(const SkinnyView& v) {
+    constexpr int64_t kStepElems = 32 * Kernel::kVec * kGemvUnroll;
+    int per_row = 1;
+    while (per_row < kGemvWarps && v.k / (2 * per_row) >= kStepElems) per_row *= 2;
+    return per_row;
+  }
+
+  // The GEMV main loop: the decode layouts with at most kGemvCols columns of S, unless the
+  // config asks for K splits, or the rows are too few to fill the GPU and K is deep (then the
+  // warps of a block would stream long rows one latency at a time: K splits over blocks run
+  // instead). Decided from the layout alone (see pipelined_layout).
+  // dispatch::GemmSkinnyAlgorithm mirrors this rule.
+  static bool gemv(const SkinnyView& v, const BooGemmArgs& a) {
+    if (!pipelined_layout(v) || v.cols > kGemvCols || a.splits > 1 || v.rows > 0x7fffffff) {
+      return false;
+    }
+    const int64_t wanted =
+        kGemvWarpsPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
+    const bool starved = v.rows * v.batch * gemv_warps_per_row(v) < wanted / 4;
+    const bool deep = v.k / gemv_warps_per_row(v) > 4 * 32 * Kernel::kVec * kGemvUnroll;
+    return !(starved && deep);
+  }
+
   static void plan(SkinnyView& v, const BooGemmArgs& a) {
+    if (gemv(v, a)) {
+      v.k_per_split = v.k;
+      v.splits = 1;
+      return;
+    }
     const int64_t per = per_split(v, splits_for(v, a));
     v.k_per_split = per;
     v.splits = (v.k + per - 1) / per;
@@ -687,7 +819,14 @@ struct GemmSkinnyRunner {
                     static_cast<unsigned>(v.splits), static_cast<unsigned>(v.batch));
     const auto cuda_stream = static_cast<cudaStream_t>(stream);
     if constexpr (kPipelinable) {
-      if (pipelined_layout(v) && v.r_wide && v.s_wide) {
+      if (gemv(v, a)) {
+        const int per_row = gemv_warps_per_row(v);
+        const dim3 rows(
+            static_cast<unsigned>((v.rows + kGemvWarps / per_row - 1) / (kGemvWarps / per_row)), 1,
+            static_cast<unsigned>(v.batch));
+        gemm_skinny_gemv_kernel<Kernel><<<rows, kGemvWarps * 32, 0, cuda_stream>>>(
+            v, a, per_row, v.r_wide && v.s_wide ? 1 : 0);
+      } else if (pipelined_layout(v) && v.r_wide && v.s_wide) {
         static const cudaError_t attr = cudaFuncSetAttribute(
             gemm_skinny_pipelined_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
             Kernel::kPipelinedShared);

@@ -5,6 +5,7 @@
 # GPU tests and the benchmarks, and leaves logs and CSVs under $OUT.
 #
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
+#                               skinnyforced|
 #                               profile|convpreload|convtests|convbench|conv|workloads|
 #                               lnpreload|lntests|lnbench|lnsweep|lnprofile|ln|all]...
 #   (default: all = build, preload, tests, bench, spacecheck, the conv and layer norm steps;
@@ -250,6 +251,28 @@ if [[ " ${steps[*]} " == *" skinnysweep "* ]]; then
   done
 fi
 
+if [[ " ${steps[*]} " == *" skinnyforced "* ]]; then
+  # gemm.skinny on every line of the decode list (BOO_SKINNY_LIST), whatever dispatch would pick,
+  # beside cuBLASLt: its first splitauto config that `boo parse --candidates` lists for the line.
+  list="${BOO_SKINNY_LIST:-tests/gpu/gemm_skinny.txt}"
+  log "gemm.skinny forced on every line of $list, against cuBLASLt"
+  : >"$OUT/skinnyforced.log"
+  n=0
+  while IFS= read -r cmd; do
+    case "$cmd" in "#"* | "") continue ;; esac
+    n=$((n + 1))
+    cfg=$("$boo" parse --candidates 2000 "$cmd" 2>&1 </dev/null | grep -oE 'gemm\.skinny_[^ ]*_splitauto' | head -1)
+    "$boo" driver --backend boo,cublaslt --config "$cfg" -V 1 -t 1 --iter 100 \
+      --csv "$OUT/skinnyforced-$n.csv" "$cmd" </dev/null >>"$OUT/skinnyforced.log" 2>&1 || status=1
+  done <"$list"
+  head -1 "$OUT/skinnyforced-1.csv" >"$OUT/bench-skinny-forced.csv"
+  for i in $(seq 1 "$n"); do tail -n +2 "$OUT/skinnyforced-$i.csv" >>"$OUT/bench-skinny-forced.csv"; done
+  rm -f "$OUT"/skinnyforced-*.csv
+  echo "skinnyforced: $n lines, $(grep -c 'verify boo: PASS' "$OUT/skinnyforced.log") boo PASS," \
+    "$(grep -c 'verify boo: FAIL' "$OUT/skinnyforced.log") boo FAIL," \
+    "$(grep -c 'error:' "$OUT/skinnyforced.log") errors" | tee -a "$OUT/summary.txt"
+fi
+
 ln_lists=(bench/workloads/layernorm_public.txt tests/gpu/layernorm_awkward.txt)
 if want lnpreload; then
   log "preload: layer norm kernels ($jobs jobs)"
@@ -310,6 +333,7 @@ if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
     bench-unaligned-fp8.csv bench-conv.csv bench-layernorm.csv torch-layernorm.csv lnsweep.csv \
+    bench-skinny-forced.csv \
     lnprofile.txt profile.txt workload-numerics-gemm_public.csv \
     workload-numerics-conv_public.csv workload-numerics-layernorm_public.csv \
     workload-numerics-gemm_public.txt workload-numerics-conv_public.txt \

@@ -10,8 +10,9 @@ namespace {
 
 using space::GemmSkinnyConfig;
 
-constexpr double kBandwidthShare = 0.45;  // measured, see rank()
-constexpr double kSplitFixedUs = 5.4;     // measured, see rank()
+constexpr double kBandwidthShare = 0.45;      // measured, see rank()
+constexpr double kSplitFixedUs = 5.4;         // measured, see rank()
+constexpr double kGemvBandwidthShare = 0.85;  // expected, see rank()
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -45,6 +46,20 @@ int64_t auto_splits(int64_t slices, int64_t cols, int64_t k, int sm_count, bool 
   return best;
 }
 
+// Whether the kernel takes its GEMV main loop (kernels/gemm_skinny.cuh, gemv and
+// gemv_warps_per_row, with its constants): the cp.async layouts with at most 4 narrow columns
+// and no forced K split, unless the rows are too few for the GPU and K is deep.
+bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t splits,
+                 int sm_count) {
+  constexpr int64_t kCols = 4, kWarps = 8, kWarpsPerSm = 48, kStepBytes = 32 * 16 * 4;
+  if (!pipelined_layout(p) || cols > kCols || splits > 1) return false;
+  const int64_t step = kStepBytes / core::dtype_bytes(p.a_type);  // elements per unrolled step
+  int64_t per_row = 1;
+  while (per_row < kWarps && p.k / (2 * per_row) >= step) per_row *= 2;
+  const bool starved = rows * p.batch * per_row < kWarpsPerSm * (sm_count > 0 ? sm_count : 132) / 4;
+  return !(starved && p.k / per_row > 4 * step);
+}
+
 bool narrow_m_side(const ops::GemmProblem& p) {
   return !(p.n <= space::kSkinnyMaxNarrow && (p.n <= p.m || p.m > space::kSkinnyMaxNarrow));
 }
@@ -76,6 +91,21 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       // fp32 inputs run a scalar FMA loop at about half of the fp32 rate.
       const int64_t rows = narrow_m ? p.n : p.m;
       const int64_t cols = narrow_m ? p.m : p.n;
+      if (gemv_layout(p, rows, cols, c.splits, d.sm_count)) {
+        // The GEMV main loop (kernels/gemm_skinny.cuh, run_gemv): rows of R streamed whole by
+        // warps, no K split, S from L1: near the copy bandwidth.
+        const double memory_us = static_cast<double>(p.min_bytes()) /
+                                 (kGemvBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
+        const double compute_us = p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6;
+        cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us;
+        char why[160];
+        std::snprintf(why, sizeof(why),
+                      "GEMV main loop, %lld rows; memory %.1f us, compute %.1f us",
+                      static_cast<long long>(rows * p.batch), memory_us, compute_us);
+        cand.why = why;
+        out.push_back(std::move(cand));
+        continue;
+      }
       const int64_t blocks = (rows + 63) / 64 * p.batch;
       const int64_t splits =
           c.splits > 0 ? c.splits : auto_splits(blocks, cols, p.k, d.sm_count, pipelined_layout(p));

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "../jit/jit_test_util.h"
 #include "boo/dispatch/gemm_dispatcher.h"
@@ -292,6 +293,50 @@ TEST(Heuristic, DecodeShapesGoToGemmSkinny) {
   // Wide problems never see it.
   auto wide = d.candidates(aligned(4096, 4096, 4096), nullptr);
   for (const GemmCandidate& c : *wide) EXPECT_NE(c.algorithm->name(), "gemm.skinny");
+}
+
+TEST(Heuristic, AtMostFourNarrowColumnsRunTheGemvMainLoop) {
+  jit::CacheOptions o;
+  o.root = "/nonexistent";
+  jit::KernelCache cache(o, boo::testing::fake_compiler());
+  GemmDispatcher d(cache, nullptr, DeviceModel{});
+  auto first_skinny = [&](const ops::GemmProblem& p) {
+    auto c = d.candidates(p, nullptr);
+    EXPECT_TRUE(c.has_value());
+    for (const GemmCandidate& x : *c) {
+      if (x.algorithm->name() == "gemm.skinny") return x;
+    }
+    ADD_FAILURE() << "no gemm.skinny candidate";
+    return GemmCandidate{};
+  };
+  auto gemv = [&](const ops::GemmProblem& p) {
+    return first_skinny(p).reason.find("GEMV main loop") != std::string::npos;
+  };
+  // Decode shapes with 1 to 4 narrow columns, on either side, lead with the GEMV main loop
+  // (measured faster than cuBLASLt on most of them: tests/gpu/gemm_skinny.txt).
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{14336, 1, 4096},
+                         {1000, 2, 1024},
+                         {777, 4, 4096},
+                         {3, 5000, 2048},
+                         {1, 1, 8192}}) {
+    const ops::GemmProblem p = aligned(m, n, k);
+    auto c = d.candidates(p, nullptr);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->front().algorithm->name(), "gemm.skinny") << m << "x" << n << "x" << k;
+    EXPECT_TRUE(gemv(p)) << m << "x" << n << "x" << k << ": " << first_skinny(p).reason;
+  }
+  // Five columns take the tensor-core loop; so do rows too few to fill the GPU over a deep K
+  // (K splits over blocks), leading dimensions that are not 16-byte multiples, and other
+  // transposes.
+  EXPECT_FALSE(gemv(aligned(1000, 5, 1024)));
+  EXPECT_FALSE(gemv(aligned(2, 1, 131072)));
+  ops::GemmProblem odd = aligned(1000, 2, 1000);
+  odd.lda = odd.ldb = 1001;
+  EXPECT_FALSE(gemv(odd));
+  ops::GemmProblem nn = aligned(1000, 2, 1024);
+  nn.trans_a = ops::Transpose::kN;
+  nn.lda = 1000;
+  EXPECT_FALSE(gemv(nn));
 }
 
 }  // namespace
