@@ -12,7 +12,7 @@ using space::GemmSkinnyConfig;
 
 constexpr double kBandwidthShare = 0.45;      // measured, see rank()
 constexpr double kSplitFixedUs = 5.4;         // measured, see rank()
-constexpr double kGemvBandwidthShare = 0.85;  // expected, see rank()
+constexpr double kGemvBandwidthShare = 0.85;  // measured, see rank()
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -93,7 +93,8 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       const int64_t cols = narrow_m ? p.m : p.n;
       if (gemv_layout(p, rows, cols, c.splits, d.sm_count)) {
         // The GEMV main loop (kernels/gemm_skinny.cuh, run_gemv): rows of R streamed whole by
-        // warps, no K split, S from L1: near the copy bandwidth.
+        // warps, no K split, S from L1: near the copy bandwidth (H100: 14336x1x4096 at 86% of
+        // the floor; bench/results/2026-11-23-gemm-gemv-h100.md).
         const double memory_us = static_cast<double>(p.min_bytes()) /
                                  (kGemvBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
         const double compute_us = p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6;
