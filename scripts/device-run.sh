@@ -80,17 +80,20 @@ if want preload; then
   "$boo" preload "$overhead_problem" 2>&1 | tail -n 3 | tee -a "$OUT/preload.log"
 fi
 
+# The numerics verdicts in a driver log, one summary line: count_verdicts NAME LOG
+count_verdicts() {
+  echo "$1: $(grep -c 'verify boo: PASS' "$2") boo PASS," \
+    "$(grep -c 'verify boo: FAIL' "$2") boo FAIL," \
+    "$(grep -c 'error:' "$2") errors," \
+    "$(grep -c '^>>> repeat .*: PASS' "$2") repeats PASS" | tee -a "$OUT/summary.txt"
+}
 # Runs one list through the driver's numerics gate: numerics_list NAME FILE DRIVER-FLAGS...
 numerics_list() {
   local name=$1 f=$2
   shift 2
   "$boo" driver "$@" -V 1 --explain --csv "$OUT/numerics-$name.csv" \
     --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
-  echo "$name: $(grep -c 'verify boo: PASS' "$OUT/numerics-$name.log") boo PASS," \
-    "$(grep -c 'verify boo: FAIL' "$OUT/numerics-$name.log") boo FAIL," \
-    "$(grep -c 'error:' "$OUT/numerics-$name.log") errors," \
-    "$(grep -c '^>>> repeat .*: PASS' "$OUT/numerics-$name.log") repeats PASS" \
-    | tee -a "$OUT/summary.txt"
+  count_verdicts "$name" "$OUT/numerics-$name.log"
   grep -o '^>>> boo: [a-z0-9._]*' "$OUT/numerics-$name.log" | sort | uniq -c \
     | sed "s/^/  $name: /" | tee -a "$OUT/summary.txt"
   grep -B3 -A2 'FAIL\|error:' "$OUT/numerics-$name.log" | head -60
@@ -268,9 +271,7 @@ if [[ " ${steps[*]} " == *" skinnyforced "* ]]; then
   head -1 "$OUT/skinnyforced-1.csv" >"$OUT/bench-skinny-forced.csv"
   for i in $(seq 1 "$n"); do tail -n +2 "$OUT/skinnyforced-$i.csv" >>"$OUT/bench-skinny-forced.csv"; done
   rm -f "$OUT"/skinnyforced-*.csv
-  echo "skinnyforced: $n lines, $(grep -c 'verify boo: PASS' "$OUT/skinnyforced.log") boo PASS," \
-    "$(grep -c 'verify boo: FAIL' "$OUT/skinnyforced.log") boo FAIL," \
-    "$(grep -c 'error:' "$OUT/skinnyforced.log") errors" | tee -a "$OUT/summary.txt"
+  count_verdicts "skinnyforced ($n lines)" "$OUT/skinnyforced.log"
 fi
 
 ln_lists=(bench/workloads/layernorm_public.txt tests/gpu/layernorm_awkward.txt)
