@@ -726,12 +726,20 @@ struct GemmSkinnyRunner {
     return best;
   }
 
-  // Warps per row of the GEMV: about one unrolled step of K each (a power of two, at most a
-  // block), so that blocks are short and the last wave ends evenly.
-  static int gemv_warps_per_row(const SkinnyView& v) {
-    constexpr int64_t kStepElems = 32 * Kernel::kVec * kGemvUnroll;
+  // Warps per row of the GEMV (a power of two, at most a block): about one unrolled step of K
+  // each, so that blocks are short and the last wave ends evenly; more while the rows leave the
+  // GPU short of kGemvWarpsPerSm warps per SM, as long as each warp keeps a vector per lane.
+  static int gemv_warps_per_row(const SkinnyView& v, const BooGemmArgs& a) {
+    constexpr int64_t kVectorElems = 32 * Kernel::kVec;
+    constexpr int64_t kStepElems = kVectorElems * kGemvUnroll;
+    const int64_t wanted =
+        kGemvWarpsPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
     int per_row = 1;
-    while (per_row < kGemvWarps && v.k / (2 * per_row) >= kStepElems) per_row *= 2;
+    while (per_row < kGemvWarps &&
+           (v.k / (2 * per_row) >= kStepElems ||
+            (v.rows * v.batch * per_row < wanted && v.k / (2 * per_row) >= kVectorElems))) {
+      per_row *= 2;
+    }
     return per_row;
   }
 
@@ -746,8 +754,9 @@ struct GemmSkinnyRunner {
     }
     const int64_t wanted =
         kGemvWarpsPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
-    const bool starved = v.rows * v.batch * gemv_warps_per_row(v) < wanted / 4;
-    const bool deep = v.k / gemv_warps_per_row(v) > 4 * 32 * Kernel::kVec * kGemvUnroll;
+    const int per_row = gemv_warps_per_row(v, a);
+    const bool starved = v.rows * v.batch * per_row < wanted / 4;
+    const bool deep = v.k / per_row > 4 * 32 * Kernel::kVec * kGemvUnroll;
     return !(starved && deep);
   }
 
@@ -820,7 +829,7 @@ struct GemmSkinnyRunner {
     const auto cuda_stream = static_cast<cudaStream_t>(stream);
     if constexpr (kPipelinable) {
       if (gemv(v, a)) {
-        const int per_row = gemv_warps_per_row(v);
+        const int per_row = gemv_warps_per_row(v, a);
         const dim3 rows(
             static_cast<unsigned>((v.rows + kGemvWarps / per_row - 1) / (kGemvWarps / per_row)), 1,
             static_cast<unsigned>(v.batch));

@@ -51,12 +51,17 @@ int64_t auto_splits(int64_t slices, int64_t cols, int64_t k, int sm_count, bool 
 // and no forced K split, unless the rows are too few for the GPU and K is deep.
 bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t splits,
                  int sm_count) {
-  constexpr int64_t kCols = 4, kWarps = 8, kWarpsPerSm = 48, kStepBytes = 32 * 16 * 4;
+  constexpr int64_t kCols = 4, kWarps = 8, kWarpsPerSm = 48, kUnroll = 4;
   if (!pipelined_layout(p) || cols > kCols || splits > 1) return false;
-  const int64_t step = kStepBytes / core::dtype_bytes(p.a_type);  // elements per unrolled step
+  const int64_t vector = 32 * 16 / core::dtype_bytes(p.a_type);  // elements: a vector per lane
+  const int64_t step = vector * kUnroll;                         // an unrolled step
+  const int64_t wanted = kWarpsPerSm * (sm_count > 0 ? sm_count : 132);
   int64_t per_row = 1;
-  while (per_row < kWarps && p.k / (2 * per_row) >= step) per_row *= 2;
-  const bool starved = rows * p.batch * per_row < kWarpsPerSm * (sm_count > 0 ? sm_count : 132) / 4;
+  while (per_row < kWarps && (p.k / (2 * per_row) >= step || (rows * p.batch * per_row < wanted &&
+                                                              p.k / (2 * per_row) >= vector))) {
+    per_row *= 2;
+  }
+  const bool starved = rows * p.batch * per_row < wanted / 4;
   return !(starved && p.k / per_row > 4 * step);
 }
 
