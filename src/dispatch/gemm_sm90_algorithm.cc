@@ -280,7 +280,12 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   const int64_t real_tiles = ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) * p.batch;
   const double active = static_cast<double>(std::min<int64_t>(
       c.scheduler == GemmScheduler::kPersistent ? real_tiles : d.sm_count, d.sm_count));
-  const double per_cta_share = c.tile_m >= 128 ? 2.0 : 0.85;
+  // A persistent tile 16 or 32 wide (decode GEMMs) has small stages and so many of them: its
+  // CTAs stream about four fair shares (H100, 2026-11-23: 4096x16x4096 on 32 CTAs of 128x16 at
+  // 17.4 us, on 64 CTAs of 64x16 at 17.4 us; bench/results/2026-11-23-gemm-narrow-tiles-h100.md).
+  // (Split-K over such tiles measured slower than predicted: 256x8x65536 at 47.4 us.)
+  const bool narrow = c.tile_n <= 32 && c.scheduler == GemmScheduler::kPersistent;
+  const double per_cta_share = narrow ? 4.0 : c.tile_m >= 128 ? 2.0 : 0.85;
   const double hbm =
       0.75 * std::min(1.0, per_cta_share * active / d.sm_count) * d.bandwidth_gbs * 1e9;
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));

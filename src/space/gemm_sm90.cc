@@ -227,6 +227,7 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
   std::vector<GemmSm90Config> out;
   if (!check_gemm_sm90_class(cls).is_ok()) return out;
   const int k16 = 128 / core::dtype_bytes(cls.a);  // tile K of 128 bytes: 64 for 16-bit
+  const bool fp8 = core::dtype_bytes(cls.a) == 1;
   struct Shape {
     int m, n, k;
   };
@@ -246,6 +247,11 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
     case RuleSet::kDefault:
       tiles = {{128, 128, k16}, {128, 256, k16}, {256, 128, k16},    {128, 64, k16},
                {64, 128, k16},  {64, 256, k16},  {128, 128, 2 * k16}};
+      if (!fp8) {
+        // N = 16 and 32: decode GEMMs, whose narrow side a wider tile would mostly waste. (Not
+        // for fp8: a 64x16x256 fp8 kernel compiled but was refused at run time on an H100.)
+        tiles.insert(tiles.end(), {{128, 16, k16}, {64, 16, 2 * k16}, {128, 32, k16}});
+      }
       clusters = {{1, 1}, {2, 1}, {1, 2}};
       schedulers = {{GemmScheduler::kPersistent, 1},
                     {GemmScheduler::kStreamK, 1},
@@ -256,7 +262,8 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
       break;
     case RuleSet::kFull:
       for (int m : {64, 128, 256}) {
-        for (int n : {64, 96, 128, 160, 192, 224, 256}) {
+        for (int n : {16, 32, 64, 96, 128, 160, 192, 224, 256}) {
+          if (fp8 && n < 64) continue;
           for (int k : {k16 / 2, k16, 2 * k16}) tiles.push_back({m, n, k});
         }
       }
@@ -274,6 +281,12 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
     for (auto [cm, cn] : clusters) {
       for (GemmSchedule sch : schedules) {
         for (auto [sched, splits] : schedulers) {
+          // The default rule set runs the narrow tiles persistent only: split-K over them
+          // measured far slower than the heuristic predicts (256x8x65536 on 128x16 tiles in 8
+          // splits: 47.4 us, predicted 19.9; bench/results/2026-11-23-gemm-narrow-tiles-h100.md).
+          if (rules == RuleSet::kDefault && t.n < 64 && sched != GemmScheduler::kPersistent) {
+            continue;
+          }
           for (auto [swizzle, raster] : orders) {
             GemmSm90Config c;
             c.cls = cls;

@@ -141,6 +141,31 @@ TEST(GemmSm90, Fp8IsKMajorOnlyWithAWiderOutput) {
   EXPECT_FALSE(check_gemm_sm90_class(mixed).is_ok());
 }
 
+TEST(GemmSm90, NarrowTilesArePersistentAndNotForFp8) {
+  // The default rule set has 16- and 32-wide tiles (decode GEMMs), persistent only.
+  const GemmClass bf16 = sample_gemm_classes().front();
+  int narrow = 0;
+  for (const GemmSm90Config& c : gemm_sm90_space(bf16, RuleSet::kDefault)) {
+    if (c.tile_n >= 64) continue;
+    ++narrow;
+    EXPECT_EQ(c.scheduler, GemmScheduler::kPersistent) << c.name();
+  }
+  EXPECT_GT(narrow, 0);
+  // The full rule set also splits K over them (for sweeps).
+  bool split = false;
+  for (const GemmSm90Config& c : gemm_sm90_space(bf16, RuleSet::kFull)) {
+    split = split || (c.tile_n == 16 && c.scheduler == GemmScheduler::kSplitK);
+  }
+  EXPECT_TRUE(split);
+  // fp8 keeps tiles at least 64 wide in both.
+  GemmClass fp8;
+  fp8.a = fp8.b = core::DType::kF8E4M3;
+  fp8.scaled = true;
+  for (RuleSet rules : {RuleSet::kDefault, RuleSet::kFull}) {
+    for (const GemmSm90Config& c : gemm_sm90_space(fp8, rules)) EXPECT_GE(c.tile_n, 64) << c.name();
+  }
+}
+
 TEST(GemmSm90, UnalignedNamesRoundTrip) {
   GemmSm90Config c = base();
   c.unaligned = true;
