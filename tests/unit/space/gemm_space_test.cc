@@ -164,6 +164,17 @@ TEST(GemmSm90, NarrowTilesArePersistentAndNotForFp8) {
   for (RuleSet rules : {RuleSet::kDefault, RuleSet::kFull}) {
     for (const GemmSm90Config& c : gemm_sm90_space(fp8, rules)) EXPECT_GE(c.tile_n, 64) << c.name();
   }
+  // A forced narrow fp8 tile is valid with a 128-byte K only (CUTLASS refuses 64x16x256).
+  GemmSm90Config forced;
+  forced.cls = fp8;
+  forced.tile_m = 64;
+  forced.tile_n = 16;
+  forced.tile_k = 128;
+  forced.schedule = GemmSchedule::kPingpong;
+  EXPECT_TRUE(check_gemm_sm90(forced).is_ok()) << check_gemm_sm90(forced).message();
+  forced.tile_k = 256;
+  EXPECT_NE(check_gemm_sm90(forced).message().find("at most 128 bytes"), std::string::npos)
+      << check_gemm_sm90(forced).message();
 }
 
 TEST(GemmSm90, UnalignedNamesRoundTrip) {
