@@ -141,6 +141,17 @@ void GpuSession::run_layernorm(const std::string& source, const ops::LayerNormPr
     return first == second;
   };
   bool failed = false;
+  // A backward check beyond the reference failed for r: the run and the problem's numerics
+  // record fail, the record noting why (unless it already says).
+  auto fail_check = [&](BackendRun& r, const std::string& note) {
+    failed = true;
+    r.passed = false;
+    if (!outcome.records.empty() && outcome.records.back().key == p.key()) {
+      NumericsRecord& rec = outcome.records.back();
+      rec.passed = false;
+      if (rec.note.empty()) rec.note = note;
+    }
+  };
   if (plan.verify) {
     auto ref = tune::LayerNormReference::compute(*operands);
     if (!ref) return fail(ref.status());
@@ -175,15 +186,7 @@ void GpuSession::run_layernorm(const std::string& source, const ops::LayerNormPr
         std::fprintf(s.out, ">>> repeat %s: %s\n", r.name.c_str(),
                      *again ? "PASS: a second run wrote the same bits"
                             : "FAIL: a second run wrote different bits");
-        if (!*again) {
-          failed = true;
-          r.passed = false;
-          if (!outcome.records.empty() && outcome.records.back().key == p.key()) {
-            NumericsRecord& rec = outcome.records.back();
-            rec.passed = false;
-            if (rec.note.empty()) rec.note = "a second run wrote different bits";
-          }
-        }
+        if (!*again) fail_check(r, "a second run wrote different bits");
       }
       // Independent of the reference's analytic backward: the gradient of sum(y * dy) itself.
       for (BackendRun& r : runs) {
@@ -201,13 +204,7 @@ void GpuSession::run_layernorm(const std::string& source, const ops::LayerNormPr
                      n.passed ? "PASS" : "FAIL", fd->rel_fro, backward_parts(p).c_str());
         if (!n.passed) {
           std::fprintf(s.out, ">>>   %s\n", n.verdict.c_str());
-          failed = true;
-          r.passed = false;
-          if (!outcome.records.empty() && outcome.records.back().key == p.key()) {
-            NumericsRecord& rec = outcome.records.back();
-            rec.passed = false;
-            if (rec.note.empty()) rec.note = "finite differences: " + n.verdict;
-          }
+          fail_check(r, "finite differences: " + n.verdict);
         }
       }
     }
