@@ -41,18 +41,16 @@ inline codegen::KernelSource fake_source(const std::string& name, const std::str
   return {name, "// name: " + name + "\n" + extra + "\n"};
 }
 
-// A test with a kernel cache in a fresh temporary folder that compiles with the fake compiler,
-// which appends one line per compile to log_ (the dispatch tests).
-class FakeCacheTest : public ::testing::Test {
+// A test in a fresh temporary folder root_ whose fake compiler appends one line per compile to
+// log_ (and neither fails nor sleeps unless the test asks).
+class FakeCompilerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = make_temp_dir("dispatch");
+    root_ = make_temp_dir("fake_nvcc");
     log_ = root_ + "/compiles.log";
     setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
+    unsetenv("BOO_FAKE_NVCC_SLEEP");
     unsetenv("BOO_FAKE_NVCC_FAIL");
-    jit::CacheOptions o;
-    o.root = root_ + "/cache";
-    cache_ = std::make_unique<jit::KernelCache>(o, fake_compiler());
   }
   void TearDown() override {
     unsetenv("BOO_FAKE_NVCC_LOG");
@@ -61,6 +59,17 @@ class FakeCacheTest : public ::testing::Test {
   }
   std::string root_;
   std::string log_;
+};
+
+// The same with a kernel cache in root_/cache (the dispatch tests).
+class FakeCacheTest : public FakeCompilerTest {
+ protected:
+  void SetUp() override {
+    FakeCompilerTest::SetUp();
+    jit::CacheOptions o;
+    o.root = root_ + "/cache";
+    cache_ = std::make_unique<jit::KernelCache>(o, fake_compiler());
+  }
   std::unique_ptr<jit::KernelCache> cache_;
 };
 

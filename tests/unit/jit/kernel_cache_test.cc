@@ -16,21 +16,9 @@ namespace fs = std::filesystem;
 using boo::testing::count_lines;
 using boo::testing::fake_compiler;
 using boo::testing::fake_source;
-using boo::testing::make_temp_dir;
 
-class KernelCacheTest : public ::testing::Test {
+class KernelCacheTest : public boo::testing::FakeCompilerTest {
  protected:
-  void SetUp() override {
-    root_ = make_temp_dir("cache");
-    log_ = root_ + "/compiles.log";
-    setenv("BOO_FAKE_NVCC_LOG", log_.c_str(), 1);
-    unsetenv("BOO_FAKE_NVCC_SLEEP");
-    unsetenv("BOO_FAKE_NVCC_FAIL");
-  }
-  void TearDown() override {
-    unsetenv("BOO_FAKE_NVCC_LOG");
-    fs::remove_all(root_);
-  }
   KernelCache make_cache(bool allow_compile = true) {
     CacheOptions o;
     o.root = root_ + "/cache";
@@ -38,9 +26,6 @@ class KernelCacheTest : public ::testing::Test {
     return KernelCache(o, fake_compiler());
   }
   int compiles() const { return count_lines(log_); }
-
-  std::string root_;
-  std::string log_;
 };
 
 TEST_F(KernelCacheTest, CompilesOnceThenMemoryThenDisk) {
