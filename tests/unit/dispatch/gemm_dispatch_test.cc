@@ -276,11 +276,20 @@ TEST(TuningDb, RowsRoundTripAndBadLinesNameTheirPlace) {
 namespace boo::dispatch {
 namespace {
 
+// A GEMM dispatcher over a cache that never compiles: the heuristic's ranking only.
+struct RankingDispatcher {
+  static jit::CacheOptions options() {
+    jit::CacheOptions o;
+    o.root = "/nonexistent";
+    return o;
+  }
+  jit::KernelCache cache{options(), boo::testing::fake_compiler()};
+  GemmDispatcher dispatcher{cache, nullptr, DeviceModel{}};
+};
+
 TEST(Heuristic, DecodeShapesGoToGemmSkinny) {
-  jit::CacheOptions o;
-  o.root = "/nonexistent";
-  jit::KernelCache cache(o, boo::testing::fake_compiler());
-  GemmDispatcher d(cache, nullptr, DeviceModel{});
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
   // Long K over a narrow output: tile kernels leave most SMs idle or serialize stream-K
   // fixups (measured); the skinny kernel leads.
   for (auto [m, n] : {std::pair<int64_t, int64_t>{256, 8}, {8, 256}, {64, 1}}) {
@@ -296,10 +305,8 @@ TEST(Heuristic, DecodeShapesGoToGemmSkinny) {
 }
 
 TEST(Heuristic, AtMostFourNarrowColumnsRunTheGemvMainLoop) {
-  jit::CacheOptions o;
-  o.root = "/nonexistent";
-  jit::KernelCache cache(o, boo::testing::fake_compiler());
-  GemmDispatcher d(cache, nullptr, DeviceModel{});
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
   // The gemm.skinny candidate's reason (empty when the kept candidates have none).
   auto first_skinny = [&](const ops::GemmProblem& p) {
     auto c = d.candidates(p, nullptr);
@@ -340,10 +347,8 @@ TEST(Heuristic, AtMostFourNarrowColumnsRunTheGemvMainLoop) {
 }
 
 TEST(Heuristic, DecodeShapesWithSixteenColumnsTakeANarrowPersistentTile) {
-  jit::CacheOptions o;
-  o.root = "/nonexistent";
-  jit::KernelCache cache(o, boo::testing::fake_compiler());
-  GemmDispatcher d(cache, nullptr, DeviceModel{});
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
   // 4096 x 16 x 4096 (the public list's decode GEMM): a 16-wide tile, persistent (measured on
   // an H100 at 17.4 us against 21.8 for gemm.skinny and 24.2 for a 64-wide split-K tile).
   auto c = d.candidates(aligned(4096, 16, 4096), nullptr);
