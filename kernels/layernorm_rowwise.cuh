@@ -45,6 +45,27 @@ struct Params {
   float* partial_db;  // [groups][cols] (backward with dbias), or null
 };
 
+// The tensors of Params with their element type, for a kernel's one line `const Tensors<T>
+// io(p);`; column_sums: the backward asked for dweight or dbias.
+template <class T>
+struct Tensors {
+  const T* x;
+  const T* w;
+  const T* b;
+  T* y;
+  const T* dy;
+  T* dx;
+  bool column_sums;
+  __device__ __forceinline__ explicit Tensors(const Params& p)
+      : x(static_cast<const T*>(p.x)),
+        w(static_cast<const T*>(p.w)),
+        b(static_cast<const T*>(p.b)),
+        y(static_cast<T*>(p.y)),
+        dy(static_cast<const T*>(p.dy)),
+        dx(static_cast<T*>(p.dx)),
+        column_sums(p.partial_dw != nullptr || p.partial_db != nullptr) {}
+};
+
 template <class T, int kVec>
 struct alignas(sizeof(T) * kVec) Vector {
   T v[kVec];
@@ -128,10 +149,7 @@ __global__ void __launch_bounds__(kThreads* kRows) forward_kernel(Params p) {
   __shared__ float smem[RowSumStorage<kThreads, kRows, 1>::kFloats];
   const int group = threadIdx.x / kThreads;
   const int lane = threadIdx.x % kThreads;
-  const T* x = static_cast<const T*>(p.x);
-  const T* w = static_cast<const T*>(p.w);
-  const T* b = static_cast<const T*>(p.b);
-  T* y = static_cast<T*>(p.y);
+  const Tensors<T> io(p);
   constexpr int64_t kStep = int64_t{kThreads} * kVec;
   // Every thread runs the same number of iterations (row groups past the end compute on zeros
   // and store nothing), so the shuffles and barriers of row_sum see the whole block.
@@ -148,7 +166,7 @@ __global__ void __launch_bounds__(kThreads* kRows) forward_kernel(Params p) {
       for (int i = 0; i < kItems; ++i) {
         const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
         if (valid && c < p.cols) {
-          load<T, kVec>(x, off + c, v[i]);
+          load<T, kVec>(io.x, off + c, v[i]);
         } else {
 #pragma unroll
           for (int j = 0; j < kVec; ++j) v[i][j] = 0.0f;
@@ -177,20 +195,20 @@ __global__ void __launch_bounds__(kThreads* kRows) forward_kernel(Params p) {
           float o[kVec];
 #pragma unroll
           for (int j = 0; j < kVec; ++j) o[j] = (v[i][j] - mean) * rstd;
-          if (w != nullptr) {
+          if (io.w != nullptr) {
             float wv[kVec], bv[kVec];
-            load<T, kVec>(w, c, wv);
-            load<T, kVec>(b, c, bv);
+            load<T, kVec>(io.w, c, wv);
+            load<T, kVec>(io.b, c, bv);
 #pragma unroll
             for (int j = 0; j < kVec; ++j) o[j] = o[j] * wv[j] + bv[j];
           }
-          store<T, kVec>(y, off + c, o);
+          store<T, kVec>(io.y, off + c, o);
         }
       }
     } else {
       float v[kVec];
       for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
-        load<T, kVec>(x, off + c, v);
+        load<T, kVec>(io.x, off + c, v);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) sum[0] += v[j];
       }
@@ -198,24 +216,24 @@ __global__ void __launch_bounds__(kThreads* kRows) forward_kernel(Params p) {
       mean = sum[0] * p.inv_cols;
       float sq[1] = {0.0f};
       for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
-        load<T, kVec>(x, off + c, v);
+        load<T, kVec>(io.x, off + c, v);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) sq[0] += (v[j] - mean) * (v[j] - mean);
       }
       row_sum<kThreads, kRows, 1>(sq, smem, group, lane);
       rstd = 1.0f / sqrtf(sq[0] * p.inv_cols + p.eps);
       for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
-        load<T, kVec>(x, off + c, v);
+        load<T, kVec>(io.x, off + c, v);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) v[j] = (v[j] - mean) * rstd;
-        if (w != nullptr) {
+        if (io.w != nullptr) {
           float wv[kVec], bv[kVec];
-          load<T, kVec>(w, c, wv);
-          load<T, kVec>(b, c, bv);
+          load<T, kVec>(io.w, c, wv);
+          load<T, kVec>(io.b, c, bv);
 #pragma unroll
           for (int j = 0; j < kVec; ++j) v[j] = v[j] * wv[j] + bv[j];
         }
-        store<T, kVec>(y, off + c, v);
+        store<T, kVec>(io.y, off + c, v);
       }
     }
     if (valid && lane == 0) {
@@ -341,14 +359,10 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p
   extern __shared__ float sums[];  // [kRows][2][kSlots]: dweight, dbias terms per group
   const int group = threadIdx.x / kThreads;
   const int lane = threadIdx.x % kThreads;
-  const T* x = static_cast<const T*>(p.x);
-  const T* w = static_cast<const T*>(p.w);
-  const T* dy = static_cast<const T*>(p.dy);
-  T* dx = static_cast<T*>(p.dx);
-  const bool column_sums = p.partial_dw != nullptr || p.partial_db != nullptr;
+  const Tensors<T> io(p);
   float* acc_w = sums + group * 2 * kSlots;
   float* acc_b = acc_w + kSlots;
-  if (column_sums) {
+  if (io.column_sums) {
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
 #pragma unroll
@@ -371,18 +385,18 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p
     for (int i = 0; i < kItems; ++i) {
       const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
       if (valid && c < p.cols) {
-        xr[i] = *reinterpret_cast<const V*>(x + off + c);
-        dr[i] = *reinterpret_cast<const V*>(dy + off + c);
+        xr[i] = *reinterpret_cast<const V*>(io.x + off + c);
+        dr[i] = *reinterpret_cast<const V*>(io.dy + off + c);
       }
     }
     backward_row<T, kVec, kThreads, kRows, kItems>(
-        p, w, dx, smem, group, lane, valid, off, mean, rstd,
+        p, io.w, io.dx, smem, group, lane, valid, off, mean, rstd,
         [&](int i, int64_t, float(&xv)[kVec], float(&dyv)[kVec]) {
           widen<T, kVec>(xr[i], xv);
           widen<T, kVec>(dr[i], dyv);
         },
         [&](int i, const float(&xhat)[kVec], const float(&dyv)[kVec]) {
-          if (!column_sums) return;
+          if (!io.column_sums) return;
           float terms[kVec];
 #pragma unroll
           for (int j = 0; j < kVec; ++j) terms[j] = dyv[j] * xhat[j];
@@ -390,7 +404,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_regs_kernel(Params p
           add_to_slots<kVec>(acc_b + (i * kThreads + lane) * kVec, dyv);
         });
   }
-  if (!column_sums) return;
+  if (!io.column_sums) return;
   // Groups 1.. add their slots into group 0's, in group order.
   __syncthreads();
   for (int k = 1; k < kRows; ++k) {
@@ -532,11 +546,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
   extern __shared__ __align__(16) unsigned char dynamic_smem[];
   const int group = threadIdx.x / kThreads;
   const int lane = threadIdx.x % kThreads;
-  const T* x = static_cast<const T*>(p.x);
-  const T* w = static_cast<const T*>(p.w);
-  const T* dy = static_cast<const T*>(p.dy);
-  T* dx = static_cast<T*>(p.dx);
-  const bool column_sums = p.partial_dw != nullptr || p.partial_db != nullptr;
+  const Tensors<T> io(p);
   float acc_w[kItems][kVec], acc_b[kItems][kVec];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
@@ -546,7 +556,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
   const int64_t first = int64_t{blockIdx.x} * kRows;
   const int64_t stride = int64_t{gridDim.x} * kRows;
   // dbias alone needs dy only: x, mean and rstd are not read.
-  const bool need_x = dx != nullptr || p.partial_dw != nullptr;
+  const bool need_x = io.dx != nullptr || p.partial_dw != nullptr;
   // This group's x (then dy) of stage s.
   const auto stage = [&](int64_t s) {
     return reinterpret_cast<T*>(dynamic_smem) + ((s % kStages) * kRows + group) * 2 * kCols;
@@ -560,8 +570,8 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
       for (int i = 0; i < kItems; ++i) {
         const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
         if (c < p.cols) {
-          if (need_x) copy_async<sizeof(V)>(sx + c, x + row * p.cols + c);
-          copy_async<sizeof(V)>(sx + kCols + c, dy + row * p.cols + c);
+          if (need_x) copy_async<sizeof(V)>(sx + c, io.x + row * p.cols + c);
+          copy_async<sizeof(V)>(sx + kCols + c, io.dy + row * p.cols + c);
         }
       }
     }
@@ -593,7 +603,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
     copy_wait<kStages - 1>();
     const T* sx = stage(k);
     backward_row<T, kVec, kThreads, kRows, kItems>(
-        p, w, dx, smem, group, lane, valid, off, mean, rstd,
+        p, io.w, io.dx, smem, group, lane, valid, off, mean, rstd,
         [&](int, int64_t c, float(&xv)[kVec], float(&dyv)[kVec]) {
           if (need_x) {
             widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
@@ -611,7 +621,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
           }
         });
   }
-  if (!column_sums) return;
+  if (!io.column_sums) return;
   copy_wait<0>();  // (the groups past the end are empty)
   float* shared_sums = reinterpret_cast<float*>(dynamic_smem);
   if (p.partial_dw != nullptr) {
@@ -631,10 +641,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_stream_kernel(Params
   __shared__ float smem[RowSumStorage<kThreads, kRows, 2>::kFloats];
   const int group = threadIdx.x / kThreads;
   const int lane = threadIdx.x % kThreads;
-  const T* x = static_cast<const T*>(p.x);
-  const T* w = static_cast<const T*>(p.w);
-  const T* dy = static_cast<const T*>(p.dy);
-  T* dx = static_cast<T*>(p.dx);
+  const Tensors<T> io(p);
   const int64_t gid = int64_t{blockIdx.x} * kRows + group;
   float* pdw = p.partial_dw != nullptr ? p.partial_dw + gid * p.cols : nullptr;
   float* pdb = p.partial_db != nullptr ? p.partial_db + gid * p.cols : nullptr;
@@ -649,11 +656,11 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_stream_kernel(Params
     const float rstd = valid ? p.rstd[row] : 0.0f;
     float s[2] = {0.0f, 0.0f};
     float xv[kVec], dyv[kVec];
-    if (dx != nullptr) {
+    if (io.dx != nullptr) {
       for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
-        load<T, kVec>(x, off + c, xv);
-        load<T, kVec>(dy, off + c, dyv);
-        backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, s);
+        load<T, kVec>(io.x, off + c, xv);
+        load<T, kVec>(io.dy, off + c, dyv);
+        backward_terms<T, kVec>(io.w, c, mean, rstd, xv, dyv, s);
       }
       row_sum<kThreads, kRows, 2>(s, smem, group, lane);
     }
@@ -661,15 +668,15 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_stream_kernel(Params
     const float mgx = s[1] * p.inv_cols;
     for (int64_t c = int64_t{lane} * kVec; valid && c < p.cols; c += kStep) {
       float t[2] = {0.0f, 0.0f};
-      load<T, kVec>(x, off + c, xv);
-      load<T, kVec>(dy, off + c, dyv);
-      backward_terms<T, kVec>(w, c, mean, rstd, xv, dyv, t);
-      if (dx != nullptr) {
+      load<T, kVec>(io.x, off + c, xv);
+      load<T, kVec>(io.dy, off + c, dyv);
+      backward_terms<T, kVec>(io.w, c, mean, rstd, xv, dyv, t);
+      if (io.dx != nullptr) {
         float o[kVec];
-        gradient<T, kVec>(w, c, dyv, o);
+        gradient<T, kVec>(io.w, c, dyv, o);
 #pragma unroll
         for (int j = 0; j < kVec; ++j) o[j] = rstd * (o[j] - mg - xv[j] * mgx);
-        store<T, kVec>(dx, off + c, o);
+        store<T, kVec>(io.dx, off + c, o);
       }
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
