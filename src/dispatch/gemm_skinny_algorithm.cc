@@ -47,8 +47,9 @@ int64_t auto_splits(int64_t slices, int64_t cols, int64_t k, int sm_count, bool 
 }
 
 // Whether the kernel takes its GEMV main loop (kernels/gemm_skinny.cuh, gemv and
-// gemv_warps_per_row, with its constants): the cp.async layouts with at most 4 narrow columns
-// and no forced K split, unless the rows are too few for the GPU and K is deep.
+// gemv_warps_per_row, with the constants of kernels/gemm_skinny_gemv.cuh): the cp.async layouts
+// with at most 4 narrow columns and no forced K split, unless the rows are too few for the GPU and
+// K is deep.
 bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t splits,
                  int sm_count) {
   constexpr int64_t kCols = 4, kWarps = 8, kWarpsPerSm = 48, kUnroll = 4;
@@ -97,7 +98,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       const int64_t rows = narrow_m ? p.n : p.m;
       const int64_t cols = narrow_m ? p.m : p.n;
       if (gemv_layout(p, rows, cols, c.splits, d.sm_count)) {
-        // The GEMV main loop (kernels/gemm_skinny.cuh, run_gemv): rows of R streamed whole by
+        // The GEMV main loop (kernels/gemm_skinny_gemv.cuh, run_rows): rows of R streamed whole by
         // warps, no K split, S from L1: near the copy bandwidth (H100: 14336x1x4096 at 86% of
         // the floor; bench/results/2026-11-23-gemm-gemv-h100.md).
         const double memory_us = static_cast<double>(p.min_bytes()) /
