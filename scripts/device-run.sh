@@ -140,7 +140,7 @@ if want bench; then
   build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
 fi
 
-conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt)
+conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
@@ -160,6 +160,11 @@ if want convbench; then
     --csv "$OUT/bench-conv.csv" --commands-file bench/workloads/conv_public.txt \
     >"$OUT/bench-conv.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo:|cudnn:|verify)|error' "$OUT/bench-conv.log" | cut -c1-150 | head -120
+  log "benchmark: conv_depthwise.txt (conv.depthwise's classes), boo vs cuDNN"
+  "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
+    --csv "$OUT/bench-conv-depthwise.csv" --commands-file bench/workloads/conv_depthwise.txt \
+    >"$OUT/bench-conv-depthwise.log" 2>&1 || status=1
+  grep -E '^>>> (speedup|boo: min|cudnn: min)|error' "$OUT/bench-conv-depthwise.log" | cut -c1-150
 fi
 
 if [[ " ${steps[*]} " == *" workloads "* ]]; then
@@ -335,7 +340,8 @@ log "done (status $status)"
 if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
-    bench-unaligned-fp8.csv bench-conv.csv bench-layernorm.csv torch-layernorm.csv lnsweep.csv \
+    bench-unaligned-fp8.csv bench-conv.csv bench-conv-depthwise.csv bench-layernorm.csv \
+    torch-layernorm.csv lnsweep.csv \
     bench-skinny-forced.csv \
     lnprofile.txt profile.txt workload-numerics-gemm_public.csv \
     workload-numerics-conv_public.csv workload-numerics-layernorm_public.csv \

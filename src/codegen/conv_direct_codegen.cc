@@ -1,31 +1,64 @@
-// conv.direct: the always-correct convolution (kernels/conv_direct.cuh), one translation unit
-// per class. The runner takes sizes, strides and layouts at launch, so the class fixes only the
-// element type, the direction and the forward epilogue; the math mode does not matter (the
-// kernel forms exact fp32 products) and the spatial dimensions only name the kernel.
+// The direct convolution kernels of our own, one translation unit per class: conv.direct, the
+// always-correct convolution (kernels/conv_direct.cuh), and conv.depthwise, the forward
+// depthwise kernel (kernels/conv_depthwise.cuh). Their runners take sizes, strides and layouts
+// at launch, so the class fixes only the element type, the direction and the forward epilogue;
+// the math mode does not matter (the kernels form exact fp32 products) and the spatial
+// dimensions only name the kernel.
 #include "boo/codegen/conv_codegen.h"
 #include "codegen_util.h"
 
 namespace boo::codegen {
 
-core::Expected<KernelSource> conv_direct_source(const space::ConvClass& cls) {
+namespace {
+
+core::Status check_direct_class(std::string_view algorithm, const space::ConvClass& cls) {
   if (core::is_fp8(cls.dtype)) {
-    return core::unsupported("conv.direct: no fp8 convolutions (class " + cls.name() + ")");
+    return core::unsupported(std::string(algorithm) + ": no fp8 convolutions (class " + cls.name() +
+                             ")");
   }
-  const bool forward = cls.direction == ops::ConvDirection::kForward;
-  if (!forward && (cls.bias || cls.activation != ops::Activation::kNone)) {
-    return core::invalid_argument(
-        "conv.direct: bias and activation belong to the forward pass (class " + cls.name() + ")");
+  if (cls.direction != ops::ConvDirection::kForward &&
+      (cls.bias || cls.activation != ops::Activation::kNone)) {
+    return core::invalid_argument(std::string(algorithm) +
+                                  ": bias and activation belong to the forward pass (class " +
+                                  cls.name() + ")");
   }
-  const std::string name = std::string(kConvDirectPrefix) + cls.name();
+  return core::Status::ok();
+}
+
+// `header` defines `runner` (a template of element type and, as the class asks, direction,
+// bias and activation); the translation unit exports it under `name`.
+core::Expected<KernelSource> direct_source(const std::string& name, std::string_view header,
+                                           const std::string& runner) {
   std::string b;
-  b += "#include \"conv_direct.cuh\"\n\n";
+  b += "#include \"" + std::string(header) + "\"\n\n";
   b += "namespace {\n";
-  b += "using Runner = boo_kernels::ConvDirectRunner<" + cuda_type(cls.dtype) + ", " +
-       std::to_string(static_cast<int>(cls.direction)) + ", " + bool_text(cls.bias) + ", " +
-       std::to_string(static_cast<int>(cls.activation)) + ">;\n";
+  b += "using Runner = " + runner + ";\n";
   b += "}  // namespace\n\n";
   b += "BOO_CONV_ENTRY_POINTS(Runner, \"" + name + "\")\n";
   return finish(name, b);
+}
+
+}  // namespace
+
+core::Expected<KernelSource> conv_direct_source(const space::ConvClass& cls) {
+  BOO_RETURN_IF_ERROR(check_direct_class("conv.direct", cls));
+  return direct_source(std::string(kConvDirectPrefix) + cls.name(), "conv_direct.cuh",
+                       "boo_kernels::ConvDirectRunner<" + cuda_type(cls.dtype) + ", " +
+                           std::to_string(static_cast<int>(cls.direction)) + ", " +
+                           bool_text(cls.bias) + ", " +
+                           std::to_string(static_cast<int>(cls.activation)) + ">");
+}
+
+core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls) {
+  BOO_RETURN_IF_ERROR(check_direct_class("conv.depthwise", cls));
+  if (cls.direction != ops::ConvDirection::kForward) {
+    return core::unsupported("conv.depthwise: forward only (class " + cls.name() + ")");
+  }
+  const std::string t = cuda_type(cls.dtype);
+  return direct_source(std::string(kConvDepthwisePrefix) + cls.name(), "conv_depthwise.cuh",
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvDepthwiseRunner<" + t +
+                           ", " + bool_text(cls.bias) + ", " +
+                           std::to_string(static_cast<int>(cls.activation)) + ">, " + t + ">");
 }
 
 }  // namespace boo::codegen

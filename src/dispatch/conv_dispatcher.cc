@@ -13,6 +13,9 @@ namespace {
 
 using ops::ConvDirection;
 
+// conv.depthwise's share of the copy bandwidth (to be measured).
+constexpr double kDepthwiseBandwidthShare = 0.8;
+
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
@@ -97,6 +100,37 @@ core::Status conv_sm90_supports(const ops::ConvProblem& p) {
   return core::Status::ok();
 }
 
+core::Status conv_depthwise_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  if (p.groups < 2 || p.groups != p.c) {
+    return core::unsupported("conv.depthwise does not apply: groups (" + std::to_string(p.groups) +
+                             ") is not C (" + std::to_string(p.c) + ")");
+  }
+  if (p.direction != ConvDirection::kForward) {
+    return core::unsupported("conv.depthwise: forward only so far (backward runs on conv.direct)");
+  }
+  if (core::is_fp8(p.dtype)) return core::unsupported("conv.depthwise: no fp8 convolutions");
+  return core::Status::ok();
+}
+
+double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why) {
+  // Memory-bound: x read once and y written once at most of the copy bandwidth (the filter
+  // stays on chip), plus the layout copies of tensors that are not channels-last.
+  const double memory_us =
+      static_cast<double>(p.min_bytes()) / (kDepthwiseBandwidthShare * d.bandwidth_gbs * 1e3);
+  const int64_t copies = relayout_bytes(p);
+  const double copy_us =
+      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
+  if (why != nullptr) {
+    char text[160];
+    std::snprintf(text, sizeof(text), "direct depthwise kernel, %.1f us memory%s", memory_us,
+                  copies > 0 ? ", + layout copies" : "");
+    *why = text;
+  }
+  return memory_us + copy_us + d.launch_us;
+}
+
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why) {
   // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
@@ -175,6 +209,16 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       out.push_back({std::string(kConvSm90Implicit), forced, 0.0, "forced"});
       return out;
     }
+    if (forced.rfind(codegen::kConvDepthwisePrefix, 0) == 0) {
+      if (const core::Status d = conv_depthwise_supports(p); !d.is_ok()) {
+        return core::unsupported("--config " + forced + ": " + d.message());
+      }
+      if (core::Status s = check_class_of(forced, codegen::kConvDepthwisePrefix, p); !s.is_ok()) {
+        return core::invalid_argument("--config " + s.message());
+      }
+      out.push_back({std::string(kConvDepthwise), forced, 0.0, "forced"});
+      return out;
+    }
     if (forced.rfind(codegen::kConvDirectPrefix, 0) == 0) {
       if (core::Status s = check_class_of(forced, codegen::kConvDirectPrefix, p); !s.is_ok()) {
         return core::invalid_argument("--config " + s.message());
@@ -191,6 +235,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
                           (row->algorithm == kConvDirect &&
                            check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
+                          (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
+                           check_class_of(row->config, codegen::kConvDepthwisePrefix, p).is_ok()) ||
                           (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
       if (usable) {
         out.push_back({row->algorithm, row->algorithm == kConvGemm1x1 ? "" : row->config,
@@ -234,6 +280,17 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     note(sm90.message());
   }
+  if (const core::Status d = conv_depthwise_supports(p); d.is_ok()) {
+    std::string why;
+    const double us = predict_conv_depthwise_us(p, gemm_.device_model(), &why);
+    char head[64];
+    std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+    out.push_back({std::string(kConvDepthwise),
+                   std::string(codegen::kConvDepthwisePrefix) + space::conv_class_of(p).name(), us,
+                   head + why});
+  } else {
+    note(d.message());
+  }
   // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
   out.push_back({std::string(kConvDirect),
                  std::string(codegen::kConvDirectPrefix) + space::conv_class_of(p).name(),
@@ -245,6 +302,12 @@ core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate
   if (c.algorithm == kConvSm90Implicit) {
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
+  }
+  if (c.algorithm == kConvDepthwise && c.config.rfind(codegen::kConvDepthwisePrefix, 0) == 0) {
+    BOO_ASSIGN_OR_RETURN(space::ConvClass cls,
+                         space::ConvClass::parse_name(std::string_view(c.config).substr(
+                             codegen::kConvDepthwisePrefix.size())));
+    return codegen::conv_depthwise_source(cls);
   }
   if (c.algorithm == kConvDirect && c.config.rfind(codegen::kConvDirectPrefix, 0) == 0) {
     BOO_ASSIGN_OR_RETURN(space::ConvClass cls,

@@ -24,7 +24,9 @@ std::string name_of(const AnyConfig& config) {
                                  return std::string(codegen::kGemmFallbackPrefix) + c.cls.name();
                                },
                                [](const ConvDirectConfig& c) {
-                                 return std::string(codegen::kConvDirectPrefix) + c.cls.name();
+                                 return std::string(c.depthwise ? codegen::kConvDepthwisePrefix
+                                                                : codegen::kConvDirectPrefix) +
+                                        c.cls.name();
                                },
                                [](const auto& c) { return c.name(); }},
                     config);
@@ -34,7 +36,9 @@ ConfigFields fields_of(const AnyConfig& config) {
   return std::visit(
       Overloaded{
           [](const GemmFallbackConfig& c) { return space::config_fields(kGemmFallback, c.cls); },
-          [](const ConvDirectConfig& c) { return space::config_fields(kConvDirect, c.cls); },
+          [](const ConvDirectConfig& c) {
+            return space::config_fields(c.depthwise ? kConvDepthwise : kConvDirect, c.cls);
+          },
           [](const auto& c) { return space::config_fields(c); }},
       config);
 }
@@ -45,7 +49,10 @@ core::Expected<codegen::KernelSource> source_of(const AnyConfig& config) {
                  [](const space::GemmSkinnyConfig& c) { return codegen::gemm_skinny_source(c); },
                  [](const GemmFallbackConfig& c) { return codegen::gemm_fallback_source(c.cls); },
                  [](const space::ConvSm90Config& c) { return codegen::conv_sm90_source(c); },
-                 [](const ConvDirectConfig& c) { return codegen::conv_direct_source(c.cls); },
+                 [](const ConvDirectConfig& c) {
+                   return c.depthwise ? codegen::conv_depthwise_source(c.cls)
+                                      : codegen::conv_direct_source(c.cls);
+                 },
                  [](const space::LayerNormRowwiseConfig& c) {
                    return codegen::layernorm_rowwise_source(c);
                  }},
@@ -69,9 +76,13 @@ core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
   }
   if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
   if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));
-  // conv.direct's rules live in its generator (no fp8; bias and activation forward only).
+  // conv.direct's and conv.depthwise's rules live in their generators (no fp8; bias and
+  // activation forward only; conv.depthwise forward only).
   if (algorithm == kConvDirect) {
     return codegen::conv_direct_source(std::get<ConvClass>(cls)).status();
+  }
+  if (algorithm == kConvDepthwise) {
+    return codegen::conv_depthwise_source(std::get<ConvClass>(cls)).status();
   }
   return core::Status::ok();  // gemm.fallback takes every class
 }
@@ -83,7 +94,9 @@ core::Status check_config(const AnyConfig& config) {
           [](const space::GemmSkinnyConfig& c) { return space::check_gemm_skinny(c); },
           [](const GemmFallbackConfig&) { return core::Status::ok(); },
           [](const space::ConvSm90Config& c) { return space::check_conv_sm90(c); },
-          [](const ConvDirectConfig& c) { return check_class(kConvDirect, c.cls); },
+          [](const ConvDirectConfig& c) {
+            return check_class(c.depthwise ? kConvDepthwise : kConvDirect, c.cls);
+          },
           [](const space::LayerNormRowwiseConfig& c) { return space::check_layernorm_rowwise(c); }},
       config);
 }
@@ -101,6 +114,10 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
     config = GemmFallbackConfig{*cls};
   } else if (starts(space::kConvSm90Prefix)) {
     BOO_ASSIGN_OR_RETURN(config, space::ConvSm90Config::parse_name(name));
+  } else if (starts(codegen::kConvDepthwisePrefix)) {
+    auto cls = ConvClass::parse_name(name.substr(codegen::kConvDepthwisePrefix.size()));
+    if (!cls) return cls.status().with_context("conv.depthwise config " + in_quotes(name) + ": ");
+    config = ConvDirectConfig{*cls, true};
   } else if (starts(codegen::kConvDirectPrefix)) {
     auto cls = ConvClass::parse_name(name.substr(codegen::kConvDirectPrefix.size()));
     if (!cls) return cls.status().with_context("conv.direct config " + in_quotes(name) + ": ");
@@ -111,7 +128,8 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
     return core::invalid_argument(in_quotes(name) +
                                   " is not a config name: it starts with gemm.sm90_, "
                                   "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
-                                  "conv.sm90_implicit_, conv.direct_ or layernorm.rowwise_");
+                                  "conv.sm90_implicit_, conv.depthwise_, conv.direct_ or "
+                                  "layernorm.rowwise_");
   }
   if (core::Status s = check_config(*config); !s.is_ok()) {
     // Class-level rules do not repeat the name.
@@ -140,7 +158,7 @@ std::vector<AnyConfig> enumerate(std::string_view algorithm, const ClassOf& cls,
   } else if (algorithm == kConvSm90) {
     for (const auto& c : space::conv_sm90_space(std::get<ConvClass>(cls), rules)) out.push_back(c);
   } else {
-    out.push_back(ConvDirectConfig{std::get<ConvClass>(cls)});
+    out.push_back(ConvDirectConfig{std::get<ConvClass>(cls), algorithm == kConvDepthwise});
   }
   return out;
 }

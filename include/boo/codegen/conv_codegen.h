@@ -19,4 +19,10 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
 core::Expected<KernelSource> conv_direct_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvDirectPrefix = "conv.direct_";
 
+// conv.depthwise: the forward depthwise kernel (G = C, K = m C) for a class, behind the
+// channels-last copies of kernels/conv_relayout.cuh. The name is kConvDepthwisePrefix + class
+// name.
+core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvDepthwisePrefix = "conv.depthwise_";
+
 }  // namespace boo::codegen

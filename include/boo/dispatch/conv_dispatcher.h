@@ -1,7 +1,8 @@
 // Chooses and runs a convolution kernel per problem (DESIGN.md §3, §5), in order: a tuning-DB
 // row; conv.gemm_1x1 (the GEMM dispatcher's plan for a 1x1 convolution that is a GEMM); the
 // best-ranked conv.sm90_implicit configs (a failed compile or a kernel that rejects the problem
-// moves on to the next); conv.direct, which runs every valid problem. Plans are cached per
+// moves on to the next); conv.depthwise (forward, G = C); conv.direct, which runs every valid
+// problem. Plans are cached per
 // problem.
 #pragma once
 
@@ -19,6 +20,7 @@ namespace boo::dispatch {
 
 inline constexpr std::string_view kConvGemm1x1 = "conv.gemm_1x1";
 inline constexpr std::string_view kConvSm90Implicit = "conv.sm90_implicit";
+inline constexpr std::string_view kConvDepthwise = "conv.depthwise";
 inline constexpr std::string_view kConvDirect = "conv.direct";
 
 struct ConvPlan {
@@ -49,6 +51,12 @@ core::Status conv_sm90_supports(const ops::ConvProblem& p);
 // output tiles, tile efficiency, bytes moved, layout copies); exposed for tests and reports.
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why = nullptr);
+
+// Whether conv.depthwise takes the problem (forward, G = C > 1, K a multiple of C), or why not;
+// its analytical time (memory-bound, plus layout copies).
+core::Status conv_depthwise_supports(const ops::ConvProblem& p);
+double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why = nullptr);
 
 class ConvDispatcher {
  public:

@@ -1,5 +1,6 @@
-// conv.direct's source generator: names, the runner instantiation per class, and the classes it
-// refuses (kernels/conv_direct.cuh is compiled for real in tests/unit/jit/).
+// The source generators of conv.direct and conv.depthwise: names, the runner instantiation per
+// class, and the classes they refuse (kernels/conv_direct.cuh is compiled for real in
+// tests/unit/jit/, kernels/conv_depthwise.cuh by CTest compile_check_conv_sm90).
 #include <gtest/gtest.h>
 
 #include "boo/codegen/conv_codegen.h"
@@ -96,6 +97,32 @@ TEST(ConvDirectCodegen, RejectsIncoherentClasses) {
                                            false, ops::Activation::kNone));
   ASSERT_FALSE(fp8.has_value());
   EXPECT_TRUE(contains(fp8.status().message(), "fp8"));
+}
+
+TEST(ConvDepthwiseCodegen, ForwardBehindTheChannelsLastCopies) {
+  EXPECT_TRUE(embedded_file("conv_depthwise.cuh").has_value());
+  const space::ConvClass c =
+      make_class(core::DType::kF16, ops::ConvDirection::kForward, 3, true, ops::Activation::kSilu);
+  auto src = conv_depthwise_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.depthwise_fp16_f32acc_fprop_3d_bias.silu");
+  EXPECT_TRUE(contains(src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvDepthwiseRunner<"
+                       "__half, true, " +
+                           std::to_string(static_cast<int>(ops::Activation::kSilu)) +
+                           ">, __half>"));
+  EXPECT_TRUE(contains(src->text, "struct ConvDepthwiseRunner"));
+  EXPECT_TRUE(contains(src->text, "struct ConvChannelsLastRunner"));
+  EXPECT_FALSE(contains(src->text, "#include \"conv_depthwise.cuh\""));
+  // The backward passes are conv.direct's; fp8 is nobody's.
+  auto dgrad = conv_depthwise_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardData, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(dgrad.has_value());
+  EXPECT_NE(dgrad.status().message().find("forward only"), std::string::npos);
+  auto fp8 = conv_depthwise_source(make_class(core::DType::kF8E4M3, ops::ConvDirection::kForward, 2,
+                                              false, ops::Activation::kNone));
+  ASSERT_FALSE(fp8.has_value());
+  EXPECT_NE(fp8.status().message().find("conv.depthwise: no fp8"), std::string::npos);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Convolution dispatch without a GPU: which algorithms apply and why not, candidate order
-// (conv.gemm_1x1, heuristic conv.sm90_implicit, conv.direct last), forced configs, moving on
-// after a failed compile, plan caching (the fake compiler builds stand-in kernel objects), the
-// analytical model, and the C argument struct.
+// (conv.gemm_1x1, heuristic conv.sm90_implicit, conv.depthwise, conv.direct last), forced configs,
+// moving on after a failed compile, plan caching (the fake compiler builds stand-in kernel
+// objects), the analytical model, and the C argument struct.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -131,6 +131,63 @@ TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
   auto unknown = dispatcher("conv.winograd_x").candidates(p, nullptr);
   ASSERT_FALSE(unknown.has_value());
   EXPECT_NE(unknown.status().message().find("no convolution algorithm"), std::string::npos);
+}
+
+TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
+  const std::string dw =
+      "convbfp16 -n 64 -c 144 -H 56 -W 56 -k 144 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 144";
+  std::vector<std::string> notes;
+  auto c = dispatcher().candidates(conv(dw + " -F 1" + kNhwc), &notes);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  EXPECT_EQ(algorithms(*c),
+            (std::vector<std::string>{std::string(kConvDepthwise), std::string(kConvDirect)}));
+  EXPECT_EQ(c->front().config, "conv.depthwise_bf16_f32acc_fprop_2d_nobias.none");
+  EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
+  // Memory-bound: x and y (57.8 MB each) at most of the bandwidth, so tens of microseconds,
+  // with layout copies charged for NCHW.
+  EXPECT_GT(c->front().predicted_us, 30.0);
+  EXPECT_LT(c->front().predicted_us, 60.0);
+  auto nchw = dispatcher().candidates(conv(dw + " -F 1"), nullptr);
+  ASSERT_TRUE(nchw.has_value());
+  EXPECT_GT(nchw->front().predicted_us, c->front().predicted_us);
+  EXPECT_NE(nchw->front().reason.find("layout copies"), std::string::npos);
+  // Channel multiplier 2 is depthwise too; groups below C and the backward passes are not (yet).
+  auto mult = dispatcher().candidates(
+      conv("convbfp16 -n 2 -c 16 -H 9 -W 9 -k 32 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 16 "
+           "-F 1" +
+           std::string(kNhwc)),
+      nullptr);
+  ASSERT_TRUE(mult.has_value());
+  EXPECT_EQ(mult->front().algorithm, kConvDepthwise);
+  struct Case {
+    std::string command;
+    std::string why;
+  };
+  const Case cases[] = {
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 4 -F 1",
+       "groups (4) is not C (64)"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 2",
+       "forward only"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 4",
+       "forward only"},
+  };
+  for (const Case& k : cases) {
+    std::vector<std::string> why;
+    auto list = dispatcher().candidates(conv(k.command + kNhwc), &why);
+    ASSERT_TRUE(list.has_value());
+    EXPECT_EQ(algorithms(*list), std::vector<std::string>{std::string(kConvDirect)}) << k.command;
+    bool told = false;
+    for (const std::string& n : why) told |= n.find(k.why) != std::string::npos;
+    EXPECT_TRUE(told) << k.command;
+  }
+  // Forced: the depthwise config of the problem's class, and not on a problem it cannot run.
+  const std::string cfg = "conv.depthwise_bf16_f32acc_fprop_2d_nobias.none";
+  auto forced = dispatcher(cfg).candidates(conv(dw + " -F 1" + kNhwc), nullptr);
+  ASSERT_TRUE(forced.has_value());
+  EXPECT_EQ(forced->front().config, cfg);
+  auto refused = dispatcher(cfg).candidates(resnet3x3(" -F 1"), nullptr);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.status().message().find("is not C"), std::string::npos);
 }
 
 TEST_F(ConvDispatchTest, PlansAreCachedAndAFailedCompileMovesOn) {

@@ -1,0 +1,483 @@
+// conv.depthwise (DESIGN.md §3): forward depthwise convolution, G = C and K = m C (channel
+// multiplier m >= 1), 1D/2D/3D, any stride, padding and dilation, fp32 / fp16 / bf16, bias and
+// activation fused. Direct, with the memory floor as the target (x read once, y written once;
+// the filter is small and stays on chip).
+//
+// ConvDepthwiseRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh), so x
+// and y arrive channels-last (C, K contiguous) with 16-byte aligned pointers; other layouts are
+// copied on the GPU first. Two kernels:
+//   - the tiled kernel (conv_depthwise_tile_kernel), when C and K are multiples of a 16-byte
+//     vector and the window fits shared memory: blocks stage an input window and compute a
+//     tile of output pixels from shared memory;
+//   - the strip kernel (conv_depthwise_strip_kernel), for everything else (C = 3, 5, 35, ...,
+//     multipliers that do not divide the block's channels, huge windows): threads walk output
+//     strips along W, reading x through L1.
+// Both sum fp32 products over the taps in a fixed order: deterministic.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "activation.cuh"
+#include "conv_relayout.cuh"
+#include "convert.cuh"
+#include "entry_points.cuh"
+
+namespace boo_kernels {
+
+constexpr int kDepthwiseThreads = 256;
+// The strip kernel: output positions along W per thread; channel threads per block.
+constexpr int kDepthwiseOutputs = 4;
+constexpr int kDepthwiseMaxChannelThreads = 32;
+constexpr int64_t kDepthwiseMaxShared = 96 * 1024;  // the staged filter's bytes at most
+constexpr int64_t kDepthwiseMaxBlocks = int64_t{1} << 20;
+// The tiled kernel: 16-byte channel vectors per pixel, threads, output pixels per thread and
+// per block (a TH x TW tile), and its shared-memory budget for the input window and the
+// filter.
+// Tuning macros (BOO_NVCC_FLAGS=-DNAME=VALUE, for experiments): pixels per thread and the
+// launch bound's blocks per SM.
+#ifndef BOO_DEPTHWISE_PIXELS
+#define BOO_DEPTHWISE_PIXELS 4
+#endif
+#ifndef BOO_DEPTHWISE_BLOCKS
+#define BOO_DEPTHWISE_BLOCKS 3
+#endif
+constexpr int kTileVectors = 4;
+constexpr int kTileThreads = 256;
+constexpr int kTilePixelsPerThread = BOO_DEPTHWISE_PIXELS;
+constexpr int kTileBlocksPerSm = BOO_DEPTHWISE_BLOCKS;
+constexpr int kTilePixels = kTileThreads / kTileVectors * kTilePixelsPerThread;
+constexpr int64_t kTileMaxShared = 96 * 1024;
+
+template <class T, int kVec>
+struct alignas(sizeof(T) * kVec) DepthwiseVector {
+  T v[kVec];
+};
+
+// kVec channels of x at xp (the pixel's channel 0): one vector load at channel k0 when `vector`
+// (m = 1, so the input channel is the output channel), else element by element, output channel
+// k0 + e reading input channel (k0 + e) / m.
+template <class T, int kVec>
+__device__ __forceinline__ void depthwise_load(const T* xp, int64_t k0, int64_t mult,
+                                               int64_t channel_stride, bool vector,
+                                               DepthwiseVector<T, kVec>& out) {
+  if (vector) {
+    out = *reinterpret_cast<const DepthwiseVector<T, kVec>*>(xp + k0);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) out.v[e] = xp[(k0 + e) / mult * channel_stride];
+  }
+}
+
+// The strip kernel, the tiled kernel's fallback: any channel count, width, stride and dilation.
+// A block takes blockDim.x vectors of kVec output channels (16 bytes, or single channels when K
+// is not a multiple of a vector) and stages their filter taps in shared memory as fp32,
+// [tap][channel]. Its blockDim.y rows of threads take work items: an output strip of
+// kDepthwiseOutputs positions along W at (n, d, h). Threads of a row read neighbouring channels
+// of one pixel (whole lines per warp), one load per tap and output (L1 serves the repeats).
+template <class T, bool kHasBias, int kAct, int kVec>
+__global__ void __launch_bounds__(kDepthwiseThreads)
+    conv_depthwise_strip_kernel(BooConvArgs a, int64_t items, int64_t strips) {
+  extern __shared__ float depthwise_filter[];  // [tap][blockDim.x * kVec]
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  const T* __restrict__ w = static_cast<const T*>(a.w);
+  T* __restrict__ y = static_cast<T*>(a.y);
+  const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
+  const int64_t mult = a.k / a.c;
+  const int width = static_cast<int>(blockDim.x) * kVec;  // channels of the block
+  const int64_t k_base = static_cast<int64_t>(blockIdx.y) * width;
+  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  for (int64_t i = tid; i < taps * width; i += threads) {
+    const int64_t t = i / width;
+    const int64_t k = k_base + i % width;
+    const int64_t r2 = t % a.filter[2];
+    const int64_t r1 = t / a.filter[2] % a.filter[1];
+    const int64_t r0 = t / (a.filter[2] * a.filter[1]);
+    depthwise_filter[i] = k < a.k ? to_float(w[k * a.w_stride[0] + r0 * a.w_stride[2] +
+                                               r1 * a.w_stride[3] + r2 * a.w_stride[4]])
+                                  : 0.0f;
+  }
+  __syncthreads();
+  const int64_t k0 = k_base + static_cast<int64_t>(threadIdx.x) * kVec;
+  if (k0 >= a.k) return;  // (after the block's only barrier)
+  const float* my_filter = depthwise_filter + threadIdx.x * kVec;
+  float bias[kVec];
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) {
+    bias[e] = kHasBias ? to_float(static_cast<const T*>(a.bias)[k0 + e]) : 0.0f;
+  }
+  const bool x_vector = kVec > 1 && mult == 1;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  for (int64_t item = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y; item < items;
+       item += step) {
+    int64_t rest = item;
+    const int64_t strip = rest % strips;
+    rest /= strips;
+    const int64_t o1 = rest % a.out[1];
+    rest /= a.out[1];
+    const int64_t o0 = rest % a.out[0];
+    const int64_t n = rest / a.out[0];
+    const int64_t o2_first = strip * kDepthwiseOutputs;
+    float acc[kDepthwiseOutputs][kVec] = {};
+    const T* xn = x + n * a.x_stride[0];
+    for (int64_t r0 = 0; r0 < a.filter[0]; ++r0) {
+      const int64_t i0 = o0 * a.stride[0] - a.pad[0] + r0 * a.dilation[0];
+      if (i0 < 0 || i0 >= a.in[0]) continue;
+      for (int64_t r1 = 0; r1 < a.filter[1]; ++r1) {
+        const int64_t i1 = o1 * a.stride[1] - a.pad[1] + r1 * a.dilation[1];
+        if (i1 < 0 || i1 >= a.in[1]) continue;
+        const T* xrow = xn + i0 * a.x_stride[2] + i1 * a.x_stride[3];
+        const float* frow = my_filter + (r0 * a.filter[1] + r1) * a.filter[2] * width;
+        {
+          for (int64_t r2 = 0; r2 < a.filter[2]; ++r2) {
+            float f[kVec];
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) f[e] = frow[r2 * width + e];
+#pragma unroll
+            for (int j = 0; j < kDepthwiseOutputs; ++j) {
+              const int64_t i2 = (o2_first + j) * a.stride[2] - a.pad[2] + r2 * a.dilation[2];
+              if (i2 < 0 || i2 >= a.in[2]) continue;
+              DepthwiseVector<T, kVec> xv;
+              depthwise_load<T, kVec>(xrow + i2 * a.x_stride[4], k0, mult, a.x_stride[1], x_vector,
+                                      xv);
+#pragma unroll
+              for (int e = 0; e < kVec; ++e) acc[j][e] = fmaf(to_float(xv.v[e]), f[e], acc[j][e]);
+            }
+          }
+        }
+      }
+    }
+    T* yrow = y + n * a.y_stride[0] + o0 * a.y_stride[2] + o1 * a.y_stride[3];
+#pragma unroll
+    for (int j = 0; j < kDepthwiseOutputs; ++j) {
+      const int64_t o2 = o2_first + j;
+      if (o2 >= a.out[2]) continue;
+      DepthwiseVector<T, kVec> out;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) out.v[e] = from_float<T>(activate<kAct>(acc[j][e] + bias[e]));
+      *reinterpret_cast<DepthwiseVector<T, kVec>*>(yrow + o2 * a.y_stride[4] + k0) = out;
+    }
+  }
+}
+
+// The tiled kernel (any stride and dilation; the common case): a block takes a TH x TW tile of
+// output pixels at (n, d) (TH * TW <= kTilePixels) and kTileVectors vectors of kVec output
+// channels (CB channels), reading input channels [c_lo, c_lo + CB / m).
+//   1. All threads stage the block's filter taps in shared memory ([tap][CB], fp32) and, for
+//      each filter depth tap, the input window the tile reads ([IH][IW][CB / m], as T, zeros
+//      outside the input), 16 bytes per load, all loads independent: the memory system sees
+//      the whole window in flight.
+//   2. Each thread computes one channel vector of kTilePixelsPerThread pixels (tile pixels
+//      P = p + j * kTileThreads / kTileVectors) over the taps from shared memory in a fixed
+//      order (deterministic): every filter tap is read once for all of them. Then bias,
+//      activation and 16-byte stores.
+// Neighbouring tiles read the same halo pixels, which L2 serves: HBM sees x about once.
+template <class T, bool kHasBias, int kAct, int kVec>
+__global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
+    conv_depthwise_tile_kernel(BooConvArgs a, int th, int tw, int tiles_w, int ih, int iw) {
+  extern __shared__ float4 tile_shared[];
+  constexpr int kCB = kTileVectors * kVec;  // output channels of the block
+  constexpr int kSlots = kTileThreads / kTileVectors;
+  const int mult = static_cast<int>(a.k / a.c);
+  const int cbin = kCB / mult;  // input channels of the block
+  const int f1 = static_cast<int>(a.filter[1]);
+  const int f2 = static_cast<int>(a.filter[2]);
+  const int taps2 = f1 * f2;
+  const int taps = static_cast<int>(a.filter[0]) * taps2;
+  float* filter = reinterpret_cast<float*>(tile_shared);  // [tap][kCB]
+  T* window = reinterpret_cast<T*>(filter + taps * kCB);  // [ih][iw][cbin]
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  const T* __restrict__ w = static_cast<const T*>(a.w);
+  T* __restrict__ y = static_cast<T*>(a.y);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int64_t k_base = static_cast<int64_t>(blockIdx.y) * kCB;
+  const int64_t c_lo = k_base / mult;
+  const int64_t o0 = blockIdx.z % a.out[0];
+  const int64_t n = blockIdx.z / a.out[0];
+  const int64_t oh0 = static_cast<int64_t>(blockIdx.x / tiles_w) * th;
+  const int64_t ow0 = static_cast<int64_t>(blockIdx.x % tiles_w) * tw;
+  for (int i = tid; i < taps * kCB; i += kTileThreads) {
+    const int t = i / kCB;
+    const int64_t k = k_base + i % kCB;
+    const int r2 = t % f2;
+    const int r1 = t / f2 % f1;
+    const int r0 = t / taps2;
+    filter[i] = k < a.k ? to_float(w[k * a.w_stride[0] + r0 * a.w_stride[2] + r1 * a.w_stride[3] +
+                                     r2 * a.w_stride[4]])
+                        : 0.0f;
+  }
+  // This thread's outputs: channel vector q of tile pixels p + j * kSlots.
+  const int q = tid % kTileVectors;
+  const int p = tid / kTileVectors;
+  const int64_t k0 = k_base + q * kVec;
+  int base[kTilePixelsPerThread];  // window offset (elements) of each pixel's first tap
+  bool live[kTilePixelsPerThread];
+#pragma unroll
+  for (int j = 0; j < kTilePixelsPerThread; ++j) {
+    const int pix = p + j * kSlots;
+    const int ph = pix / tw;
+    const int pw = pix % tw;
+    live[j] = ph < th && oh0 + ph < a.out[1] && ow0 + pw < a.out[2] && k0 < a.k;
+    // (A pixel that is not stored reads the window's first pixel: no read leaves the window.)
+    base[j] =
+        (live[j]
+             ? (ph * static_cast<int>(a.stride[1]) * iw + pw * static_cast<int>(a.stride[2])) * cbin
+             : 0) +
+        (mult == 1 ? q * kVec : 0);
+  }
+  // With m > 1, output channel k0 + e reads the block's input channel (q * kVec + e) / m.
+  int in_channel[kVec];
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) in_channel[e] = (q * kVec + e) / mult;
+  float acc[kTilePixelsPerThread][kVec] = {};
+  const int vectors_per_pixel = cbin / kVec;  // cbin is a multiple of kVec (see tiled())
+  const int window_vectors = ih * iw * vectors_per_pixel;
+  const int64_t h_first = oh0 * a.stride[1] - a.pad[1];
+  const int64_t w_first = ow0 * a.stride[2] - a.pad[2];
+  const int tap_h = static_cast<int>(a.dilation[1]) * iw * cbin;  // window step of r1
+  const int tap_w = static_cast<int>(a.dilation[2]) * cbin;       // window step of r2
+  for (int r0 = 0; r0 < static_cast<int>(a.filter[0]); ++r0) {
+    const int64_t i0 = o0 * a.stride[0] - a.pad[0] + r0 * a.dilation[0];
+    if (i0 < 0 || i0 >= a.in[0]) continue;  // (uniform over the block)
+    __syncthreads();  // the previous depth tap's window is consumed (and the filter staged)
+    const T* xd = x + n * a.x_stride[0] + i0 * a.x_stride[2] + c_lo;
+    for (int v = tid; v < window_vectors; v += kTileThreads) {
+      const int pix = v / vectors_per_pixel;
+      const int cv = v - pix * vectors_per_pixel;
+      const int row = pix / iw;
+      const int64_t hh = h_first + row;
+      const int64_t ww = w_first + (pix - row * iw);
+      DepthwiseVector<T, kVec> val;
+      if (hh >= 0 && hh < a.in[1] && ww >= 0 && ww < a.in[2] && c_lo + cv * kVec < a.c) {
+        val = *reinterpret_cast<const DepthwiseVector<T, kVec>*>(xd + hh * a.x_stride[3] +
+                                                                 ww * a.x_stride[4] + cv * kVec);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) val.v[e] = from_float<T>(0.0f);
+      }
+      *reinterpret_cast<DepthwiseVector<T, kVec>*>(window + v * kVec) = val;
+    }
+    __syncthreads();
+    const float* ft = filter + r0 * taps2 * kCB + q * kVec;
+    for (int r1 = 0; r1 < f1; ++r1) {
+      for (int r2 = 0; r2 < f2; ++r2, ft += kCB) {
+        float f[kVec];
+#pragma unroll
+        for (int e = 0; e < kVec; e += 4) {
+          const float4 v4 = *reinterpret_cast<const float4*>(ft + e);
+          f[e] = v4.x;
+          f[e + 1] = v4.y;
+          f[e + 2] = v4.z;
+          f[e + 3] = v4.w;
+        }
+        const int offset = r1 * tap_h + r2 * tap_w;
+#pragma unroll
+        for (int j = 0; j < kTilePixelsPerThread; ++j) {
+          const T* px = window + base[j] + offset;
+          if (mult == 1) {
+            const DepthwiseVector<T, kVec> v =
+                *reinterpret_cast<const DepthwiseVector<T, kVec>*>(px);
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) acc[j][e] = fmaf(to_float(v.v[e]), f[e], acc[j][e]);
+          } else {
+#pragma unroll
+            for (int e = 0; e < kVec; ++e) {
+              acc[j][e] = fmaf(to_float(px[in_channel[e]]), f[e], acc[j][e]);
+            }
+          }
+        }
+      }
+    }
+  }
+  float bias[kVec];
+#pragma unroll
+  for (int e = 0; e < kVec; ++e) {
+    bias[e] = kHasBias && k0 < a.k ? to_float(static_cast<const T*>(a.bias)[k0 + e]) : 0.0f;
+  }
+#pragma unroll
+  for (int j = 0; j < kTilePixelsPerThread; ++j) {
+    if (!live[j]) continue;
+    const int pix = p + j * kSlots;
+    DepthwiseVector<T, kVec> out;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) out.v[e] = from_float<T>(activate<kAct>(acc[j][e] + bias[e]));
+    *reinterpret_cast<DepthwiseVector<T, kVec>*>(y + n * a.y_stride[0] + o0 * a.y_stride[2] +
+                                                 (oh0 + pix / tw) * a.y_stride[3] +
+                                                 (ow0 + pix % tw) * a.y_stride[4] + k0) = out;
+  }
+}
+
+// kAct: ops::Activation as int. Forward only; the inner runner of ConvChannelsLastRunner.
+template <class T, bool kHasBias, int kAct>
+struct ConvDepthwiseRunner {
+  static constexpr int kVector = 16 / static_cast<int>(sizeof(T));
+
+  // Channels per thread: a 16-byte vector when K allows it (then, with m = 1, C = K too),
+  // else one.
+  static int vector_of(const BooConvArgs& a) { return a.k % kVector == 0 ? kVector : 1; }
+
+  // Channel threads per block: at most 32, fewer when the staged taps would not fit.
+  static int channel_threads(const BooConvArgs& a, int vec) {
+    const int64_t vectors = (a.k + vec - 1) / vec;
+    int64_t t = vectors < kDepthwiseMaxChannelThreads ? vectors : kDepthwiseMaxChannelThreads;
+    const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
+    while (t > 1 && taps * t * vec * 4 > kDepthwiseMaxShared) t /= 2;
+    return static_cast<int>(t);
+  }
+
+  static int64_t shared_bytes(const BooConvArgs& a, int vec) {
+    return a.filter[0] * a.filter[1] * a.filter[2] * channel_threads(a, vec) * vec * 4;
+  }
+
+  static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    if (a.direction != BOO_CONV_FORWARD) {
+      write_why(why, len, "conv.depthwise runs the forward pass only");
+      return BOO_UNSUPPORTED;
+    }
+    if (a.spatial_dims < 1 || a.spatial_dims > 3) {
+      write_why(why, len, "spatial_dims must be 1, 2 or 3");
+      return BOO_UNSUPPORTED;
+    }
+    if (a.c < 1 || a.groups != a.c || a.k < a.c || a.k % a.c != 0) {
+      write_why(why, len, "conv.depthwise needs groups = C and K a multiple of C");
+      return BOO_UNSUPPORTED;
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (a.in[i] < 1 || a.filter[i] < 1 || a.out[i] < 1 || a.stride[i] < 1 || a.pad[i] < 0 ||
+          a.dilation[i] < 1) {
+        write_why(why, len, "sizes, strides and dilations must be >= 1 and padding >= 0");
+        return BOO_UNSUPPORTED;
+      }
+    }
+    if (a.x_stride[1] != 1 || a.y_stride[1] != 1) {
+      write_why(why, len, "conv.depthwise needs channels-last x and y");
+      return BOO_UNSUPPORTED;
+    }
+    if (kHasBias && a.bias == nullptr) {
+      write_why(why, len, "the kernel adds a bias but the bias pointer is missing");
+      return BOO_UNSUPPORTED;
+    }
+    const int vec = vector_of(a);
+    if (shared_bytes(a, vec) > kDepthwiseMaxShared) {
+      write_why(why, len, "conv.depthwise: the filter has too many taps for shared memory");
+      return BOO_UNSUPPORTED;
+    }
+    const int64_t strips = (a.out[2] + kDepthwiseOutputs - 1) / kDepthwiseOutputs;
+    if ((a.k + vec - 1) / vec / channel_threads(a, vec) > 65535 ||
+        a.n * a.out[0] * a.out[1] > INT64_MAX / strips) {
+      write_why(why, len, "conv.depthwise: too many channels or output rows");
+      return BOO_UNSUPPORTED;
+    }
+    return BOO_OK;
+  }
+
+  static int64_t workspace(const BooConvArgs& a) {
+    return supports(a, nullptr, 0) == BOO_OK ? 0 : -1;
+  }
+
+  template <int kVec>
+  static cudaError_t launch_strips(const BooConvArgs& a, cudaStream_t s) {
+    const int cx = channel_threads(a, kVec);
+    const int rows = kDepthwiseThreads / cx;
+    const int64_t strips = (a.out[2] + kDepthwiseOutputs - 1) / kDepthwiseOutputs;
+    const int64_t items = a.n * a.out[0] * a.out[1] * strips;
+    int64_t bx = (items + rows - 1) / rows;
+    if (bx > kDepthwiseMaxBlocks) bx = kDepthwiseMaxBlocks;
+    const int64_t by = ((a.k + kVec - 1) / kVec + cx - 1) / cx;
+    const int64_t smem = shared_bytes(a, kVec);
+    auto kernel = conv_depthwise_strip_kernel<T, kHasBias, kAct, kVec>;
+    if (smem > 48 * 1024) {
+      const cudaError_t e = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      if (e != cudaSuccess) return e;
+    }
+    kernel<<<dim3(static_cast<unsigned>(bx), static_cast<unsigned>(by)), dim3(cx, rows),
+             static_cast<size_t>(smem), s>>>(a, items, strips);
+    return cudaGetLastError();
+  }
+
+  // The tiled kernel's tile: TH x TW output pixels (TH * TW = kTilePixels, TH at most the
+  // output height) and the input window it reads.
+  struct Tile {
+    int th = 0, tw = 0, ih = 0, iw = 0;
+    int64_t tiles_w = 0, tiles = 0, shared = 0;
+  };
+
+  static Tile shape(const BooConvArgs& a, int th, int tw) {
+    Tile t;
+    t.th = th;
+    t.tw = tw;
+    t.ih = static_cast<int>((t.th - 1) * a.stride[1] + (a.filter[1] - 1) * a.dilation[1] + 1);
+    t.iw = static_cast<int>((t.tw - 1) * a.stride[2] + (a.filter[2] - 1) * a.dilation[2] + 1);
+    t.tiles_w = (a.out[2] + t.tw - 1) / t.tw;
+    t.tiles = (a.out[1] + t.th - 1) / t.th * t.tiles_w;
+    const int64_t cb = kTileVectors * kVector;
+    t.shared = a.filter[0] * a.filter[1] * a.filter[2] * cb * 4 +
+               static_cast<int64_t>(t.ih) * t.iw * (cb / (a.k / a.c)) * sizeof(T);
+    return t;
+  }
+
+  // TH = 8 rows (fewer when the output is lower) of kTilePixels / TH pixels; fewer rows while
+  // the window does not fit the budget (strides and dilations widen it).
+  static Tile tile_of(const BooConvArgs& a) {
+    int th = a.out[1] < 8 ? static_cast<int>(a.out[1]) : 8;
+    const int tw = kTilePixels / th;
+    Tile t = shape(a, th, tw);
+    while (t.shared > kTileMaxShared && th > 1) {
+      th /= 2;
+      t = shape(a, th, tw);
+    }
+    return t;
+  }
+
+  // Whether the tiled kernel takes the problem: channel vectors of 16 bytes in x and y (C and
+  // K multiples of kVector), the multiplier dividing the block's channels into whole vectors,
+  // and a window and filter that fit its shared-memory budget (the filter and stride sizes
+  // are checked before anything is multiplied, so no product overflows).
+  static bool tiled(const BooConvArgs& a) {
+    constexpr int64_t cb = kTileVectors * kVector;
+    const int64_t mult = a.k / a.c;
+    if (a.c % kVector != 0 || a.k % kVector != 0 || cb % mult != 0 || (cb / mult) % kVector != 0) {
+      return false;
+    }
+    for (int i = 1; i < 3; ++i) {
+      if (a.filter[i] > 64 || a.stride[i] > 64 || a.dilation[i] > 64) return false;
+    }
+    if (a.filter[0] > 64) return false;
+    const Tile t = tile_of(a);
+    return t.shared <= kTileMaxShared && t.tiles <= 0x7fffffff && a.n * a.out[0] <= 65535 &&
+           (a.k + cb - 1) / cb <= 65535;
+  }
+
+  static cudaError_t launch_tiles(const BooConvArgs& a, cudaStream_t s) {
+    const Tile t = tile_of(a);
+    constexpr int64_t cb = kTileVectors * kVector;
+    const dim3 grid(static_cast<unsigned>(t.tiles), static_cast<unsigned>((a.k + cb - 1) / cb),
+                    static_cast<unsigned>(a.n * a.out[0]));
+    auto kernel = conv_depthwise_tile_kernel<T, kHasBias, kAct, kVector>;
+    if (t.shared > 48 * 1024) {
+      const cudaError_t e = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(t.shared));
+      if (e != cudaSuccess) return e;
+    }
+    kernel<<<grid, kTileThreads, static_cast<size_t>(t.shared), s>>>(
+        a, t.th, t.tw, static_cast<int>(t.tiles_w), t.ih, t.iw);
+    return cudaGetLastError();
+  }
+
+  static int32_t run(const BooConvArgs& a, void*, int64_t, void* stream, char* why, int32_t len) {
+    if (supports(a, why, len) != BOO_OK) return BOO_UNSUPPORTED;
+    if (a.dry_run) return BOO_OK;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const cudaError_t e = tiled(a)                  ? launch_tiles(a, s)
+                          : vector_of(a) == kVector ? launch_strips<kVector>(a, s)
+                                                    : launch_strips<1>(a, s);
+    return cuda_result(e, why, len);
+  }
+};
+
+}  // namespace boo_kernels
