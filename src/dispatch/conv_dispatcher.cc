@@ -13,8 +13,14 @@ namespace {
 
 using ops::ConvDirection;
 
-// conv.depthwise's share of the copy bandwidth (to be measured).
-constexpr double kDepthwiseBandwidthShare = 0.8;
+// conv.depthwise (kernels/conv_depthwise.cuh, tiled kernel): the share of the copy bandwidth
+// its loads and stores reach, and the filter taps times output elements it applies per second
+// on 132 SMs. Fitted on an H100 (bench/results/2026-11-23-conv-depthwise-h100.md: predicted /
+// measured from 0.8 to 1.2 on six of its eight problems, 1.66 on the 7x7 one and 0.59 on the
+// NCHW one, whose layout copies cost more than modelled); the kernel is bound by its
+// instructions more than by HBM so far.
+constexpr double kDepthwiseBandwidthShare = 0.4;
+constexpr double kDepthwiseTapRate = 2.2e12;
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -115,20 +121,24 @@ core::Status conv_depthwise_supports(const ops::ConvProblem& p) {
 
 double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
-  // Memory-bound: x read once and y written once at most of the copy bandwidth (the filter
-  // stays on chip), plus the layout copies of tensors that are not channels-last.
+  // x read once and y written once at part of the copy bandwidth (the filter stays on chip), or
+  // the taps applied to every output element, whichever is longer; plus the layout copies of
+  // tensors that are not channels-last.
   const double memory_us =
       static_cast<double>(p.min_bytes()) / (kDepthwiseBandwidthShare * d.bandwidth_gbs * 1e3);
+  const double taps =
+      static_cast<double>(p.y_desc().element_count()) * static_cast<double>(product(p.filter));
+  const double compute_us = taps / (kDepthwiseTapRate * d.sm_count / 132.0) * 1e6;
   const int64_t copies = relayout_bytes(p);
   const double copy_us =
       copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
   if (why != nullptr) {
     char text[160];
-    std::snprintf(text, sizeof(text), "direct depthwise kernel, %.1f us memory%s", memory_us,
-                  copies > 0 ? ", + layout copies" : "");
+    std::snprintf(text, sizeof(text), "direct depthwise kernel, %.1f us memory, %.1f us taps%s",
+                  memory_us, compute_us, copies > 0 ? ", + layout copies" : "");
     *why = text;
   }
-  return memory_us + copy_us + d.launch_us;
+  return std::max(memory_us, compute_us) + copy_us + d.launch_us;
 }
 
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,

@@ -17,27 +17,18 @@ struct ParseOptions {
   std::string commands_file;
   std::vector<std::string> words;
   bool keys_only = false;
-  int candidates = 0;  // print dispatch's first N candidates (GEMM)
+  int candidates = 0;  // print dispatch's first N candidates (GEMM, convolution)
 };
 
-// Dispatch's ranked candidates with their predicted times (nothing is compiled).
+// Dispatch's ranked candidates with their predicted times (nothing is compiled): the GEMM
+// dispatcher's for a GEMM, the convolution dispatcher's for a convolution (and, for a 1x1
+// convolution that is a GEMM, that GEMM's).
 void print_candidates(const ops::Problem& p, int n) {
   const auto* g = std::get_if<ops::GemmProblem>(&p);
-  std::optional<ops::GemmProblem> as_gemm;
-  if (const auto* conv = std::get_if<ops::ConvProblem>(&p)) {
-    // conv.gemm_1x1: the convolution is this GEMM over its own buffers.
-    auto mapped = dispatch::conv_as_gemm_1x1(*conv);
-    if (!mapped) {
-      std::printf("  dispatch %s\n", mapped.status().message().c_str());
-    } else {
-      as_gemm = mapped->gemm;
-      g = &*as_gemm;
-      std::printf("  dispatch conv.gemm_1x1: A = %c, B = %c, D = %c: %s\n", mapped->a, mapped->b,
-                  mapped->d, g->key().c_str());
-    }
-  }
-  if (g == nullptr) {
-    std::printf("  dispatch no GPU kernels for %s yet\n", std::string(ops::family(p)).c_str());
+  const auto* conv = std::get_if<ops::ConvProblem>(&p);
+  if (g == nullptr && conv == nullptr) {
+    std::printf("  dispatch lists no candidates for %s here\n",
+                std::string(ops::family(p)).c_str());
     return;
   }
   dispatch::DispatchOptions o;
@@ -46,6 +37,28 @@ void print_candidates(const ops::Problem& p, int n) {
   if (!ctx) {
     std::printf("  dispatch unavailable: %s\n", ctx.status().message().c_str());
     return;
+  }
+  std::optional<ops::GemmProblem> as_gemm;
+  if (conv != nullptr) {
+    std::vector<std::string> notes;
+    auto list = (*ctx)->conv->candidates(*conv, &notes);
+    if (!list) {
+      std::printf("  dispatch %s\n", list.status().message().c_str());
+      return;
+    }
+    for (const std::string& note : notes) std::printf("  dispatch %s\n", note.c_str());
+    for (size_t i = 0; i < list->size() && i < static_cast<size_t>(n); ++i) {
+      const dispatch::ConvCandidate& c = (*list)[i];
+      std::printf("  #%-2zu %s\n      %s\n", i + 1,
+                  c.config.empty() ? c.algorithm.c_str() : c.config.c_str(), c.reason.c_str());
+    }
+    // conv.gemm_1x1: the convolution is this GEMM over its own buffers.
+    auto mapped = dispatch::conv_as_gemm_1x1(*conv);
+    if (!mapped) return;
+    as_gemm = mapped->gemm;
+    g = &*as_gemm;
+    std::printf("  dispatch conv.gemm_1x1: A = %c, B = %c, D = %c: %s\n", mapped->a, mapped->b,
+                mapped->d, g->key().c_str());
   }
   std::vector<std::string> notes;
   auto list = (*ctx)->gemm->candidates(*g, &notes);
@@ -137,7 +150,7 @@ Run add_parse_command(CLI::App& app) {
   sub->add_flag("--keys", opt->keys_only, "Print only the problem keys, one per line");
   sub->add_option("--candidates", opt->candidates,
                   "Also print the first N kernel configs dispatch would try, with the "
-                  "heuristic's predicted times (GEMM)")
+                  "heuristic's predicted times (GEMM, convolution)")
       ->check(CLI::PositiveNumber);
   sub->prefix_command();
   return [opt, sub] {

@@ -213,7 +213,7 @@ TEST_F(CliTest, DriverRejectsUnknownBackend) {
   EXPECT_NE(r.err.find("unknown backend 'magic'"), std::string::npos) << r.err;
 }
 
-TEST_F(CliTest, ParseShowsTheGemmOfA1x1Convolution) {
+TEST_F(CliTest, ParseShowsConvolutionCandidatesAndTheGemmOfA1x1Convolution) {
   const RunResult r = run_command(
       {"parse", "--candidates", "1"},
       "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 128 -y 1 -x 1 -F 1 --in_layout NHWC --out_layout NHWC "
@@ -225,7 +225,20 @@ TEST_F(CliTest, ParseShowsTheGemmOfA1x1Convolution) {
   const RunResult k3 = run_command(
       {"parse", "--candidates", "1"},
       "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 128 -y 3 -x 3 -p 1 -q 1 -F 1 --in_layout NHWC");
-  EXPECT_NE(k3.out.find("conv.gemm_1x1: the filter must be 1x1"), std::string::npos) << k3.out;
+  EXPECT_NE(k3.out.find("conv.gemm_1x1 does not apply: conv.gemm_1x1: the filter must be 1x1"),
+            std::string::npos)
+      << k3.out;
+  EXPECT_NE(k3.out.find("#1  conv.sm90_implicit_bf16"), std::string::npos) << k3.out;
+  // A depthwise convolution: conv.depthwise, then the fallback.
+  const RunResult dw = run_command(
+      {"parse", "--candidates", "2"},
+      "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 64 -y 3 -x 3 -p 1 -q 1 -g 64 -F 1 --in_layout NHWC "
+      "--out_layout NHWC --fil_layout NHWC");
+  EXPECT_EQ(dw.exit_code, 0) << dw.err;
+  EXPECT_NE(dw.out.find("#1  conv.depthwise_bf16_f32acc_fprop_2d_nobias.none"), std::string::npos)
+      << dw.out;
+  EXPECT_NE(dw.out.find("#2  conv.direct_bf16_f32acc_fprop_2d_nobias.none"), std::string::npos)
+      << dw.out;
 }
 
 TEST_F(CliTest, DriverRejectsUnknownFlushMode) {

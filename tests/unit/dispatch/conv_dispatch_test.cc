@@ -143,10 +143,10 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
             (std::vector<std::string>{std::string(kConvDepthwise), std::string(kConvDirect)}));
   EXPECT_EQ(c->front().config, "conv.depthwise_bf16_f32acc_fprop_2d_nobias.none");
   EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
-  // Memory-bound: x and y (57.8 MB each) at most of the bandwidth, so tens of microseconds,
-  // with layout copies charged for NCHW.
-  EXPECT_GT(c->front().predicted_us, 30.0);
-  EXPECT_LT(c->front().predicted_us, 60.0);
+  // Measured at 147 us on an H100 (bench/results/2026-11-23-conv-depthwise-h100.md): the model
+  // says within 40%, with layout copies charged for NCHW.
+  EXPECT_GT(c->front().predicted_us, 147.0 / 1.4);
+  EXPECT_LT(c->front().predicted_us, 147.0 * 1.4);
   auto nchw = dispatcher().candidates(conv(dw + " -F 1"), nullptr);
   ASSERT_TRUE(nchw.has_value());
   EXPECT_GT(nchw->front().predicted_us, c->front().predicted_us);
