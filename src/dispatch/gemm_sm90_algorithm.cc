@@ -15,6 +15,9 @@ using space::GemmSm90Config;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The fixed cost of one persistent tile 16 or 32 wide, per tile an SM runs (see rank()).
+constexpr double kNarrowTileUs = 0.22;
+
 // Fraction of the tensor-core peak a CTA sustains in its mainloop. Calibrated on an H100 with
 // bf16 sweeps of the public GEMM list (bench/results/2026-11-22-gemm-sweep-*.md): 128x256 and
 // 256x128 cooperative tiles and 128x128 pingpong tiles come within a few percent of cuBLASLt;
@@ -296,9 +299,16 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   const double memory_us =
       std::max(static_cast<double>(p.min_bytes()) / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) *
       1e6;
+  // A narrow tile does little work per tile, so its per-tile cost (pipeline fill and drain, the
+  // epilogue's stores) shows when each SM runs many of them: H100, 2026-11-23, the 1x1
+  // convolution GEMM 64 x 200704 x 256 on 64x16x128 tiles (95 per SM) measured 77.2 us against
+  // 56 us predicted without it, where 128x128 tiles took 48.8 us (bench/results/
+  // 2026-11-23-conv-h100.md).
+  const double narrow_us =
+      narrow ? kNarrowTileUs * static_cast<double>(ceil_div(work_units, d.sm_count)) : 0.0;
   // Compute and memory overlap, but not perfectly: the smaller term still shows a little.
-  const double total =
-      std::max(compute_us, memory_us) + 0.15 * std::min(compute_us, memory_us) + d.launch_us;
+  const double total = std::max(compute_us, memory_us) +
+                       0.15 * std::min(compute_us, memory_us) + narrow_us + d.launch_us;
   if (why != nullptr) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),
