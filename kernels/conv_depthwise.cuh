@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "activation.cuh"
+#include "conv_common.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
@@ -338,20 +339,13 @@ struct ConvDepthwiseRunner {
       write_why(why, len, "conv.depthwise runs the forward pass only");
       return BOO_UNSUPPORTED;
     }
-    if (a.spatial_dims < 1 || a.spatial_dims > 3) {
-      write_why(why, len, "spatial_dims must be 1, 2 or 3");
-      return BOO_UNSUPPORTED;
-    }
     if (a.c < 1 || a.groups != a.c || a.k < a.c || a.k % a.c != 0) {
       write_why(why, len, "conv.depthwise needs groups = C and K a multiple of C");
       return BOO_UNSUPPORTED;
     }
-    for (int i = 0; i < 3; ++i) {
-      if (a.in[i] < 1 || a.filter[i] < 1 || a.out[i] < 1 || a.stride[i] < 1 || a.pad[i] < 0 ||
-          a.dilation[i] < 1) {
-        write_why(why, len, "sizes, strides and dilations must be >= 1 and padding >= 0");
-        return BOO_UNSUPPORTED;
-      }
+    if (const char* e = conv_geometry_error(a)) {
+      write_why(why, len, e);
+      return BOO_UNSUPPORTED;
     }
     if (a.x_stride[1] != 1 || a.y_stride[1] != 1) {
       write_why(why, len, "conv.depthwise needs channels-last x and y");

@@ -24,6 +24,7 @@
 #include <initializer_list>
 
 #include "activation.cuh"
+#include "conv_common.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 
@@ -276,21 +277,14 @@ struct ConvDirectRunner {
       write_why(why, len, "the kernel was generated for another direction");
       return BOO_UNSUPPORTED;
     }
-    if (a.spatial_dims < 1 || a.spatial_dims > 3) {
-      write_why(why, len, "spatial_dims must be 1, 2 or 3");
-      return BOO_UNSUPPORTED;
-    }
     if (a.n < 1 || a.c < 1 || a.k < 1 || a.groups < 1 || a.c % a.groups != 0 ||
         a.k % a.groups != 0) {
       write_why(why, len, "N, C, K and groups must be >= 1 with C and K divisible by groups");
       return BOO_UNSUPPORTED;
     }
-    for (int i = 0; i < 3; ++i) {
-      if (a.in[i] < 1 || a.filter[i] < 1 || a.out[i] < 1 || a.stride[i] < 1 || a.pad[i] < 0 ||
-          a.dilation[i] < 1) {
-        write_why(why, len, "sizes, strides and dilations must be >= 1 and padding >= 0");
-        return BOO_UNSUPPORTED;
-      }
+    if (const char* e = conv_geometry_error(a)) {
+      write_why(why, len, e);
+      return BOO_UNSUPPORTED;
     }
     if (a.x == nullptr || a.w == nullptr || a.y == nullptr) {
       write_why(why, len, "a tensor pointer is missing");

@@ -20,6 +20,17 @@ struct ParseOptions {
   int candidates = 0;  // print dispatch's first N candidates (GEMM, convolution)
 };
 
+// Dispatch's notes, then the first `n` candidates of `list` (each named by `name`) with their
+// reasons.
+template <class List, class Name>
+void print_ranked(const std::vector<std::string>& notes, const List& list, size_t n, Name name) {
+  for (const std::string& note : notes) std::printf("  dispatch %s\n", note.c_str());
+  for (size_t i = 0; i < list.size() && i < n; ++i) {
+    std::printf("  #%-2zu %s\n      %s\n", i + 1, std::string(name(list[i])).c_str(),
+                list[i].reason.c_str());
+  }
+}
+
 // Dispatch's ranked candidates with their predicted times (nothing is compiled): the GEMM
 // dispatcher's for a GEMM, the convolution dispatcher's for a convolution (and, for a 1x1
 // convolution that is a GEMM, that GEMM's).
@@ -46,12 +57,9 @@ void print_candidates(const ops::Problem& p, int n) {
       std::printf("  dispatch %s\n", list.status().message().c_str());
       return;
     }
-    for (const std::string& note : notes) std::printf("  dispatch %s\n", note.c_str());
-    for (size_t i = 0; i < list->size() && i < static_cast<size_t>(n); ++i) {
-      const dispatch::ConvCandidate& c = (*list)[i];
-      std::printf("  #%-2zu %s\n      %s\n", i + 1,
-                  c.config.empty() ? c.algorithm.c_str() : c.config.c_str(), c.reason.c_str());
-    }
+    print_ranked(notes, *list, static_cast<size_t>(n), [](const dispatch::ConvCandidate& c) {
+      return c.config.empty() ? c.algorithm : c.config;
+    });
     // conv.gemm_1x1: the convolution is this GEMM over its own buffers.
     auto mapped = dispatch::conv_as_gemm_1x1(*conv);
     if (!mapped) return;
@@ -66,11 +74,8 @@ void print_candidates(const ops::Problem& p, int n) {
     std::printf("  dispatch %s\n", list.status().message().c_str());
     return;
   }
-  for (const std::string& note : notes) std::printf("  dispatch %s\n", note.c_str());
-  for (size_t i = 0; i < list->size(); ++i) {
-    std::printf("  #%-2zu %s\n      %s\n", i + 1, (*list)[i].config.c_str(),
-                (*list)[i].reason.c_str());
-  }
+  print_ranked(notes, *list, list->size(),
+               [](const dispatch::GemmCandidate& c) { return c.config; });
 }
 
 std::string peak_name(const ops::Problem& p, const ops::Ceilings& c) {
