@@ -1,8 +1,9 @@
-// conv.direct (kernels/conv_direct.cuh) and the channels-last wrapper (kernels/conv_relayout.cuh)
-// through the real JIT (nvcc, no GPU): the compiled objects' host sides accept every layout,
-// group count and dimensionality, refuse what they cannot run with a reason, and plan the
-// workspace of the layout copies. Two small compiles (plain CUDA, no CUTLASS: about 10 s each);
-// skipped where the toolkit or CUTLASS is missing. Numerics run on the GPU (tests/gpu/).
+// conv.direct (kernels/conv_direct.cuh), conv.depthwise (kernels/conv_depthwise.cuh) and the
+// channels-last wrapper (kernels/conv_relayout.cuh) through the real JIT (nvcc, no GPU): the
+// compiled objects' host sides accept every layout, group count and dimensionality, refuse what
+// they cannot run with a reason, and plan the workspace of the layout copies. Three small compiles
+// (plain CUDA, no CUTLASS: about 10 s each); skipped where the toolkit or CUTLASS is missing.
+// Numerics run on the GPU (tests/gpu/).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -169,6 +170,108 @@ TEST_F(ConvDirectKernelTest, DirectForwardAcceptsAnyLayoutGroupsAndDimensions) {
   a = args_of(fwd(kFirst));
   a.dry_run = 1;
   EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)), BOO_OK) << why;
+}
+
+// conv.depthwise (kernels/conv_depthwise.cuh) behind the channels-last copies: it takes forward
+// depthwise problems of every layout, multiplier and dimensionality (the tiled kernel or the
+// strip kernel, chosen at launch), plans the copies of what is not channels-last, and says why
+// it refuses the rest.
+TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwise) {
+  space::ConvClass cls;
+  cls.dtype = core::DType::kBF16;
+  cls.direction = ConvDirection::kForward;
+  cls.spatial_dims = 2;
+  cls.bias = true;
+  cls.activation = ops::Activation::kRelu6;
+  auto src = codegen::conv_depthwise_source(cls);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  auto kernel = cache_->get(*src);
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
+  const LoadedKernel& k = **kernel;
+  EXPECT_EQ(k.name, "conv.depthwise_bf16_f32acc_fprop_2d_bias.relu6");
+
+  auto dw = [](Layout layout, int64_t c, int64_t out_channels) {
+    ops::ConvProblem p =
+        problem_2d(core::DType::kBF16, ConvDirection::kForward, layout, layout, layout);
+    p.c = p.groups = c;
+    p.k = out_channels;
+    p.bias = true;
+    p.activation = ops::Activation::kRelu6;
+    return p;
+  };
+  struct Case {
+    std::string what;
+    ops::ConvProblem p;
+    int64_t workspace;
+  };
+  std::vector<Case> accepted;
+  accepted.push_back({"NHWC, 16 channels (tiled)", dw(kLast, 16, 16), 0});
+  accepted.push_back({"NHWC, multiplier 2", dw(kLast, 16, 32), 0});
+  accepted.push_back({"NHWC, 5 channels (strip)", dw(kLast, 5, 5), 0});
+  // NCHW: x and y are copied (2 x 16 x 9 x 11 bf16 each); the K x 1 x 3 x 3 filter is the same
+  // either way.
+  accepted.push_back({"NCHW", dw(kFirst, 16, 16), 2 * round256(2 * 16 * 9 * 11 * 2)});
+  ops::ConvProblem strided = dw(kLast, 16, 16);
+  strided.stride = {2, 3};
+  strided.dilation = {2, 1};
+  accepted.push_back({"stride 2x3, dilation 2x1", strided, 0});
+  ops::ConvProblem conv1d = dw(kLast, 16, 16);
+  conv1d.spatial_dims = 1;
+  conv1d.input = {37};
+  conv1d.filter = {5};
+  conv1d.stride = {1};
+  conv1d.padding = {2};
+  conv1d.dilation = {1};
+  accepted.push_back({"1D", conv1d, 0});
+  ops::ConvProblem conv3d = dw(kLast, 16, 16);
+  conv3d.spatial_dims = 3;
+  conv3d.input = {5, 6, 7};
+  conv3d.filter = {3, 1, 3};
+  conv3d.stride = {1, 1, 2};
+  conv3d.padding = {1, 0, 1};
+  conv3d.dilation = {1, 1, 1};
+  accepted.push_back({"3D", conv3d, 0});
+  char why[256] = {0};
+  for (const Case& c : accepted) {
+    BooConvArgs a = args_of(c.p);
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << c.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), c.workspace) << c.what;
+    a.dry_run = 1;
+    EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)),
+              c.workspace > 0 ? BOO_ERROR : BOO_OK)
+        << c.what << ": " << why;
+  }
+
+  // Refusals carry a reason.
+  struct Refusal {
+    std::string what;
+    ops::ConvProblem p;
+    std::string why;
+  };
+  std::vector<Refusal> refused;
+  ops::ConvProblem dgrad = dw(kLast, 16, 16);
+  dgrad.direction = ConvDirection::kBackwardData;
+  dgrad.bias = false;
+  dgrad.activation = ops::Activation::kNone;
+  refused.push_back({"backward data", dgrad, "forward pass only"});
+  ops::ConvProblem grouped = dw(kLast, 16, 16);
+  grouped.groups = 4;
+  refused.push_back({"groups 4 of 16", grouped, "groups = C"});
+  ops::ConvProblem no_bias = dw(kLast, 16, 16);
+  no_bias.bias = false;
+  refused.push_back({"no bias pointer", no_bias, "bias"});
+  ops::ConvProblem huge = dw(kLast, 16, 16);
+  huge.input = {64, 64};
+  huge.filter = {60, 60};
+  huge.padding = {0, 0};
+  refused.push_back({"60x60 filter", huge, "too many taps"});
+  for (const Refusal& r : refused) {
+    const BooConvArgs a = args_of(r.p);
+    why[0] = 0;
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED) << r.what;
+    EXPECT_NE(std::string(why).find(r.why), std::string::npos) << r.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), -1) << r.what;
+  }
 }
 
 // ConvChannelsLastRunner over conv.direct, one per direction behind a runner that picks by the
