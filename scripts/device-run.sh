@@ -90,9 +90,14 @@ count_verdicts() {
   echo "$line" | tee -a "$OUT/summary.txt"
 }
 # Runs one list through the driver's numerics gate: numerics_list NAME FILE DRIVER-FLAGS...
+# A name already used in this run gets a suffix, so that two lists with one file name (say
+# tests/gpu/x.txt and bench/workloads/x.txt) do not overwrite each other's log and CSV.
+declare -A numerics_names=()
 numerics_list() {
   local name=$1 f=$2
   shift 2
+  while [ -n "${numerics_names[$name]:-}" ]; do name="$name-2"; done
+  numerics_names[$name]=1
   "$boo" driver "$@" -V 1 --explain --csv "$OUT/numerics-$name.csv" \
     --commands-file "$f" >"$OUT/numerics-$name.log" 2>&1 || status=1
   count_verdicts "$name" "$OUT/numerics-$name.log"
