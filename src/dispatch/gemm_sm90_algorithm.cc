@@ -307,8 +307,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   const double narrow_us =
       narrow ? kNarrowTileUs * static_cast<double>(ceil_div(work_units, d.sm_count)) : 0.0;
   // Compute and memory overlap, but not perfectly: the smaller term still shows a little.
-  const double total = std::max(compute_us, memory_us) +
-                       0.15 * std::min(compute_us, memory_us) + narrow_us + d.launch_us;
+  const double total = std::max(compute_us, memory_us) + 0.15 * std::min(compute_us, memory_us) +
+                       narrow_us + d.launch_us;
   if (why != nullptr) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),
