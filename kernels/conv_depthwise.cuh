@@ -73,6 +73,30 @@ __device__ __forceinline__ void depthwise_load(const T* xp, int64_t k0, int64_t 
   }
 }
 
+// Both kernels' filter in shared memory: the taps of the `width` output channels from k_base as
+// fp32, dst[tap][channel] (zeros past K), staged by the block's `threads` threads (this one is
+// `tid`). The caller synchronizes before reading it.
+template <class T>
+__device__ __forceinline__ void stage_depthwise_filter(float* dst, const BooConvArgs& a,
+                                                       int64_t k_base, int width, int tid,
+                                                       int threads) {
+  const T* __restrict__ w = static_cast<const T*>(a.w);
+  // (At most kDepthwiseMaxShared / 4 values: int indices.)
+  const int f1 = static_cast<int>(a.filter[1]);
+  const int f2 = static_cast<int>(a.filter[2]);
+  const int taps = static_cast<int>(a.filter[0]) * f1 * f2;
+  for (int i = tid; i < taps * width; i += threads) {
+    const int t = i / width;
+    const int64_t k = k_base + i % width;
+    const int r2 = t % f2;
+    const int r1 = t / f2 % f1;
+    const int r0 = t / (f1 * f2);
+    dst[i] = k < a.k ? to_float(w[k * a.w_stride[0] + r0 * a.w_stride[2] + r1 * a.w_stride[3] +
+                                  r2 * a.w_stride[4]])
+                     : 0.0f;
+  }
+}
+
 // The strip kernel, the tiled kernel's fallback: any channel count, width, stride and dilation.
 // A block takes blockDim.x vectors of kVec output channels (16 bytes, or single channels when K
 // is not a multiple of a vector) and stages their filter taps in shared memory as fp32,
@@ -84,24 +108,13 @@ __global__ void __launch_bounds__(kDepthwiseThreads)
     conv_depthwise_strip_kernel(BooConvArgs a, int64_t items, int64_t strips) {
   extern __shared__ float depthwise_filter[];  // [tap][blockDim.x * kVec]
   const T* __restrict__ x = static_cast<const T*>(a.x);
-  const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
-  const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
   const int64_t mult = a.k / a.c;
   const int width = static_cast<int>(blockDim.x) * kVec;  // channels of the block
   const int64_t k_base = static_cast<int64_t>(blockIdx.y) * width;
   const int threads = static_cast<int>(blockDim.x * blockDim.y);
   const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  for (int64_t i = tid; i < taps * width; i += threads) {
-    const int64_t t = i / width;
-    const int64_t k = k_base + i % width;
-    const int64_t r2 = t % a.filter[2];
-    const int64_t r1 = t / a.filter[2] % a.filter[1];
-    const int64_t r0 = t / (a.filter[2] * a.filter[1]);
-    depthwise_filter[i] = k < a.k ? to_float(w[k * a.w_stride[0] + r0 * a.w_stride[2] +
-                                               r1 * a.w_stride[3] + r2 * a.w_stride[4]])
-                                  : 0.0f;
-  }
+  stage_depthwise_filter<T>(depthwise_filter, a, k_base, width, tid, threads);
   __syncthreads();
   const int64_t k0 = k_base + static_cast<int64_t>(threadIdx.x) * kVec;
   if (k0 >= a.k) return;  // (after the block's only barrier)
@@ -192,7 +205,6 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   float* filter = reinterpret_cast<float*>(tile_shared);  // [tap][kCB]
   T* window = reinterpret_cast<T*>(filter + taps * kCB);  // [ih][iw][cbin]
   const T* __restrict__ x = static_cast<const T*>(a.x);
-  const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
   const int tid = static_cast<int>(threadIdx.x);
   const int64_t k_base = static_cast<int64_t>(blockIdx.y) * kCB;
@@ -201,16 +213,7 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   const int64_t n = blockIdx.z / a.out[0];
   const int64_t oh0 = static_cast<int64_t>(blockIdx.x / tiles_w) * th;
   const int64_t ow0 = static_cast<int64_t>(blockIdx.x % tiles_w) * tw;
-  for (int i = tid; i < taps * kCB; i += kTileThreads) {
-    const int t = i / kCB;
-    const int64_t k = k_base + i % kCB;
-    const int r2 = t % f2;
-    const int r1 = t / f2 % f1;
-    const int r0 = t / taps2;
-    filter[i] = k < a.k ? to_float(w[k * a.w_stride[0] + r0 * a.w_stride[2] + r1 * a.w_stride[3] +
-                                     r2 * a.w_stride[4]])
-                        : 0.0f;
-  }
+  stage_depthwise_filter<T>(filter, a, k_base, kCB, tid, kTileThreads);
   // This thread's outputs: channel vector q of tile pixels p + j * kSlots.
   const int q = tid % kTileVectors;
   const int p = tid / kTileVectors;
