@@ -58,6 +58,38 @@ BooConvArgs args_of(const ops::ConvProblem& p, const dispatch::ConvPointers& ptr
 
 int64_t round256(int64_t bytes) { return (bytes + 255) / 256 * 256; }
 
+// The same problem in 1D (37 wide, a filter of 5) and in 3D (5x6x7, a 3x1x3 filter, stride 2
+// along W).
+ops::ConvProblem as_1d(ops::ConvProblem p, int64_t stride, int64_t padding) {
+  p.spatial_dims = 1;
+  p.input = {37};
+  p.filter = {5};
+  p.stride = {stride};
+  p.padding = {padding};
+  p.dilation = {1};
+  return p;
+}
+ops::ConvProblem as_3d(ops::ConvProblem p) {
+  p.spatial_dims = 3;
+  p.input = {5, 6, 7};
+  p.filter = {3, 1, 3};
+  p.stride = {1, 1, 2};
+  p.padding = {1, 0, 1};
+  p.dilation = {1, 1, 1};
+  return p;
+}
+
+// A 2D bf16 forward class with a bias and `act`.
+space::ConvClass forward_class(ops::Activation act) {
+  space::ConvClass cls;
+  cls.dtype = core::DType::kBF16;
+  cls.direction = ConvDirection::kForward;
+  cls.spatial_dims = 2;
+  cls.bias = true;
+  cls.activation = act;
+  return cls;
+}
+
 class ConvDirectKernelTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,22 +104,23 @@ class ConvDirectKernelTest : public ::testing::Test {
     if (!root_.empty()) std::filesystem::remove_all(root_);
   }
 
+  // A generated kernel through the real JIT (null, with the failure reported, when it fails).
+  std::shared_ptr<const LoadedKernel> compile(const core::Expected<codegen::KernelSource>& src) {
+    EXPECT_TRUE(src.has_value()) << src.status().message();
+    if (!src.has_value()) return nullptr;
+    auto kernel = cache_->get(*src);
+    EXPECT_TRUE(kernel.has_value()) << kernel.status().message();
+    return kernel.has_value() ? *kernel : nullptr;
+  }
+
   std::string root_;
   std::unique_ptr<KernelCache> cache_;
 };
 
 TEST_F(ConvDirectKernelTest, DirectForwardAcceptsAnyLayoutGroupsAndDimensions) {
-  space::ConvClass cls;
-  cls.dtype = core::DType::kBF16;
-  cls.direction = ConvDirection::kForward;
-  cls.spatial_dims = 2;
-  cls.bias = true;
-  cls.activation = ops::Activation::kRelu;
-  auto src = codegen::conv_direct_source(cls);
-  ASSERT_TRUE(src.has_value()) << src.status().message();
-  auto kernel = cache_->get(*src);
-  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
-  const LoadedKernel& k = **kernel;
+  const auto kernel = compile(codegen::conv_direct_source(forward_class(ops::Activation::kRelu)));
+  ASSERT_NE(kernel, nullptr);
+  const LoadedKernel& k = *kernel;
   EXPECT_EQ(k.kind, BOO_KIND_CONV);
   EXPECT_EQ(k.name, "conv.direct_bf16_f32acc_fprop_2d_bias.relu");
 
@@ -113,22 +146,8 @@ TEST_F(ConvDirectKernelTest, DirectForwardAcceptsAnyLayoutGroupsAndDimensions) {
   depthwise.groups = depthwise.c = 16;
   depthwise.k = 32;  // channel multiplier 2
   accepted.push_back({"depthwise", depthwise});
-  ops::ConvProblem conv1d = fwd(kFirst);
-  conv1d.spatial_dims = 1;
-  conv1d.input = {37};
-  conv1d.filter = {5};
-  conv1d.stride = {2};
-  conv1d.padding = {0};
-  conv1d.dilation = {1};
-  accepted.push_back({"1D", conv1d});
-  ops::ConvProblem conv3d = fwd(kLast);
-  conv3d.spatial_dims = 3;
-  conv3d.input = {5, 6, 7};
-  conv3d.filter = {3, 1, 3};
-  conv3d.stride = {1, 1, 2};
-  conv3d.padding = {1, 0, 1};
-  conv3d.dilation = {1, 1, 1};
-  accepted.push_back({"3D", conv3d});
+  accepted.push_back({"1D", as_1d(fwd(kFirst), 2, 0)});
+  accepted.push_back({"3D", as_3d(fwd(kLast))});
   char why[256] = {0};
   for (const auto& [what, p] : accepted) {
     const BooConvArgs a = args_of(p);
@@ -177,17 +196,10 @@ TEST_F(ConvDirectKernelTest, DirectForwardAcceptsAnyLayoutGroupsAndDimensions) {
 // strip kernel, chosen at launch), plans the copies of what is not channels-last, and says why
 // it refuses the rest.
 TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwise) {
-  space::ConvClass cls;
-  cls.dtype = core::DType::kBF16;
-  cls.direction = ConvDirection::kForward;
-  cls.spatial_dims = 2;
-  cls.bias = true;
-  cls.activation = ops::Activation::kRelu6;
-  auto src = codegen::conv_depthwise_source(cls);
-  ASSERT_TRUE(src.has_value()) << src.status().message();
-  auto kernel = cache_->get(*src);
-  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
-  const LoadedKernel& k = **kernel;
+  const auto kernel =
+      compile(codegen::conv_depthwise_source(forward_class(ops::Activation::kRelu6)));
+  ASSERT_NE(kernel, nullptr);
+  const LoadedKernel& k = *kernel;
   EXPECT_EQ(k.name, "conv.depthwise_bf16_f32acc_fprop_2d_bias.relu6");
 
   auto dw = [](Layout layout, int64_t c, int64_t out_channels) {
@@ -215,22 +227,8 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   strided.stride = {2, 3};
   strided.dilation = {2, 1};
   accepted.push_back({"stride 2x3, dilation 2x1", strided, 0});
-  ops::ConvProblem conv1d = dw(kLast, 16, 16);
-  conv1d.spatial_dims = 1;
-  conv1d.input = {37};
-  conv1d.filter = {5};
-  conv1d.stride = {1};
-  conv1d.padding = {2};
-  conv1d.dilation = {1};
-  accepted.push_back({"1D", conv1d, 0});
-  ops::ConvProblem conv3d = dw(kLast, 16, 16);
-  conv3d.spatial_dims = 3;
-  conv3d.input = {5, 6, 7};
-  conv3d.filter = {3, 1, 3};
-  conv3d.stride = {1, 1, 2};
-  conv3d.padding = {1, 0, 1};
-  conv3d.dilation = {1, 1, 1};
-  accepted.push_back({"3D", conv3d, 0});
+  accepted.push_back({"1D", as_1d(dw(kLast, 16, 16), 1, 2), 0});
+  accepted.push_back({"3D", as_3d(dw(kLast, 16, 16)), 0});
   char why[256] = {0};
   for (const Case& c : accepted) {
     BooConvArgs a = args_of(c.p);
