@@ -8,6 +8,12 @@
 // copies" of DESIGN.md §3: NCHW problems run on the NHWC algorithms. Tensors already packed
 // channels-last and aligned are used in place, so an NHWC problem pays nothing.
 //
+// With kPad > 1 (conv.padded_channels, DESIGN.md §3) a problem of one group whose C or K is not
+// a multiple of kPad runs on the inner kernel with both rounded up to it: the copies append zero
+// channels to x, w (and zero filters to w, zero bias values to the bias), the inner kernel
+// computes the padded problem, and the copy out drops the padded channels. Zeros in every padded
+// input make the padded products vanish in all three directions.
+//
 // Which tensors are read and which one is written depends on the direction: forward reads x and
 // w and writes y; backward data reads y (dy) and w and writes x (dx); backward weight reads x
 // and y (dy) and writes w (dw). The bias (forward) is passed through untouched.
@@ -84,6 +90,40 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// dst[r][c] = src[r][c] where r < src_rows and c < src_ch, else 0, for the dst_rows x dst_ch
+// row-major dst: appends zero channels and zero rows (padding), or drops them (dst smaller).
+template <class T, class Index>
+__global__ void __launch_bounds__(kRelayoutThreads)
+    conv_channel_pad_kernel(const T* __restrict__ src, int64_t src_rows, int64_t src_ch,
+                            T* __restrict__ dst, int64_t dst_ch, int64_t total) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += step) {
+    const Index row = static_cast<Index>(i) / static_cast<Index>(dst_ch);
+    const int64_t c = i - static_cast<int64_t>(row) * dst_ch;
+    const bool inside = static_cast<int64_t>(row) < src_rows && c < src_ch;
+    dst[i] = inside ? src[static_cast<int64_t>(row) * src_ch + c] : T(0);
+  }
+}
+
+template <class T>
+cudaError_t conv_channel_pad_copy(const void* src, int64_t src_rows, int64_t src_ch, void* dst,
+                                  int64_t dst_rows, int64_t dst_ch, cudaStream_t stream) {
+  const int64_t total = dst_rows * dst_ch;
+  if (total == 0) return cudaSuccess;
+  const int64_t blocks = (total + kRelayoutThreads - 1) / kRelayoutThreads;
+  const unsigned grid =
+      static_cast<unsigned>(blocks < kRelayoutMaxBlocks ? blocks : kRelayoutMaxBlocks);
+  if (total <= int64_t{0xffffffff}) {
+    conv_channel_pad_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
+        static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, total);
+  } else {
+    conv_channel_pad_kernel<T, uint64_t><<<grid, kRelayoutThreads, 0, stream>>>(
+        static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, total);
+  }
+  return cudaGetLastError();
+}
+
 // Whether `stride` addresses an (N, C, D, H, W) tensor of `extent` like `expect` does (strides
 // of extent-1 dims never matter).
 inline bool same_strides(const int64_t extent[5], const int64_t stride[5],
@@ -157,24 +197,32 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
 }
 
 // Inner: a conv runner (supports / workspace / run over BooConvArgs) that needs packed
-// channels-last tensors with 16-byte aligned pointers. T: the element type of x, w and y.
-template <class Inner, class T>
+// channels-last tensors with 16-byte aligned pointers. T: the element type of x, w, y (and the
+// bias). kPad: the channel multiple the inner kernel needs (1: it takes any channel count).
+template <class Inner, class T, int kPad = 1>
 struct ConvChannelsLastRunner {
-  // One tensor's relayout: its logical extent, its packed channels-last strides and, when it
-  // is copied, its slot in the workspace.
+  // One tensor's relayout: its logical extent, the extent the inner kernel sees (channels, and
+  // w's filters, rounded up to kPad), its packed channels-last strides and, when it is copied,
+  // its slot in the workspace.
   struct Tensor {
     bool copy = false;
     bool output = false;  // written by the convolution (copied out after the inner run)
+    int64_t logical[5] = {};
     int64_t extent[5] = {};
     int64_t packed[5] = {};
     int64_t offset = 0;
     int64_t bytes = 0;
+
+    bool padded() const { return logical[0] != extent[0] || logical[1] != extent[1]; }
+    // Rows of C (or K) channels when packed channels-last: everything but the channel dim.
+    int64_t rows(const int64_t e[5]) const { return e[0] * e[2] * e[3] * e[4]; }
   };
   struct Plan {
     bool valid = false;
     Tensor x, w, y;
-    int64_t copies = 0;       // bytes of the slots, from offset 0
-    int64_t inner_bytes = 0;  // the inner kernel's workspace, after the slots
+    int64_t bias_offset = -1;  // the zero-padded bias's slot, when K is padded
+    int64_t copies = 0;        // bytes of the slots, from offset 0
+    int64_t inner_bytes = 0;   // the inner kernel's workspace, after the slots
     int64_t total = 0;
     BooConvArgs inner{};
   };
@@ -193,9 +241,9 @@ struct ConvChannelsLastRunner {
 
   // Whether `stride` addresses the same elements as the packed layout: a dimension of extent 1
   // is never stepped along, so its stride does not matter.
-  static bool is_packed(const int64_t stride[5], const Tensor& t) {
+  static bool is_packed(const int64_t stride[5], const int64_t extent[5], const int64_t packed[5]) {
     for (int i = 0; i < 5; ++i) {
-      if (t.extent[i] > 1 && stride[i] != t.packed[i]) return false;
+      if (extent[i] > 1 && stride[i] != packed[i]) return false;
     }
     return true;
   }
@@ -206,7 +254,7 @@ struct ConvChannelsLastRunner {
   static void place(Tensor& t, void* ptr, const int64_t stride[5], char* base, int64_t& offset,
                     void*& inner_ptr, int64_t inner_stride[5]) {
     packed_channels_last(t.extent, t.packed);
-    t.copy = misaligned(ptr) || !is_packed(stride, t);
+    t.copy = t.padded() || misaligned(ptr) || !is_packed(stride, t.logical, t.packed);
     int64_t elements = 1;
     for (int i = 0; i < 5; ++i) elements *= t.extent[i];
     t.bytes = elements * static_cast<int64_t>(sizeof(T));
@@ -223,11 +271,12 @@ struct ConvChannelsLastRunner {
     for (int i = 0; i < 3; ++i) {
       if (a.in[i] < 1 || a.filter[i] < 1 || a.out[i] < 1) return false;
     }
-    // Each tensor's byte count must fit int64 (a product of positive values, checked by
-    // division so that nothing overflows on the way).
-    const int64_t x[5] = {a.n, a.c, a.in[0], a.in[1], a.in[2]};
-    const int64_t w[5] = {a.k, a.c / a.groups, a.filter[0], a.filter[1], a.filter[2]};
-    const int64_t y[5] = {a.n, a.k, a.out[0], a.out[1], a.out[2]};
+    // Each tensor's byte count (padded) must fit int64 (a product of positive values, checked
+    // by division so that nothing overflows on the way).
+    const int64_t c = a.c + kPad, k = a.k + kPad;
+    const int64_t x[5] = {a.n, c, a.in[0], a.in[1], a.in[2]};
+    const int64_t w[5] = {k, c / a.groups, a.filter[0], a.filter[1], a.filter[2]};
+    const int64_t y[5] = {a.n, k, a.out[0], a.out[1], a.out[2]};
     for (const int64_t* e : {x, w, y}) {
       int64_t p = static_cast<int64_t>(sizeof(T));
       for (int i = 0; i < 5; ++i) {
@@ -245,22 +294,37 @@ struct ConvChannelsLastRunner {
     if (!sizes_valid(a)) return p;
     p.valid = true;
     p.inner = a;
+    // Channel padding: one group only (padding a group's channels would move the others).
+    const bool pad = kPad > 1 && a.groups == 1 && (a.c % kPad != 0 || a.k % kPad != 0);
+    const int64_t c = pad ? round_up(a.c, kPad) : a.c;
+    const int64_t k = pad ? round_up(a.k, kPad) : a.k;
+    p.inner.c = c;
+    p.inner.k = k;
     const int64_t x_extent[5] = {a.n, a.c, a.in[0], a.in[1], a.in[2]};
     const int64_t w_extent[5] = {a.k, a.c / a.groups, a.filter[0], a.filter[1], a.filter[2]};
     const int64_t y_extent[5] = {a.n, a.k, a.out[0], a.out[1], a.out[2]};
     for (int i = 0; i < 5; ++i) {
-      p.x.extent[i] = x_extent[i];
-      p.w.extent[i] = w_extent[i];
-      p.y.extent[i] = y_extent[i];
+      p.x.logical[i] = p.x.extent[i] = x_extent[i];
+      p.w.logical[i] = p.w.extent[i] = w_extent[i];
+      p.y.logical[i] = p.y.extent[i] = y_extent[i];
     }
+    p.x.extent[1] = c;
+    p.w.extent[0] = k;
+    p.w.extent[1] = c / a.groups;
+    p.y.extent[1] = k;
     p.x.output = a.direction == BOO_CONV_BACKWARD_DATA;
     p.w.output = a.direction == BOO_CONV_BACKWARD_WEIGHT;
     p.y.output = a.direction == BOO_CONV_FORWARD;
-    // Each copy takes the next 256-byte-aligned slot: x, w, y in that order.
+    // Each copy takes the next 256-byte-aligned slot: x, w, y (and the bias) in that order.
     int64_t offset = 0;
     place(p.x, a.x, a.x_stride, base, offset, p.inner.x, p.inner.x_stride);
     place(p.w, a.w, a.w_stride, base, offset, p.inner.w, p.inner.w_stride);
     place(p.y, a.y, a.y_stride, base, offset, p.inner.y, p.inner.y_stride);
+    if (a.bias != nullptr && k != a.k) {
+      p.bias_offset = offset;
+      offset = round_up(offset + k * static_cast<int64_t>(sizeof(T)), 256);
+      p.inner.bias = base + p.bias_offset;
+    }
     p.copies = offset;
     // The inner workspace follows the slots; its size does not depend on where they are.
     p.inner_bytes = Inner::workspace(p.inner);
@@ -284,6 +348,31 @@ struct ConvChannelsLastRunner {
     const Plan p = make_plan(a, stand_in());
     if (!p.valid || p.inner_bytes < 0) return -1;
     return p.total;
+  }
+
+  // Copies an input tensor into its slot (padding it with zeros), or the output's slot out to
+  // the caller's tensor (dropping the padding).
+  static cudaError_t copy(const Tensor& t, const void* src, const int64_t src_stride[5], void* dst,
+                          const int64_t dst_stride[5], bool into_slot, cudaStream_t s) {
+    if (!t.padded()) {
+      return conv_relayout_copy<T>(src, src_stride, dst, dst_stride, t.logical, s);
+    }
+    int64_t caller_packed[5];
+    packed_channels_last(t.logical, caller_packed);
+    if (is_packed(into_slot ? src_stride : dst_stride, t.logical, caller_packed)) {
+      // Packed channels-last on both sides: rows of channels, padded or cut.
+      const int64_t rows = t.rows(t.logical), padded_rows = t.rows(t.extent);
+      return into_slot ? conv_channel_pad_copy<T>(src, rows, t.logical[1], dst, padded_rows,
+                                                  t.extent[1], s)
+                       : conv_channel_pad_copy<T>(src, padded_rows, t.extent[1], dst, rows,
+                                                  t.logical[1], s);
+    }
+    if (into_slot) {
+      // Any other layout: zeros first, then the logical elements into the padded layout.
+      const cudaError_t e = cudaMemsetAsync(dst, 0, static_cast<size_t>(t.bytes), s);
+      if (e != cudaSuccess) return e;
+    }
+    return conv_relayout_copy<T>(src, src_stride, dst, dst_stride, t.logical, s);
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
@@ -314,8 +403,12 @@ struct ConvChannelsLastRunner {
       for (int i = 0; i < 3; ++i) {
         const Tensor& t = *tensors[i];
         if (!t.copy || t.output) continue;
+        const cudaError_t e = copy(t, ptrs[i], strides[i], base + t.offset, t.packed, true, s);
+        if (e != cudaSuccess) return cuda_result(e, why, len);
+      }
+      if (p.bias_offset >= 0) {
         const cudaError_t e =
-            conv_relayout_copy<T>(ptrs[i], strides[i], base + t.offset, t.packed, t.extent, s);
+            conv_channel_pad_copy<T>(a.bias, 1, a.k, base + p.bias_offset, 1, p.inner.k, s);
         if (e != cudaSuccess) return cuda_result(e, why, len);
       }
     }
@@ -326,8 +419,7 @@ struct ConvChannelsLastRunner {
     if (!out.copy) return BOO_OK;
     void* dst = p.x.output ? a.x : p.w.output ? a.w : a.y;
     const int64_t* dst_stride = p.x.output ? a.x_stride : p.w.output ? a.w_stride : a.y_stride;
-    const cudaError_t e =
-        conv_relayout_copy<T>(base + out.offset, out.packed, dst, dst_stride, out.extent, s);
+    const cudaError_t e = copy(out, base + out.offset, out.packed, dst, dst_stride, false, s);
     return cuda_result(e, why, len);
   }
 };

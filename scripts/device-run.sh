@@ -145,7 +145,8 @@ if want bench; then
   build/device/boo_bench_dispatch 2>&1 | tee "$OUT/dispatch-overhead.txt" || status=1
 fi
 
-conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt)
+conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
+  tests/gpu/conv_padded.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"

@@ -102,8 +102,10 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
        std::to_string(static_cast<int>(c.direction)) + ", " + std::to_string(c.spatial_dims) +
        ", " + bool_text(c.bias) + ">;\n";
   // NCHW (or any other layout, or an unaligned pointer) runs through packed channels-last
-  // copies in the workspace: GPU layout transforms, no host copies.
-  b += "using Runner = boo_kernels::ConvChannelsLastRunner<Inner, " + cuda_type(c.dtype) + ">;\n";
+  // copies in the workspace: GPU layout transforms, no host copies. Channel counts that are not
+  // whole 16-byte vectors are padded with zeros in the same copies (conv.padded_channels).
+  b += "using Runner = boo_kernels::ConvChannelsLastRunner<Inner, " + cuda_type(c.dtype) +
+       ", kAlign>;\n";
   b += "}  // namespace\n\n";
   b += "BOO_CONV_ENTRY_POINTS(Runner, \"" + name + "\")\n";
   return finish(name, b);

@@ -68,23 +68,24 @@ size_t ConvProblemHash::operator()(const ops::ConvProblem& p) const {
   return std::hash<std::string>{}(p.key());
 }
 
-core::Status conv_sm90_supports(const ops::ConvProblem& p) {
+namespace {
+
+// What conv.sm90_implicit needs besides 16-byte channel vectors (conv.padded_channels pads
+// those): one group, a class with code, a unit stride for backward data, TMA im2col's limits.
+core::Status conv_sm90_limits(const ops::ConvProblem& p, std::string_view name) {
   BOO_RETURN_IF_ERROR(p.validate());
+  const std::string head = std::string(name) + ": ";
   if (p.groups != 1) {
-    return core::unsupported("conv.sm90_implicit: groups = 1 only (CUTLASS's can_implement)");
+    return core::unsupported(head + "groups = 1 only (CUTLASS's can_implement)");
   }
-  BOO_RETURN_IF_ERROR(space::check_conv_sm90_class(space::conv_class_of(p)));
-  const int64_t align = 16 / core::dtype_bytes(p.dtype);
-  if (p.c % align != 0 || p.k % align != 0) {
-    return core::unsupported("conv.sm90_implicit: C and K must be multiples of " +
-                             std::to_string(align) + " (16 bytes, TMA); C=" + std::to_string(p.c) +
-                             " K=" + std::to_string(p.k));
+  if (core::Status s = space::check_conv_sm90_class(space::conv_class_of(p)); !s.is_ok()) {
+    return core::unsupported(head + s.message());
   }
   if (p.direction == ConvDirection::kBackwardData) {
     for (int64_t s : p.stride) {
       if (s != 1) {
-        return core::unsupported("conv.sm90_implicit: backward data with stride " +
-                                 std::to_string(s) + " (CUTLASS 4.2's sm90 dgrad is unit-stride)");
+        return core::unsupported(head + "backward data with stride " + std::to_string(s) +
+                                 " (CUTLASS 4.2's sm90 dgrad is unit-stride)");
       }
     }
   }
@@ -95,15 +96,68 @@ core::Status conv_sm90_supports(const ops::ConvProblem& p) {
   const int64_t offset_limit = (int64_t{1} << (16 / dims)) - 1;
   for (int i = 0; i < dims; ++i) {
     if (p.padding[i] > pad_limit) {
-      return core::unsupported("conv.sm90_implicit: padding " + std::to_string(p.padding[i]) +
+      return core::unsupported(head + "padding " + std::to_string(p.padding[i]) +
                                " beyond TMA im2col's limit " + std::to_string(pad_limit));
     }
     if ((p.filter[i] - 1) * p.dilation[i] >= offset_limit) {
-      return core::unsupported("conv.sm90_implicit: dilated filter extent beyond TMA im2col's " +
+      return core::unsupported(head + "dilated filter extent beyond TMA im2col's " +
                                std::to_string(offset_limit));
     }
   }
   return core::Status::ok();
+}
+
+int64_t channel_vector(const ops::ConvProblem& p) { return 16 / core::dtype_bytes(p.dtype); }
+
+}  // namespace
+
+core::Status conv_sm90_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(conv_sm90_limits(p, kConvSm90Implicit));
+  const int64_t align = channel_vector(p);
+  if (p.c % align != 0 || p.k % align != 0) {
+    return core::unsupported("conv.sm90_implicit: C and K must be multiples of " +
+                             std::to_string(align) + " (16 bytes, TMA); C=" + std::to_string(p.c) +
+                             " K=" + std::to_string(p.k) + " (conv.padded_channels pads them)");
+  }
+  return core::Status::ok();
+}
+
+core::Status conv_padded_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  const int64_t align = channel_vector(p);
+  if (p.c % align == 0 && p.k % align == 0) {
+    return core::unsupported("conv.padded_channels does not apply: C=" + std::to_string(p.c) +
+                             " and K=" + std::to_string(p.k) + " are multiples of " +
+                             std::to_string(align));
+  }
+  return conv_sm90_limits(p, kConvPaddedChannels);
+}
+
+ops::ConvProblem padded_problem(const ops::ConvProblem& p) {
+  const int64_t align = channel_vector(p);
+  ops::ConvProblem q = p;
+  q.c = (p.c + align - 1) / align * align;
+  q.k = (p.k + align - 1) / align * align;
+  q.in_layout = q.fil_layout = q.out_layout = core::Layout::kChannelsLast;
+  return q;
+}
+
+double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                              const DeviceModel& d, std::string* why) {
+  // The padded problem on conv.sm90_implicit, plus the copies: each input read in its own
+  // layout and written padded, the output read padded and written back (and the bias).
+  const ops::ConvProblem q = padded_problem(p);
+  const double inner = predict_conv_sm90_us(q, c, d, why);
+  const int64_t bytes =
+      core::dtype_bytes(p.dtype) *
+      (p.x_desc().element_count() + q.x_desc().element_count() + p.w_desc().element_count() +
+       q.w_desc().element_count() + p.y_desc().element_count() + q.y_desc().element_count());
+  const double copy_us = static_cast<double>(bytes) / (d.bandwidth_gbs * 1e3) + 3 * d.launch_us;
+  if (why != nullptr) {
+    *why = "channels padded to C=" + std::to_string(q.c) + " K=" + std::to_string(q.k) + ": " +
+           *why + " + padding copies";
+  }
+  return inner + copy_us;
 }
 
 core::Status conv_depthwise_supports(const ops::ConvProblem& p) {
@@ -203,6 +257,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   };
   const auto gemm_1x1 = conv_as_gemm_1x1(p);
   const core::Status sm90 = conv_sm90_supports(p);
+  const core::Status padded = conv_padded_supports(p);
   const std::string& forced = options_.force_config;
   if (!forced.empty()) {
     if (forced.rfind("gemm.", 0) == 0) {
@@ -212,11 +267,15 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       return out;
     }
     if (forced.rfind(space::kConvSm90Prefix, 0) == 0) {
-      if (!sm90.is_ok()) return core::unsupported("--config " + forced + ": " + sm90.message());
+      // Channels that are not 16-byte vectors run the same config behind the padding copies.
+      if (!sm90.is_ok() && !padded.is_ok()) {
+        return core::unsupported("--config " + forced + ": " + sm90.message());
+      }
       if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
         return core::invalid_argument("--config " + s.message());
       }
-      out.push_back({std::string(kConvSm90Implicit), forced, 0.0, "forced"});
+      out.push_back({std::string(sm90.is_ok() ? kConvSm90Implicit : kConvPaddedChannels), forced,
+                     0.0, "forced"});
       return out;
     }
     if (forced.rfind(codegen::kConvDepthwisePrefix, 0) == 0) {
@@ -243,6 +302,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     if (const TuningRow* row = db_->find(p.key())) {
       const bool usable = (row->algorithm == kConvSm90Implicit && sm90.is_ok() &&
                            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+                          (row->algorithm == kConvPaddedChannels && padded.is_ok() &&
+                           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
                           (row->algorithm == kConvDirect &&
                            check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
                           (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
@@ -258,6 +319,36 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       note("tuning DB: no row for this problem");
     }
   }
+  // The configs of conv.sm90_implicit's space for the problem's class, best predicted first,
+  // as candidates of `algorithm` (conv.sm90_implicit itself, or behind the padding copies).
+  auto add_ranked = [&](std::string_view algorithm, bool pad_channels) {
+    const DeviceModel& model = gemm_.device_model();
+    std::vector<ConvCandidate> ranked;
+    for (const space::ConvSm90Config& c :
+         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+      std::string why;
+      const double us = pad_channels ? predict_conv_padded_us(p, c, model, &why)
+                                     : predict_conv_sm90_us(p, c, model, &why);
+      char head[64];
+      std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+      ranked.push_back({std::string(algorithm), c.name(), us, head + why});
+    }
+    note(std::string(algorithm) + ": " + std::to_string(ranked.size()) + " valid configs in the " +
+         std::string(space::rule_set_name(options_.rules)) + " rule set");
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const ConvCandidate& a, const ConvCandidate& b) {
+                       return a.predicted_us < b.predicted_us;
+                     });
+    const size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.max_compile_attempts));
+    out.insert(out.end(), ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep));
+  };
+  // Channels that are not 16-byte vectors make the GEMM of a 1x1 convolution unaligned (the
+  // slow GEMM paths): padding them first is faster.
+  if (padded.is_ok()) {
+    add_ranked(kConvPaddedChannels, true);
+  } else {
+    note(padded.message());
+  }
   if (gemm_1x1) {
     // The GEMM algorithms have persistent, stream-K and split-K schedulers that the
     // non-persistent implicit GEMM lacks, and no im2col: first choice where they apply.
@@ -268,25 +359,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     note(std::string(kConvGemm1x1) + " does not apply: " + gemm_1x1.status().message());
   }
   if (sm90.is_ok()) {
-    const DeviceModel& model = gemm_.device_model();
-    std::vector<ConvCandidate> ranked;
-    for (const space::ConvSm90Config& c :
-         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
-      std::string why;
-      const double us = predict_conv_sm90_us(p, c, model, &why);
-      char head[64];
-      std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-      ranked.push_back({std::string(kConvSm90Implicit), c.name(), us, head + why});
-    }
-    note(std::string(kConvSm90Implicit) + ": " + std::to_string(ranked.size()) +
-         " valid configs in the " + std::string(space::rule_set_name(options_.rules)) +
-         " rule set");
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const ConvCandidate& a, const ConvCandidate& b) {
-                       return a.predicted_us < b.predicted_us;
-                     });
-    const size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.max_compile_attempts));
-    out.insert(out.end(), ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep));
+    add_ranked(kConvSm90Implicit, false);
   } else {
     note(sm90.message());
   }
@@ -309,7 +382,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
 }
 
 core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate& c) const {
-  if (c.algorithm == kConvSm90Implicit) {
+  if (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels) {
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
   }

@@ -185,7 +185,10 @@ std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules)
       clusters = {{1, 1}};
       break;
     case RuleSet::kDefault:
-      tiles = {{128, 128, k128}, {128, 64, k128}, {64, 128, k128}, {64, 256, k128}, {64, 64, k128}};
+      // The 64-byte k-blocks are for few channels per filter tap (conv.padded_channels' C = 8
+      // stems): a tap's k-block is mostly zeros beyond C.
+      tiles = {{128, 128, k128}, {128, 64, k128},      {64, 128, k128},    {64, 256, k128},
+               {64, 64, k128},   {128, 128, k128 / 2}, {128, 64, k128 / 2}};
       clusters = {{1, 1}, {2, 1}, {1, 2}};
       break;
     case RuleSet::kFull:

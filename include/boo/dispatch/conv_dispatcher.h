@@ -1,6 +1,7 @@
 // Chooses and runs a convolution kernel per problem (DESIGN.md §3, §5), in order: a tuning-DB
-// row; conv.gemm_1x1 (the GEMM dispatcher's plan for a 1x1 convolution that is a GEMM); the
-// best-ranked conv.sm90_implicit configs (a failed compile or a kernel that rejects the problem
+// row; conv.padded_channels where C or K is not a 16-byte vector; conv.gemm_1x1 (the GEMM
+// dispatcher's plan for a 1x1 convolution that is a GEMM); the best-ranked conv.sm90_implicit
+// configs (a failed compile or a kernel that rejects the problem
 // moves on to the next); conv.depthwise (forward, G = C); conv.direct, which runs every valid
 // problem. Plans are cached per
 // problem.
@@ -20,6 +21,7 @@ namespace boo::dispatch {
 
 inline constexpr std::string_view kConvGemm1x1 = "conv.gemm_1x1";
 inline constexpr std::string_view kConvSm90Implicit = "conv.sm90_implicit";
+inline constexpr std::string_view kConvPaddedChannels = "conv.padded_channels";
 inline constexpr std::string_view kConvDepthwise = "conv.depthwise";
 inline constexpr std::string_view kConvDirect = "conv.direct";
 
@@ -51,6 +53,15 @@ core::Status conv_sm90_supports(const ops::ConvProblem& p);
 // output tiles, tile efficiency, bytes moved, layout copies); exposed for tests and reports.
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why = nullptr);
+
+// conv.padded_channels: conv.sm90_implicit's configs behind copies that pad C and K with zeros
+// to 16-byte vectors (kernels/conv_relayout.cuh). Whether it applies (groups = 1, C or K not a
+// multiple of the vector, the rest of conv.sm90_implicit's limits), the padded problem its inner
+// kernel computes (channels-last), and its analytical time (the inner kernel plus the copies).
+core::Status conv_padded_supports(const ops::ConvProblem& p);
+ops::ConvProblem padded_problem(const ops::ConvProblem& p);
+double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                              const DeviceModel& d, std::string* why = nullptr);
 
 // Whether conv.depthwise takes the problem (forward, G = C > 1, K a multiple of C), or why not;
 // its analytical time (memory-bound, plus layout copies).

@@ -4,6 +4,7 @@
 // objects), the analytical model, and the C argument struct.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "../jit/jit_test_util.h"
@@ -105,10 +106,76 @@ TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
     std::vector<std::string> notes;
     auto list = dispatcher().candidates(p, &notes);
     ASSERT_TRUE(list.has_value());
-    EXPECT_EQ(algorithms(*list), std::vector<std::string>{std::string(kConvDirect)}) << c.command;
+    // Only the padding copies make the C = 35 problem an implicit GEMM.
+    ASSERT_FALSE(list->empty());
+    EXPECT_EQ(list->back().algorithm, kConvDirect) << c.command;
+    for (size_t i = 0; i + 1 < list->size(); ++i) {
+      EXPECT_EQ((*list)[i].algorithm, kConvPaddedChannels) << c.command;
+    }
+    EXPECT_EQ(list->size() > 1, conv_padded_supports(p).is_ok()) << c.command;
   }
   EXPECT_TRUE(conv_sm90_supports(resnet3x3(" -F 2")).is_ok());
   EXPECT_TRUE(conv_sm90_supports(resnet3x3(" -F 4")).is_ok());
+}
+
+TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) {
+  // The C = 3 stem: padded to C = 8, ranked before the fallback, in all three directions.
+  const std::string stem =
+      "convbfp16 -n 2 -c 3 -H 31 -W 31 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 "
+      "-l 1 -j 1 -F ";
+  for (const std::string dir : {"1", "4"}) {
+    const ops::ConvProblem p = conv(stem + dir + kNhwc);
+    ASSERT_TRUE(conv_padded_supports(p).is_ok()) << dir;
+    auto list = dispatcher().candidates(p, nullptr);
+    ASSERT_TRUE(list.has_value());
+    EXPECT_EQ(list->front().algorithm, kConvPaddedChannels);
+    EXPECT_EQ(list->front().config.rfind(space::kConvSm90Prefix, 0), 0u);
+    EXPECT_NE(list->front().reason.find("padded to C=8 K=64"), std::string::npos)
+        << list->front().reason;
+    EXPECT_EQ(list->back().algorithm, kConvDirect);
+  }
+  // Backward data with a stride is beyond CUTLASS's dgrad, padded or not.
+  const core::Status dgrad = conv_padded_supports(conv(stem + "2" + kNhwc));
+  EXPECT_NE(dgrad.message().find("unit-stride"), std::string::npos) << dgrad.message();
+
+  // K = 35 too, and a 1x1 whose GEMM would be unaligned: the padded implicit GEMM comes first,
+  // the GEMM second. NCHW tensors are relaid in the same copies.
+  const ops::ConvProblem one =
+      conv("convbfp16 -n 128 -c 35 -H 48 -W 32 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1");
+  const ops::ConvProblem q = padded_problem(one);
+  EXPECT_EQ(q.c, 40);
+  EXPECT_EQ(q.k, 40);
+  EXPECT_EQ(q.in_layout, core::Layout::kChannelsLast);
+  auto list = dispatcher().candidates(one, nullptr);
+  ASSERT_TRUE(list.has_value());
+  EXPECT_EQ(list->front().algorithm, kConvPaddedChannels);
+  const std::vector<std::string> names = algorithms(*list);
+  EXPECT_NE(std::find(names.begin(), names.end(), std::string(kConvGemm1x1)), names.end());
+  // The copies are charged: the padded problem costs more than the same problem aligned.
+  const space::ConvSm90Config c = *space::ConvSm90Config::parse_name(list->front().config);
+  EXPECT_GT(predict_conv_padded_us(one, c, DeviceModel{}),
+            predict_conv_sm90_us(q, c, DeviceModel{}));
+
+  // fp32 pads to 4 channels; aligned channels, or groups, leave conv.padded_channels out.
+  EXPECT_EQ(padded_problem(conv("conv -n 2 -c 3 -H 9 -W 9 -k 6 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l "
+                                "1 -j 1 -F 1"))
+                .k,
+            8);
+  EXPECT_NE(conv_padded_supports(resnet3x3(" -F 1")).message().find("does not apply"),
+            std::string::npos);
+  EXPECT_NE(conv_padded_supports(conv("convbfp16 -n 2 -c 70 -H 9 -W 9 -k 70 -y 3 -x 3 -p 1 -q 1 "
+                                      "-u 1 -v 1 -l 1 -j 1 -g 2 -F 1" +
+                                      std::string(kNhwc)))
+                .message()
+                .find("groups = 1 only"),
+            std::string::npos);
+
+  // A conv.sm90_implicit config forced on misaligned channels runs behind the padding.
+  const std::string forced = "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1";
+  auto f = dispatcher(forced).candidates(one, nullptr);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_EQ(f->size(), 1u);
+  EXPECT_EQ(f->front().algorithm, kConvPaddedChannels);
 }
 
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {

@@ -429,5 +429,68 @@ TEST_F(ConvDirectKernelTest, ChannelsLastWrapperCopiesOnlyWhatIsNotPackedChannel
   EXPECT_EQ(k.workspace(&a), -1);
 }
 
+// The same wrapper with kPad = 8 (conv.padded_channels): channel counts that are not 16-byte
+// fp16 vectors get padded slots, a bias slot when K is padded, and groups are never padded.
+constexpr char kPaddedSource[] = R"(#include "abi.h"
+#include "conv_direct.cuh"
+#include "conv_relayout.cuh"
+
+namespace {
+using Runner = boo_kernels::ConvChannelsLastRunner<
+    boo_kernels::ConvDirectRunner<__half, BOO_CONV_FORWARD, true, 0>, __half, 8>;
+}  // namespace
+
+BOO_CONV_ENTRY_POINTS(Runner, "test.conv_padded_fp16")
+)";
+
+TEST_F(ConvDirectKernelTest, PaddingWrapperGivesMisalignedChannelsZeroFilledSlots) {
+  auto text = codegen::inline_embedded_includes(kPaddedSource);
+  ASSERT_TRUE(text.has_value()) << text.status().message();
+  auto kernel = cache_->get({"test.conv_padded_fp16", *text});
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
+  const LoadedKernel& k = **kernel;
+  const core::DType t = core::DType::kF16;
+  char why[256] = {0};
+
+  // C = 3, K = 35 with a bias, all NHWC: x to 8 channels, w to 40 x 8, y to 40, bias to 40.
+  ops::ConvProblem p = problem_2d(t, ConvDirection::kForward, kLast, kLast, kLast);
+  p.c = 3;
+  p.k = 35;
+  p.bias = true;
+  BooConvArgs a = args_of(p);
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << why;
+  const int64_t x_slot = round256(2 * 8 * 9 * 11 * 2);
+  const int64_t w_slot = round256(40 * 8 * 3 * 3 * 2);
+  const int64_t y_slot = round256(2 * 40 * 9 * 11 * 2);
+  const int64_t bias_slot = round256(40 * 2);
+  EXPECT_EQ(k.workspace(&a), x_slot + w_slot + y_slot + bias_slot);
+  // With an aligned K only x and w are padded, and the bias is used in place.
+  p.k = 32;
+  a = args_of(p);
+  EXPECT_EQ(k.workspace(&a), x_slot + round256(32 * 8 * 9 * 2));
+  // Aligned channels: nothing to copy in NHWC.
+  p.c = 16;
+  a = args_of(p);
+  EXPECT_EQ(k.workspace(&a), 0);
+  // Two groups of 3 channels are not padded (the inner kernel sees the caller's channels).
+  p.c = 6;
+  p.k = 6;
+  p.groups = 2;
+  a = args_of(p);
+  EXPECT_EQ(k.workspace(&a), 0);
+
+  // A dry run plans the same slots as the workspace query.
+  p = problem_2d(t, ConvDirection::kForward, kFirst, kFirst, kFirst);
+  p.c = 5;
+  p.bias = true;
+  a = args_of(p);
+  a.dry_run = 1;
+  const int64_t bytes = k.workspace(&a);
+  EXPECT_EQ(bytes, x_slot + round256(32 * 8 * 9 * 2) + round256(2 * 32 * 9 * 11 * 2));
+  char* ws = kBase + (uintptr_t{4} << 26);
+  EXPECT_EQ(k.run(&a, ws, bytes, nullptr, why, sizeof(why)), BOO_OK) << why;
+  EXPECT_EQ(k.run(&a, ws, bytes - 1, nullptr, why, sizeof(why)), BOO_ERROR);
+}
+
 }  // namespace
 }  // namespace boo::jit
