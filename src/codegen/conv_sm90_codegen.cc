@@ -62,6 +62,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   std::string b;
   b += "#include \"conv_sm90.cuh\"\n";
   b += "#include \"conv_relayout.cuh\"\n";
+  b += "#include \"conv_space_to_depth.cuh\"\n";
   b += "#include \"cutlass/conv/collective/collective_builder.hpp\"\n";
   b += "#include \"cutlass/conv/kernel/conv_universal.hpp\"\n";
   b += "#include \"cutlass/epilogue/collective/collective_builder.hpp\"\n";
@@ -104,8 +105,15 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   // NCHW (or any other layout, or an unaligned pointer) runs through packed channels-last
   // copies in the workspace: GPU layout transforms, no host copies. Channel counts that are not
   // whole 16-byte vectors are padded with zeros in the same copies (conv.padded_channels).
-  b += "using Runner = boo_kernels::ConvChannelsLastRunner<Inner, " + cuda_type(c.dtype) +
+  b += "using Relaid = boo_kernels::ConvChannelsLastRunner<Inner, " + cuda_type(c.dtype) +
        ", kAlign>;\n";
+  if (config.space_to_depth) {
+    // The blocked channels fill whole 64-byte k-blocks (the smallest tile K).
+    b += "using Runner = boo_kernels::ConvSpaceToDepthRunner<Relaid, " + cuda_type(c.dtype) + ", " +
+         std::to_string(64 / core::dtype_bytes(c.dtype)) + ">;\n";
+  } else {
+    b += "using Runner = Relaid;\n";
+  }
   b += "}  // namespace\n\n";
   b += "BOO_CONV_ENTRY_POINTS(Runner, \"" + name + "\")\n";
   return finish(name, b);

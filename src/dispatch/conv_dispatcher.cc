@@ -142,8 +142,60 @@ ops::ConvProblem padded_problem(const ops::ConvProblem& p) {
   return q;
 }
 
+core::Status conv_space_to_depth_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(conv_padded_supports(p));
+  auto no = [](const std::string& why) {
+    return core::unsupported("space-to-depth does not apply: " + why);
+  };
+  if (p.direction != ConvDirection::kForward) return no("forward only");
+  bool strided = false;
+  for (size_t i = 0; i < p.stride.size(); ++i) {
+    if (p.dilation[i] != 1) return no("dilation " + std::to_string(p.dilation[i]));
+    strided = strided || p.stride[i] > 1;
+  }
+  if (!strided) return no("stride 1");
+  // Worth it while the channels leave most of a 64-byte k-block empty.
+  if (p.c * core::dtype_bytes(p.dtype) >= 64) {
+    return no("C = " + std::to_string(p.c) + " fills a k-block");
+  }
+  return core::Status::ok();
+}
+
+ops::ConvProblem space_to_depth_problem(const ops::ConvProblem& p) {
+  ops::ConvProblem q = padded_problem(p);
+  const std::vector<int64_t> out = p.output();
+  int64_t blocks = 1;
+  for (size_t i = 0; i < p.stride.size(); ++i) {
+    const int64_t taps = (p.filter[i] + p.stride[i] - 1) / p.stride[i];
+    blocks *= p.stride[i];
+    q.filter[i] = taps;
+    q.input[i] = out[i] + taps - 1;
+    q.stride[i] = 1;
+    q.padding[i] = 0;
+  }
+  const int64_t k_block = 64 / core::dtype_bytes(p.dtype);
+  q.c = (blocks * p.c + k_block - 1) / k_block * k_block;
+  return q;
+}
+
 double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                               const DeviceModel& d, std::string* why) {
+  if (c.space_to_depth) {
+    // The blocked problem, plus writing x' (and reading x) and the output's channel padding.
+    const ops::ConvProblem q = space_to_depth_problem(p);
+    const double inner = predict_conv_sm90_us(q, c, d, why);
+    const ops::ConvProblem k_only = padded_problem(p);
+    int64_t bytes = p.x_desc().element_count() + q.x_desc().element_count();
+    if (k_only.k != p.k) bytes += p.y_desc().element_count() + k_only.y_desc().element_count();
+    const double copy_us =
+        static_cast<double>(bytes * core::dtype_bytes(p.dtype)) / (d.bandwidth_gbs * 1e3) +
+        2 * d.launch_us;
+    if (why != nullptr) {
+      *why = "space-to-depth to C=" + std::to_string(q.c) + ", " + std::to_string(q.filter.back()) +
+             "-tap filter: " + *why + " + copies";
+    }
+    return inner + copy_us;
+  }
   // The padded problem on conv.sm90_implicit, plus the copies: each input read in its own
   // layout and written padded, the output read padded and written back (and the bias).
   const ops::ConvProblem q = padded_problem(p);
@@ -225,7 +277,15 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
       (p.dtype == core::DType::kF32 ? d.tflops_tf32 : d.tflops_16bit) * 1e12 / d.sm_count;
   const double tile_us =
       2.0 * c.tile_m * c.tile_n * static_cast<double>(r) / (peak * efficiency) * 1e6;
-  const double compute_us = static_cast<double>(waves) * tile_us;
+  // A reduction channel count below the k-block (C = 8 in 32-wide k-blocks) leaves most of each
+  // TMA im2col box beyond the tensor: measured 5.2x the modelled time on the padded C = 3 stem
+  // (bench/results/2026-11-23-conv-padded-h100.md), 1.3x the k-block's empty share.
+  const int64_t reduced = p.direction == ConvDirection::kForward        ? p.c
+                          : p.direction == ConvDirection::kBackwardData ? p.k
+                                                                        : c.tile_k;
+  const double sparse =
+      reduced < c.tile_k ? 1.3 * static_cast<double>(c.tile_k) / static_cast<double>(reduced) : 1.0;
+  const double compute_us = static_cast<double>(waves) * tile_us * sparse;
   const double memory_us = static_cast<double>(p.min_bytes()) / (d.bandwidth_gbs * 1e3);
   const int64_t copies = relayout_bytes(p);
   const double copy_us =
@@ -326,12 +386,17 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     std::vector<ConvCandidate> ranked;
     for (const space::ConvSm90Config& c :
          space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
-      std::string why;
-      const double us = pad_channels ? predict_conv_padded_us(p, c, model, &why)
-                                     : predict_conv_sm90_us(p, c, model, &why);
-      char head[64];
-      std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-      ranked.push_back({std::string(algorithm), c.name(), us, head + why});
+      for (bool s2d : {false, true}) {
+        if (s2d && !(pad_channels && conv_space_to_depth_supports(p).is_ok())) continue;
+        space::ConvSm90Config v = c;
+        v.space_to_depth = s2d;
+        std::string why;
+        const double us = pad_channels ? predict_conv_padded_us(p, v, model, &why)
+                                       : predict_conv_sm90_us(p, v, model, &why);
+        char head[64];
+        std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+        ranked.push_back({std::string(algorithm), v.name(), us, head + why});
+      }
     }
     note(std::string(algorithm) + ": " + std::to_string(ranked.size()) + " valid configs in the " +
          std::string(space::rule_set_name(options_.rules)) + " rule set");

@@ -87,7 +87,7 @@ ConvClass conv_class_of(const ops::ConvProblem& p) {
 std::string ConvSm90Config::name() const {
   return std::string(kConvSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
-         "x" + std::to_string(cluster_n);
+         "x" + std::to_string(cluster_n) + (space_to_depth ? std::string(kSpaceToDepthSuffix) : "");
 }
 
 core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text) {
@@ -95,7 +95,10 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
     return core::invalid_argument("conv.sm90_implicit config " + core::quote(text) + ": " + why);
   };
   if (text.rfind(kConvSm90Prefix, 0) != 0) return bad("must start with conv.sm90_implicit_");
-  const std::string_view rest = text.substr(kConvSm90Prefix.size());
+  std::string_view rest = text.substr(kConvSm90Prefix.size());
+  const bool s2d = rest.size() > kSpaceToDepthSuffix.size() &&
+                   rest.substr(rest.size() - kSpaceToDepthSuffix.size()) == kSpaceToDepthSuffix;
+  if (s2d) rest.remove_suffix(kSpaceToDepthSuffix.size());
   const size_t tile_at = rest.rfind("_t");
   const size_t cluster_at = rest.rfind("_c");
   if (tile_at == std::string_view::npos || cluster_at == std::string_view::npos ||
@@ -119,6 +122,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   c.tile_k = static_cast<int>(tk);
   c.cluster_m = static_cast<int>(cm);
   c.cluster_n = static_cast<int>(cn);
+  c.space_to_depth = s2d;
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
 }
@@ -150,6 +154,9 @@ Status check_conv_sm90_class(const ConvClass& c) {
 Status check_conv_sm90(const ConvSm90Config& c) {
   BOO_RETURN_IF_ERROR(check_conv_sm90_class(c.cls));
   auto invalid = [&](const std::string& why) { return unsupported(c.name() + ": " + why); };
+  if (c.space_to_depth && c.cls.direction != ConvDirection::kForward) {
+    return invalid("space-to-depth runs forward convolutions only");
+  }
   if (c.tile_m != 64 && c.tile_m != 128) return invalid("tile M must be 64 or 128");
   if (c.tile_n < 32 || c.tile_n > 256 || c.tile_n % 32 != 0) {
     return invalid("tile N must be a multiple of 32 in [32, 256]");

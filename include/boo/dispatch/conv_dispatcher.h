@@ -62,6 +62,11 @@ core::Status conv_padded_supports(const ops::ConvProblem& p);
 ops::ConvProblem padded_problem(const ops::ConvProblem& p);
 double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                               const DeviceModel& d, std::string* why = nullptr);
+// Its space-to-depth variant (configs with space_to_depth; kernels/conv_space_to_depth.cuh):
+// strided forward problems with fewer channels than a 64-byte k-block, and the stride-1
+// blocked problem it runs (blocked channels padded to the k-block, K padded to the vector).
+core::Status conv_space_to_depth_supports(const ops::ConvProblem& p);
+ops::ConvProblem space_to_depth_problem(const ops::ConvProblem& p);
 
 // Whether conv.depthwise takes the problem (forward, G = C > 1, K a multiple of C), or why not;
 // its analytical time (memory-bound, plus layout copies).

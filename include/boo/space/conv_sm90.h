@@ -40,6 +40,7 @@ struct ConvClass {
 ConvClass conv_class_of(const ops::ConvProblem& p);
 
 inline constexpr std::string_view kConvSm90Prefix = "conv.sm90_implicit_";
+inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
 
 struct ConvSm90Config {
   ConvClass cls;
@@ -48,10 +49,14 @@ struct ConvSm90Config {
   int tile_k = 64;   // reduction elements per k-block
   int cluster_m = 1;
   int cluster_n = 1;
+  // conv.padded_channels for strided forward problems with few channels: the input cut into
+  // stride-sized blocks stacked along the channels (kernels/conv_space_to_depth.cuh). Not in
+  // the spaces: the dispatcher sets it.
+  bool space_to_depth = false;
 
   bool operator==(const ConvSm90Config&) const = default;
 
-  // "conv.sm90_implicit_<class>_t128x128x64_c1x1".
+  // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_s2d" with space-to-depth.
   std::string name() const;
   static core::Expected<ConvSm90Config> parse_name(std::string_view text);
 };

@@ -119,7 +119,7 @@ TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
 }
 
 TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) {
-  // The C = 3 stem: padded to C = 8, ranked before the fallback, in all three directions.
+  // The C = 3 stem: padded to C = 8 (forward: space-to-depth), ranked before the fallback.
   const std::string stem =
       "convbfp16 -n 2 -c 3 -H 31 -W 31 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 "
       "-l 1 -j 1 -F ";
@@ -130,10 +130,39 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
     ASSERT_TRUE(list.has_value());
     EXPECT_EQ(list->front().algorithm, kConvPaddedChannels);
     EXPECT_EQ(list->front().config.rfind(space::kConvSm90Prefix, 0), 0u);
-    EXPECT_NE(list->front().reason.find("padded to C=8 K=64"), std::string::npos)
+    EXPECT_NE(
+        list->front().reason.find(dir == "1" ? "space-to-depth to C=32" : "padded to C=8 K=64"),
+        std::string::npos)
         << list->front().reason;
     EXPECT_EQ(list->back().algorithm, kConvDirect);
   }
+  // The forward stem runs space-to-depth: 2x2 blocks of 3 channels padded to a 32-wide k-block,
+  // a 4x4 filter, stride 1, no padding, over the output extent plus the taps.
+  const ops::ConvProblem fwd = conv(stem + "1" + kNhwc);
+  ASSERT_TRUE(conv_space_to_depth_supports(fwd).is_ok());
+  const ops::ConvProblem blocked = space_to_depth_problem(fwd);
+  EXPECT_EQ(blocked.c, 32);
+  EXPECT_EQ(blocked.k, 64);
+  EXPECT_EQ(blocked.filter, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(blocked.stride, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(blocked.padding, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(blocked.input, (std::vector<int64_t>{fwd.output()[0] + 3, fwd.output()[1] + 3}));
+  EXPECT_EQ(blocked.output(), fwd.output());
+  auto first = dispatcher().candidates(fwd, nullptr);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->front().config.substr(first->front().config.size() - 4), "_s2d");
+  // Not for backward passes, unit strides, dilation, or channels that fill a k-block.
+  EXPECT_FALSE(conv_space_to_depth_supports(conv(stem + "4" + kNhwc)).is_ok());
+  const std::string s1 = "convbfp16 -n 2 -c 3 -H 31 -W 31 -k 64 -y 7 -x 7 -p 3 -q 3 -u 1 -v 1 ";
+  EXPECT_FALSE(conv_space_to_depth_supports(conv(s1 + "-l 1 -j 1 -F 1" + kNhwc)).is_ok());
+  const std::string s2 = "convbfp16 -n 2 -c 3 -H 31 -W 31 -k 64 -y 3 -x 3 -p 2 -q 2 -u 2 -v 2 ";
+  EXPECT_FALSE(conv_space_to_depth_supports(conv(s2 + "-l 2 -j 2 -F 1" + kNhwc)).is_ok());
+  const std::string wide = "convbfp16 -n 2 -c 35 -H 31 -W 31 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 ";
+  EXPECT_NE(conv_space_to_depth_supports(conv(wide + "-l 1 -j 1 -F 1" + kNhwc))
+                .message()
+                .find("fills a k-block"),
+            std::string::npos);
+
   // Backward data with a stride is beyond CUTLASS's dgrad, padded or not.
   const core::Status dgrad = conv_padded_supports(conv(stem + "2" + kNhwc));
   EXPECT_NE(dgrad.message().find("unit-stride"), std::string::npos) << dgrad.message();

@@ -60,6 +60,19 @@ TEST(ConvSm90, ClassAndConfigNamesRoundTripInEveryRuleSet) {
   c.cls.bias = true;
   c.cls.activation = ops::Activation::kSilu;
   EXPECT_EQ(c.name(), "conv.sm90_implicit_bf16_f32acc_fprop_2d_bias.silu_t128x128x64_c1x1");
+  // The space-to-depth variant of conv.padded_channels: a suffix that reads back, forward only.
+  c.space_to_depth = true;
+  EXPECT_EQ(c.name(), "conv.sm90_implicit_bf16_f32acc_fprop_2d_bias.silu_t128x128x64_c1x1_s2d");
+  auto s2d = ConvSm90Config::parse_name(c.name());
+  ASSERT_TRUE(s2d.has_value()) << s2d.status().message();
+  EXPECT_EQ(*s2d, c);
+  EXPECT_TRUE(check_conv_sm90(c).is_ok());
+  c.cls = ConvClass{};
+  c.cls.direction = ConvDirection::kBackwardWeight;
+  EXPECT_NE(check_conv_sm90(c).message().find("forward convolutions only"), std::string::npos);
+  EXPECT_FALSE(ConvSm90Config::parse_name(
+                   "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_s2d_s2d")
+                   .has_value());
 }
 
 TEST(ConvSm90, RuleSetsGrow) {
