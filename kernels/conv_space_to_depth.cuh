@@ -34,14 +34,23 @@ struct SpaceToDepth {
 
 // One thread per 16-byte vector of the packed channels-last destination: x' (N, D', H', W', C')
 // when `filter` is false, w' (K, R'0, R'1, R'2, C') when true. src strides are the caller's, in
-// the (N or K, C, D, H, W) order of BooConvArgs. Index: uint32_t when the vector count fits.
+// the (N or K, C, D, H, W) order of BooConvArgs. Index: int32_t when every vector and source
+// offset fits (several times fewer instructions per element than 64-bit math), else int64_t.
 template <class T, class Index>
 __global__ void __launch_bounds__(256)
     conv_space_to_depth_kernel(const T* __restrict__ src, T* __restrict__ dst, BooConvArgs a,
                                SpaceToDepth g, bool filter, int64_t vectors) {
   constexpr int kVec = 16 / sizeof(T);
-  const int64_t* stride = filter ? a.w_stride : a.x_stride;
-  const int64_t* dims = filter ? g.taps : g.extent;
+  Index stride[5], dims[3], block[3], base_sub[3], limit[3];
+  for (int d = 0; d < 5; ++d)
+    stride[d] = static_cast<Index>(filter ? a.w_stride[d] : a.x_stride[d]);
+  for (int d = 0; d < 3; ++d) {
+    dims[d] = static_cast<Index>(filter ? g.taps[d] : g.extent[d]);
+    block[d] = static_cast<Index>(g.block[d]);
+    base_sub[d] = static_cast<Index>(filter ? 0 : a.pad[d]);
+    limit[d] = static_cast<Index>(filter ? a.filter[d] : a.in[d]);
+  }
+  const Index channels = static_cast<Index>(a.c);
   const Index per_pixel = static_cast<Index>(g.channels / kVec);
   const Index real = static_cast<Index>(g.block[0] * g.block[1] * g.block[2] * a.c);
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -49,47 +58,47 @@ __global__ void __launch_bounds__(256)
        i += step) {
     Index rest = static_cast<Index>(i) / per_pixel;
     const Index first = (static_cast<Index>(i) - rest * per_pixel) * kVec;
-    int64_t pos[3];
-    for (int d = 2; d >= 0; --d) {
-      const Index e = static_cast<Index>(dims[d]);
-      const Index q = rest / e;
-      pos[d] = static_cast<int64_t>(rest - q * e);
-      rest = q;
-    }
-    const int64_t outer = static_cast<int64_t>(rest);  // n (x') or k (w')
-    // The first channel's (block offset, c), then stepped along without divisions.
-    Index c = first % static_cast<Index>(a.c);
-    Index q = first / static_cast<Index>(a.c);
-    Index off[3];
-    for (int d = 2; d >= 0; --d) {
-      const Index b = static_cast<Index>(g.block[d]);
-      off[d] = q % b;
-      q /= b;
-    }
     alignas(16) T out[kVec];
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      T v = T(0);
-      if (first + j < real) {
-        bool inside = true;
-        int64_t addr = outer * stride[0] + static_cast<int64_t>(c) * stride[1];
-        for (int d = 0; d < 3; ++d) {
-          const int64_t u = g.block[d] * pos[d] + off[d] - (filter ? 0 : a.pad[d]);
-          const int64_t limit = filter ? a.filter[d] : a.in[d];
-          inside = inside && u >= 0 && u < limit;
-          addr += u * stride[2 + d];
-        }
-        if (inside) v = src[addr];
-        // Next channel: c, then the block offsets W, H, D.
-        if (++c == static_cast<Index>(a.c)) {
-          c = 0;
-          for (int d = 2; d >= 0; --d) {
-            if (++off[d] < static_cast<Index>(g.block[d])) break;
-            off[d] = 0;
+    for (int j = 0; j < kVec; ++j) out[j] = T(0);
+    if (first < real) {
+      Index start[3];  // the source position of the block's first element, per dimension
+      for (int d = 2; d >= 0; --d) {
+        const Index q = rest / dims[d];
+        start[d] = block[d] * (rest - q * dims[d]) - base_sub[d];
+        rest = q;
+      }
+      const Index outer = rest * stride[0];  // n (x') or k (w')
+      // The first channel's (block offset, c), then stepped along without divisions.
+      Index c = first % channels;
+      Index q = first / channels;
+      Index off[3];
+      for (int d = 2; d >= 0; --d) {
+        off[d] = q % block[d];
+        q /= block[d];
+      }
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        if (first + j < real) {
+          bool inside = true;
+          Index addr = outer + c * stride[1];
+#pragma unroll
+          for (int d = 0; d < 3; ++d) {
+            const Index u = start[d] + off[d];
+            inside = inside && u >= 0 && u < limit[d];
+            addr += u * stride[2 + d];
+          }
+          if (inside) out[j] = src[addr];
+          // Next channel: c, then the block offsets W, H, D.
+          if (++c == channels) {
+            c = 0;
+            for (int d = 2; d >= 0; --d) {
+              if (++off[d] < block[d]) break;
+              off[d] = 0;
+            }
           }
         }
       }
-      out[j] = v;
     }
     reinterpret_cast<uint4*>(dst)[i] = *reinterpret_cast<const uint4*>(out);
   }
@@ -189,11 +198,20 @@ struct ConvSpaceToDepthRunner {
     const int64_t vectors = elements / (16 / static_cast<int64_t>(sizeof(T)));
     const int64_t blocks = (vectors + 255) / 256;
     const unsigned grid = static_cast<unsigned>(blocks < (int64_t{1} << 20) ? blocks : 1 << 20);
-    if (vectors <= int64_t{0x7fffffff}) {
-      conv_space_to_depth_kernel<T, uint32_t><<<grid, 256, 0, s>>>(
+    // The largest source offset: every extent's last index times its stride.
+    const int64_t* stride = filter ? a.w_stride : a.x_stride;
+    const int64_t outer_extent = filter ? a.k : a.n;
+    const int64_t extent[5] = {outer_extent, a.c, a.in[0], a.in[1], a.in[2]};
+    int64_t last = 0;
+    for (int d = 0; d < 5; ++d) {
+      const int64_t e = filter && d >= 2 ? a.filter[d - 2] : extent[d];
+      last += (e - 1) * (stride[d] < 0 ? -stride[d] : stride[d]);
+    }
+    if (vectors <= int64_t{0x3fffffff} && last <= int64_t{0x3fffffff}) {
+      conv_space_to_depth_kernel<T, int32_t><<<grid, 256, 0, s>>>(
           static_cast<const T*>(src), static_cast<T*>(dst), a, g, filter, vectors);
     } else {
-      conv_space_to_depth_kernel<T, uint64_t><<<grid, 256, 0, s>>>(
+      conv_space_to_depth_kernel<T, int64_t><<<grid, 256, 0, s>>>(
           static_cast<const T*>(src), static_cast<T*>(dst), a, g, filter, vectors);
     }
     return cudaGetLastError();

@@ -89,16 +89,16 @@ core::Expected<CompilerOptions> CompilerOptions::from_environment() {
         ": run scripts/setup.sh or set BOO_CUTLASS_DIR to a CUTLASS 4.2 source folder");
   }
   o.cutlass_version = read_cutlass_version(o.include_dirs[0]);
-  o.flags = {"-std=c++17",
-             "-O3",
-             "-DNDEBUG",
-             "--expt-relaxed-constexpr",
-             "-gencode=arch=compute_90a,code=sm_90a",
-             "-shared",
-             "-Xcompiler=-fPIC",
-             "-cudart",
-             "shared",
-             "-lineinfo"};
+  o.flags = {"-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr",
+             "-gencode=arch=compute_90a,code=sm_90a", "-shared", "-Xcompiler=-fPIC",
+             // Static locals of inline and template functions (CUTLASS params caches, the
+             // once-per-process shared-memory attribute flag) are STB_GNU_UNIQUE by default:
+             // the dynamic loader merges them across every loaded object, RTLD_LOCAL or not, so
+             // two objects holding the same CUTLASS kernel type (a conv config with and without
+             // space-to-depth) shared one flag and the second never raised its kernel's shared
+             // memory limit ("CUTLASS run failed" on the GPU, 2026-11-23). Each object keeps its
+             // own.
+             "-Xcompiler=-fno-gnu-unique", "-cudart", "shared", "-lineinfo"};
   // Extra flags for experiments (e.g. -D macros a kernel reads, -Xptxas -v); they are part of
   // the cache key (key_text), so their kernels never mix with the default ones.
   if (auto env = core::get_env("BOO_NVCC_FLAGS"); env && !env->empty()) {
