@@ -14,7 +14,9 @@
 #   lntests, lnbench)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
-# Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24).
+# Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24);
+# BOO_CONV_LISTS (the conv numerics lists, space-separated); BOO_SKIP_DEPTHWISE_BENCH (convbench
+# times the public list only).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS="${OUT:-}"
@@ -146,7 +148,7 @@ if want bench; then
 fi
 
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
-  tests/gpu/conv_padded.txt)
+  tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
@@ -166,11 +168,13 @@ if want convbench; then
     --csv "$OUT/bench-conv.csv" --commands-file bench/workloads/conv_public.txt \
     >"$OUT/bench-conv.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo:|cudnn:|verify)|error' "$OUT/bench-conv.log" | cut -c1-150 | head -120
+  if [ -z "${BOO_SKIP_DEPTHWISE_BENCH:-}" ]; then
   log "benchmark: conv_depthwise.txt (conv.depthwise's classes), boo vs cuDNN"
   "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
     --csv "$OUT/bench-conv-depthwise.csv" --commands-file bench/workloads/conv_depthwise.txt \
     >"$OUT/bench-conv-depthwise.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo: min|cudnn: min)|error' "$OUT/bench-conv-depthwise.log" | cut -c1-150
+  fi
 fi
 
 if [[ " ${steps[*]} " == *" workloads "* ]]; then

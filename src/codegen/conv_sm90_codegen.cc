@@ -63,6 +63,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "#include \"conv_sm90.cuh\"\n";
   b += "#include \"conv_relayout.cuh\"\n";
   b += "#include \"conv_space_to_depth.cuh\"\n";
+  b += "#include \"conv_grouped.cuh\"\n";
   b += "#include \"cutlass/conv/collective/collective_builder.hpp\"\n";
   b += "#include \"cutlass/conv/kernel/conv_universal.hpp\"\n";
   b += "#include \"cutlass/epilogue/collective/collective_builder.hpp\"\n";
@@ -111,6 +112,8 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
     // The blocked channels fill whole 64-byte k-blocks (the smallest tile K).
     b += "using Runner = boo_kernels::ConvSpaceToDepthRunner<Relaid, " + cuda_type(c.dtype) + ", " +
          std::to_string(64 / core::dtype_bytes(c.dtype)) + ">;\n";
+  } else if (config.dense_groups) {
+    b += "using Runner = boo_kernels::ConvGroupDenseRunner<Relaid, " + cuda_type(c.dtype) + ">;\n";
   } else {
     b += "using Runner = Relaid;\n";
   }

@@ -21,6 +21,7 @@ using ops::ConvDirection;
 // instructions more than by HBM so far.
 constexpr double kDepthwiseBandwidthShare = 0.4;
 constexpr double kDepthwiseTapRate = 2.2e12;
+constexpr double kNoLimit = 1e300;
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -140,6 +141,39 @@ ops::ConvProblem padded_problem(const ops::ConvProblem& p) {
   q.k = (p.k + align - 1) / align * align;
   q.in_layout = q.fil_layout = q.out_layout = core::Layout::kChannelsLast;
   return q;
+}
+
+core::Status conv_grouped_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  if (p.groups < 2 || p.groups == p.c) {
+    return core::unsupported("conv.grouped does not apply: groups = " + std::to_string(p.groups) +
+                             (p.groups == p.c ? " is C (depthwise)" : ""));
+  }
+  return conv_sm90_limits(dense_problem(p), kConvGrouped);
+}
+
+ops::ConvProblem dense_problem(const ops::ConvProblem& p) {
+  ops::ConvProblem q = p;
+  q.groups = 1;
+  return q;
+}
+
+double predict_conv_grouped_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                               const DeviceModel& d, std::string* why) {
+  // The dense problem (G times the work), plus expanding the filter (or copying dw's blocks
+  // out) through the workspace.
+  const ops::ConvProblem q = dense_problem(p);
+  space::ConvSm90Config inner = c;
+  inner.dense_groups = false;
+  const bool padded = conv_padded_supports(q).is_ok();
+  const double us =
+      padded ? predict_conv_padded_us(q, inner, d, why) : predict_conv_sm90_us(q, inner, d, why);
+  const int64_t bytes =
+      (q.w_desc().element_count() + p.w_desc().element_count()) * core::dtype_bytes(p.dtype);
+  if (why != nullptr) {
+    *why = "dense block-diagonal filter (" + std::to_string(p.groups) + "x the work): " + *why;
+  }
+  return us + static_cast<double>(bytes) / (d.bandwidth_gbs * 1e3) + d.launch_us;
 }
 
 core::Status conv_space_to_depth_supports(const ops::ConvProblem& p) {
@@ -327,6 +361,16 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       return out;
     }
     if (forced.rfind(space::kConvSm90Prefix, 0) == 0) {
+      auto parsed = space::ConvSm90Config::parse_name(forced);
+      if (parsed && parsed->dense_groups) {
+        const core::Status g = conv_grouped_supports(p);
+        if (!g.is_ok()) return core::unsupported("--config " + forced + ": " + g.message());
+        if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
+          return core::invalid_argument("--config " + s.message());
+        }
+        out.push_back({std::string(kConvGrouped), forced, 0.0, "forced"});
+        return out;
+      }
       // Channels that are not 16-byte vectors run the same config behind the padding copies.
       if (!sm90.is_ok() && !padded.is_ok()) {
         return core::unsupported("--config " + forced + ": " + sm90.message());
@@ -364,6 +408,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
                           (row->algorithm == kConvPaddedChannels && padded.is_ok() &&
                            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+                          (row->algorithm == kConvGrouped && conv_grouped_supports(p).is_ok() &&
+                           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
                           (row->algorithm == kConvDirect &&
                            check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
                           (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
@@ -381,7 +427,10 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   // The configs of conv.sm90_implicit's space for the problem's class, best predicted first,
   // as candidates of `algorithm` (conv.sm90_implicit itself, or behind the padding copies).
-  auto add_ranked = [&](std::string_view algorithm, bool pad_channels) {
+  // `at_most`: leave the list out when its best is not predicted below this.
+  auto add_ranked = [&](std::string_view algorithm, double at_most) {
+    const bool pad_channels = algorithm == kConvPaddedChannels;
+    const bool dense = algorithm == kConvGrouped;
     const DeviceModel& model = gemm_.device_model();
     std::vector<ConvCandidate> ranked;
     for (const space::ConvSm90Config& c :
@@ -390,9 +439,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
         if (s2d && !(pad_channels && conv_space_to_depth_supports(p).is_ok())) continue;
         space::ConvSm90Config v = c;
         v.space_to_depth = s2d;
+        v.dense_groups = dense;
         std::string why;
-        const double us = pad_channels ? predict_conv_padded_us(p, v, model, &why)
-                                       : predict_conv_sm90_us(p, v, model, &why);
+        const double us = dense          ? predict_conv_grouped_us(p, v, model, &why)
+                          : pad_channels ? predict_conv_padded_us(p, v, model, &why)
+                                         : predict_conv_sm90_us(p, v, model, &why);
         char head[64];
         std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
         ranked.push_back({std::string(algorithm), v.name(), us, head + why});
@@ -404,13 +455,20 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                      [](const ConvCandidate& a, const ConvCandidate& b) {
                        return a.predicted_us < b.predicted_us;
                      });
+    if (!ranked.empty() && ranked.front().predicted_us >= at_most) {
+      char text[128];
+      std::snprintf(text, sizeof(text), "%.1f us, not below %.1f us", ranked.front().predicted_us,
+                    at_most);
+      note(std::string(algorithm) + " left out: its best config is predicted at " + text);
+      return;
+    }
     const size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.max_compile_attempts));
     out.insert(out.end(), ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep));
   };
   // Channels that are not 16-byte vectors make the GEMM of a 1x1 convolution unaligned (the
   // slow GEMM paths): padding them first is faster.
   if (padded.is_ok()) {
-    add_ranked(kConvPaddedChannels, true);
+    add_ranked(kConvPaddedChannels, kNoLimit);
   } else {
     note(padded.message());
   }
@@ -424,7 +482,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     note(std::string(kConvGemm1x1) + " does not apply: " + gemm_1x1.status().message());
   }
   if (sm90.is_ok()) {
-    add_ranked(kConvSm90Implicit, false);
+    add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
     note(sm90.message());
   }
@@ -440,14 +498,23 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     note(d.message());
   }
   // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
+  const double direct_us = p.flops() / 10e12 * 1e6;
+  if (const core::Status g = conv_grouped_supports(p); g.is_ok()) {
+    // Where the dense expansion beats conv.direct, which measured 3.4x its model on the G = 32
+    // ResNeXt layer (638 us, bench/results/2026-11-23-conv-h100.md).
+    add_ranked(kConvGrouped, 3.4 * direct_us);
+  } else {
+    note(g.message());
+  }
   out.push_back({std::string(kConvDirect),
                  std::string(codegen::kConvDirectPrefix) + space::conv_class_of(p).name(),
-                 p.flops() / 10e12 * 1e6, "fallback: always correct"});
+                 direct_us, "fallback: always correct"});
   return out;
 }
 
 core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate& c) const {
-  if (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels) {
+  if (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels ||
+      c.algorithm == kConvGrouped) {
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
   }

@@ -87,7 +87,9 @@ ConvClass conv_class_of(const ops::ConvProblem& p) {
 std::string ConvSm90Config::name() const {
   return std::string(kConvSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
-         "x" + std::to_string(cluster_n) + (space_to_depth ? std::string(kSpaceToDepthSuffix) : "");
+         "x" + std::to_string(cluster_n) +
+         (space_to_depth ? std::string(kSpaceToDepthSuffix) : "") +
+         (dense_groups ? std::string(kDenseGroupsSuffix) : "");
 }
 
 core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text) {
@@ -99,6 +101,9 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   const bool s2d = rest.size() > kSpaceToDepthSuffix.size() &&
                    rest.substr(rest.size() - kSpaceToDepthSuffix.size()) == kSpaceToDepthSuffix;
   if (s2d) rest.remove_suffix(kSpaceToDepthSuffix.size());
+  const bool dense = rest.size() > kDenseGroupsSuffix.size() &&
+                     rest.substr(rest.size() - kDenseGroupsSuffix.size()) == kDenseGroupsSuffix;
+  if (dense) rest.remove_suffix(kDenseGroupsSuffix.size());
   const size_t tile_at = rest.rfind("_t");
   const size_t cluster_at = rest.rfind("_c");
   if (tile_at == std::string_view::npos || cluster_at == std::string_view::npos ||
@@ -123,6 +128,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   c.cluster_m = static_cast<int>(cm);
   c.cluster_n = static_cast<int>(cn);
   c.space_to_depth = s2d;
+  c.dense_groups = dense;
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
 }
@@ -156,6 +162,9 @@ Status check_conv_sm90(const ConvSm90Config& c) {
   auto invalid = [&](const std::string& why) { return unsupported(c.name() + ": " + why); };
   if (c.space_to_depth && c.cls.direction != ConvDirection::kForward) {
     return invalid("space-to-depth runs forward convolutions only");
+  }
+  if (c.space_to_depth && c.dense_groups) {
+    return invalid("space-to-depth and the dense group expansion do not combine");
   }
   if (c.tile_m != 64 && c.tile_m != 128) return invalid("tile M must be 64 or 128");
   if (c.tile_n < 32 || c.tile_n > 256 || c.tile_n % 32 != 0) {

@@ -2,7 +2,8 @@
 // row; conv.padded_channels where C or K is not a 16-byte vector; conv.gemm_1x1 (the GEMM
 // dispatcher's plan for a 1x1 convolution that is a GEMM); the best-ranked conv.sm90_implicit
 // configs (a failed compile or a kernel that rejects the problem
-// moves on to the next); conv.depthwise (forward, G = C); conv.direct, which runs every valid
+// moves on to the next); conv.depthwise (forward, G = C); conv.grouped where its dense
+// expansion is predicted faster than conv.direct; conv.direct, which runs every valid
 // problem. Plans are cached per
 // problem.
 #pragma once
@@ -22,6 +23,7 @@ namespace boo::dispatch {
 inline constexpr std::string_view kConvGemm1x1 = "conv.gemm_1x1";
 inline constexpr std::string_view kConvSm90Implicit = "conv.sm90_implicit";
 inline constexpr std::string_view kConvPaddedChannels = "conv.padded_channels";
+inline constexpr std::string_view kConvGrouped = "conv.grouped";
 inline constexpr std::string_view kConvDepthwise = "conv.depthwise";
 inline constexpr std::string_view kConvDirect = "conv.direct";
 
@@ -67,6 +69,15 @@ double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Co
 // blocked problem it runs (blocked channels padded to the k-block, K padded to the vector).
 core::Status conv_space_to_depth_supports(const ops::ConvProblem& p);
 ops::ConvProblem space_to_depth_problem(const ops::ConvProblem& p);
+
+// conv.grouped (1 < G < C): conv.sm90_implicit's configs (dense_groups) over the dense problem
+// whose filter is the block-diagonal expansion of the grouped one (kernels/conv_grouped.cuh).
+// Whether it applies, the dense problem (groups = 1), and its analytical time (G times the
+// grouped work, plus the filter expansion).
+core::Status conv_grouped_supports(const ops::ConvProblem& p);
+ops::ConvProblem dense_problem(const ops::ConvProblem& p);
+double predict_conv_grouped_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                               const DeviceModel& d, std::string* why = nullptr);
 
 // Whether conv.depthwise takes the problem (forward, G = C > 1, K a multiple of C), or why not;
 // its analytical time (memory-bound, plus layout copies).

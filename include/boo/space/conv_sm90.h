@@ -41,6 +41,7 @@ ConvClass conv_class_of(const ops::ConvProblem& p);
 
 inline constexpr std::string_view kConvSm90Prefix = "conv.sm90_implicit_";
 inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
+inline constexpr std::string_view kDenseGroupsSuffix = "_dense";
 
 struct ConvSm90Config {
   ConvClass cls;
@@ -53,10 +54,14 @@ struct ConvSm90Config {
   // stride-sized blocks stacked along the channels (kernels/conv_space_to_depth.cuh). Not in
   // the spaces: the dispatcher sets it.
   bool space_to_depth = false;
+  // conv.grouped: the grouped filter expanded into a block-diagonal dense one
+  // (kernels/conv_grouped.cuh). Not in the spaces either.
+  bool dense_groups = false;
 
   bool operator==(const ConvSm90Config&) const = default;
 
-  // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_s2d" with space-to-depth.
+  // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_s2d" with space-to-depth,
+  // "..._c1x1_dense" with the dense group expansion.
   std::string name() const;
   static core::Expected<ConvSm90Config> parse_name(std::string_view text);
 };

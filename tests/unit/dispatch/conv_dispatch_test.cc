@@ -207,6 +207,57 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
   EXPECT_EQ(f->front().algorithm, kConvPaddedChannels);
 }
 
+TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
+  // ResNeXt's G = 32 layer of 8 channels per group: the dense problem on the implicit GEMM comes
+  // before conv.direct, in every direction.
+  const std::string resnext =
+      "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 "
+      "-v 1 -l 1 -j 1 -g 32 -F ";
+  for (const std::string dir : {"1", "2", "4"}) {
+    const ops::ConvProblem p = conv(resnext + dir + kNhwc);
+    ASSERT_TRUE(conv_grouped_supports(p).is_ok()) << dir;
+    EXPECT_EQ(dense_problem(p).groups, 1);
+    auto list = dispatcher().candidates(p, nullptr);
+    ASSERT_TRUE(list.has_value());
+    EXPECT_EQ(list->front().algorithm, kConvGrouped) << dir;
+    EXPECT_EQ(list->front().config.substr(list->front().config.size() - 6), "_dense");
+    EXPECT_NE(list->front().reason.find("32x the work"), std::string::npos);
+    EXPECT_EQ(list->back().algorithm, kConvDirect);
+    // The expansion costs G times the grouped work: more than the dense problem's own time.
+    const space::ConvSm90Config c = *space::ConvSm90Config::parse_name(list->front().config);
+    space::ConvSm90Config plain = c;
+    plain.dense_groups = false;
+    EXPECT_GT(predict_conv_grouped_us(p, c, DeviceModel{}),
+              predict_conv_sm90_us(dense_problem(p), plain, DeviceModel{}));
+  }
+  // Many groups of two channels: G times the work loses to conv.direct; the note says so.
+  std::vector<std::string> notes;
+  auto many = dispatcher().candidates(
+      conv("convbfp16 -n 8 -c 128 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 "
+           "-g 64 -F 1"),
+      &notes);
+  ASSERT_TRUE(many.has_value());
+  EXPECT_EQ(algorithms(*many), std::vector<std::string>{std::string(kConvDirect)});
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("conv.grouped left out") != std::string::npos;
+  }));
+  // Depthwise (G = C) and ungrouped problems are not conv.grouped's.
+  EXPECT_NE(conv_grouped_supports(
+                conv("convbfp16 -n 2 -c 16 -H 9 -W 9 -k 16 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 "
+                     "-j 1 -g 16 -F 1"))
+                .message()
+                .find("depthwise"),
+            std::string::npos);
+  EXPECT_FALSE(conv_grouped_supports(resnet3x3(" -F 1")).is_ok());
+  // A forced dense config names conv.grouped; on an ungrouped problem it is refused.
+  const std::string forced =
+      "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_dense";
+  auto f = dispatcher(forced).candidates(conv(resnext + "1" + kNhwc), nullptr);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->front().algorithm, kConvGrouped);
+  EXPECT_FALSE(dispatcher(forced).candidates(resnet3x3(" -F 1"), nullptr).has_value());
+}
+
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
   const ops::ConvProblem p = resnet3x3(" -F 1");
   auto direct = dispatcher("conv.direct_bf16_f32acc_fprop_2d_nobias.none").candidates(p, nullptr);

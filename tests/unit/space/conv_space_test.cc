@@ -73,6 +73,19 @@ TEST(ConvSm90, ClassAndConfigNamesRoundTripInEveryRuleSet) {
   EXPECT_FALSE(ConvSm90Config::parse_name(
                    "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_s2d_s2d")
                    .has_value());
+  // conv.grouped's dense expansion: its own suffix, any direction, not with space-to-depth.
+  ConvSm90Config dense;
+  dense.cls.direction = ConvDirection::kBackwardWeight;
+  dense.dense_groups = true;
+  EXPECT_EQ(dense.name(),
+            "conv.sm90_implicit_bf16_f32acc_wgrad_2d_nobias.none_t128x128x64_c1x1_dense");
+  auto back = ConvSm90Config::parse_name(dense.name());
+  ASSERT_TRUE(back.has_value()) << back.status().message();
+  EXPECT_EQ(*back, dense);
+  EXPECT_TRUE(check_conv_sm90(dense).is_ok());
+  dense.cls.direction = ConvDirection::kForward;
+  dense.space_to_depth = true;
+  EXPECT_NE(check_conv_sm90(dense).message().find("do not combine"), std::string::npos);
 }
 
 TEST(ConvSm90, RuleSetsGrow) {
