@@ -1,5 +1,7 @@
 #include "boo/dispatch/conv_dispatcher.h"
 
+#include "boo/core/env.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -340,7 +342,11 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
 
 ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
                                DispatchOptions options)
-    : cache_(cache), db_(db), gemm_(gemm), options_(std::move(options)) {}
+    : cache_(cache), db_(db), gemm_(gemm), options_(std::move(options)) {
+  if (auto env = core::get_env("BOO_CONV_GROUPED"); env && *env == "1") {
+    options_.rank_conv_grouped = true;
+  }
+}
 
 core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     const ops::ConvProblem& p, std::vector<std::string>* notes) const {
@@ -499,7 +505,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
   const double direct_us = p.flops() / 10e12 * 1e6;
-  if (const core::Status g = conv_grouped_supports(p); g.is_ok()) {
+  if (const core::Status g = conv_grouped_supports(p); !options_.rank_conv_grouped) {
+    note(
+        "conv.grouped is not ranked yet: its GPU numerics have not run (BOO_CONV_GROUPED=1 "
+        "ranks it)");
+  } else if (g.is_ok()) {
     // Where the dense expansion beats conv.direct, which measured 3.4x its model on the G = 32
     // ResNeXt layer (638 us, bench/results/2026-11-23-conv-h100.md).
     add_ranked(kConvGrouped, 3.4 * direct_us);

@@ -49,6 +49,10 @@ struct DispatchOptions {
   space::RuleSet rules = space::RuleSet::kDefault;
   int max_compile_attempts = 3;  // heuristic candidates tried before the fallback
   std::string force_config;      // use exactly this config (tests, `boo driver --config`)
+  // Rank conv.grouped's dense expansion in heuristic dispatch. Off until its GPU numerics list
+  // (tests/gpu/conv_grouped.txt) has passed; BOO_CONV_GROUPED=1 turns it on. Forced configs
+  // and tuning-DB rows use it either way.
+  bool rank_conv_grouped = false;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

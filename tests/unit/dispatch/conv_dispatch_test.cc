@@ -210,6 +210,10 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
 TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   // ResNeXt's G = 32 layer of 8 channels per group: the dense problem on the implicit GEMM comes
   // before conv.direct, in every direction.
+  // Heuristic dispatch ranks it only when asked (until its GPU numerics have passed).
+  DispatchOptions on;
+  on.rank_conv_grouped = true;
+  ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
   const std::string resnext =
       "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 "
       "-v 1 -l 1 -j 1 -g 32 -F ";
@@ -217,7 +221,7 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
     const ops::ConvProblem p = conv(resnext + dir + kNhwc);
     ASSERT_TRUE(conv_grouped_supports(p).is_ok()) << dir;
     EXPECT_EQ(dense_problem(p).groups, 1);
-    auto list = dispatcher().candidates(p, nullptr);
+    auto list = ranked.candidates(p, nullptr);
     ASSERT_TRUE(list.has_value());
     EXPECT_EQ(list->front().algorithm, kConvGrouped) << dir;
     EXPECT_EQ(list->front().config.substr(list->front().config.size() - 6), "_dense");
@@ -232,7 +236,7 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   }
   // Many groups of two channels: G times the work loses to conv.direct; the note says so.
   std::vector<std::string> notes;
-  auto many = dispatcher().candidates(
+  auto many = ranked.candidates(
       conv("convbfp16 -n 8 -c 128 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 "
            "-g 64 -F 1"),
       &notes);
@@ -240,6 +244,14 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   EXPECT_EQ(algorithms(*many), std::vector<std::string>{std::string(kConvDirect)});
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
     return n.find("conv.grouped left out") != std::string::npos;
+  }));
+  // Off by default: conv.direct, with a note that says how to turn it on.
+  notes.clear();
+  auto off = dispatcher().candidates(conv(resnext + "1" + kNhwc), &notes);
+  ASSERT_TRUE(off.has_value());
+  EXPECT_EQ(algorithms(*off), std::vector<std::string>{std::string(kConvDirect)});
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("BOO_CONV_GROUPED=1") != std::string::npos;
   }));
   // Depthwise (G = C) and ungrouped problems are not conv.grouped's.
   EXPECT_NE(conv_grouped_supports(
