@@ -42,14 +42,22 @@ log() { echo "== $(date +%H:%M:%S) $*"; }
 # A list's name for logs and CSVs: its file name without the extension.
 list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
+# What a list needs in the environment: conv.grouped and conv.split_wgrad are ranked only when
+# asked until their lists have passed on a GPU.
+list_env() {
+  case "$1" in
+    *conv_grouped*) echo BOO_CONV_GROUPED=1 ;;
+    *conv_split_wgrad*) echo BOO_CONV_SPLIT_WGRAD=1 ;;
+    *) echo BOO_UNUSED=1 ;;
+  esac
+}
+
 preload_lists() {
   local flags=()
   while [ "$1" != -- ]; do flags+=("$1"); shift; done
   shift
   for f in "$@"; do
-    local grouped=
-    [[ "$f" == *conv_grouped* ]] && grouped=1  # see convtests
-    BOO_CONV_GROUPED=$grouped "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 \
+    env $(list_env "$f") "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 \
       | tail -n 3 | tee -a "$OUT/preload.log"
   done
 }
@@ -150,7 +158,7 @@ if want bench; then
 fi
 
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
-  tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt)
+  tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_split_wgrad.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
@@ -160,12 +168,9 @@ fi
 if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
-    # conv.grouped is ranked only when asked until this list has passed on a GPU.
-    if [[ "$f" == *conv_grouped* ]]; then
-      BOO_CONV_GROUPED=1 numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    else
-      numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    fi
+    export $(list_env "$f")
+    numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
+    unset BOO_CONV_GROUPED BOO_CONV_SPLIT_WGRAD
   done
 fi
 

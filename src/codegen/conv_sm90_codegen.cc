@@ -43,7 +43,11 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   // The output is ((pixels), K) with K contiguous: the per-channel bias runs along the GEMM's
   // N mode, a per-column bias in CUTLASS's terms.
   std::string fusion;
-  if (c.bias && !act.empty()) {
+  const bool split = config.wgrad_splits > 0;
+  if (split) {
+    // Each slice writes fp32 partial sums; the split runner reduces them.
+    fusion = "cutlass::epilogue::fusion::LinearCombination<float, float, float, float>";
+  } else if (c.bias && !act.empty()) {
     fusion = "cutlass::epilogue::fusion::LinCombPerColBiasEltAct<" + act +
              ", Element, float, Element, Element, float>";
   } else if (c.bias) {
@@ -64,6 +68,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "#include \"conv_relayout.cuh\"\n";
   b += "#include \"conv_space_to_depth.cuh\"\n";
   b += "#include \"conv_grouped.cuh\"\n";
+  b += "#include \"conv_split_wgrad.cuh\"\n";
   b += "#include \"cutlass/conv/collective/collective_builder.hpp\"\n";
   b += "#include \"cutlass/conv/kernel/conv_universal.hpp\"\n";
   b += "#include \"cutlass/epilogue/collective/collective_builder.hpp\"\n";
@@ -72,6 +77,8 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "namespace {\n";
   b += "using Element = " + element + ";\n";
   b += "constexpr int kAlign = " + std::to_string(16 / core::dtype_bytes(c.dtype)) + ";\n";
+  b += std::string("using ElementOut = ") + (split ? "float" : "Element") + ";\n";
+  b += std::string("constexpr int kAlignOut = ") + (split ? "4" : "kAlign") + ";\n";
   b += "constexpr auto kOp = " + std::string(cutlass_operator(c.direction)) + ";\n";
   b += "using LayoutAct = " + activation_layout(c.spatial_dims) + ";\n";
   b += "using LayoutOut = " + out_layout + ";\n";
@@ -88,7 +95,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
        "    cutlass::epilogue::collective::EpilogueTileAuto, float, float,\n"
-       "    void, LayoutOut, kAlign, Element, LayoutOut, kAlign,\n"
+       "    void, LayoutOut, kAlignOut, ElementOut, LayoutOut, kAlignOut,\n"
        "    cutlass::epilogue::TmaWarpSpecialized, FusionOp>::CollectiveOp;\n";
   b += "using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, kOp,\n"
@@ -108,7 +115,12 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   // whole 16-byte vectors are padded with zeros in the same copies (conv.padded_channels).
   b += "using Relaid = boo_kernels::ConvChannelsLastRunner<Inner, " + cuda_type(c.dtype) +
        ", kAlign>;\n";
-  if (config.space_to_depth) {
+  if (split) {
+    b += "using Runner = boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvSplitWgradRunner<"
+         "Inner, " +
+         cuda_type(c.dtype) + ", " + std::to_string(config.wgrad_splits) + ">, " +
+         cuda_type(c.dtype) + ">;\n";
+  } else if (config.space_to_depth) {
     // The blocked channels fill whole 64-byte k-blocks (the smallest tile K).
     b += "using Runner = boo_kernels::ConvSpaceToDepthRunner<Relaid, " + cuda_type(c.dtype) + ", " +
          std::to_string(64 / core::dtype_bytes(c.dtype)) + ">;\n";

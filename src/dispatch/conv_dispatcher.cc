@@ -24,6 +24,10 @@ using ops::ConvDirection;
 constexpr double kDepthwiseBandwidthShare = 0.4;
 constexpr double kDepthwiseTapRate = 2.2e12;
 constexpr double kNoLimit = 1e300;
+// conv.split_wgrad: the slice counts dispatch tries, and the host time of one slice's launch
+// (CUTLASS params, event and stream calls; an estimate, not yet measured).
+constexpr int kSplitChoices[] = {4, 8, 16};
+constexpr double kSplitLaunchUs = 6.0;
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -176,6 +180,54 @@ double predict_conv_grouped_us(const ops::ConvProblem& p, const space::ConvSm90C
     *why = "dense block-diagonal filter (" + std::to_string(p.groups) + "x the work): " + *why;
   }
   return us + static_cast<double>(bytes) / (d.bandwidth_gbs * 1e3) + d.launch_us;
+}
+
+core::Status conv_split_wgrad_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  if (p.direction != ConvDirection::kBackwardWeight) {
+    return core::unsupported("conv.split_wgrad does not apply: backward weight only");
+  }
+  if (const core::Status s = conv_sm90_supports(p); !s.is_ok()) {
+    return core::unsupported("conv.split_wgrad: " + s.message());
+  }
+  if (p.n < kSplitChoices[0]) {
+    return core::unsupported("conv.split_wgrad: N = " + std::to_string(p.n) + " is below " +
+                             std::to_string(kSplitChoices[0]) + " slices");
+  }
+  return core::Status::ok();
+}
+
+double predict_conv_split_wgrad_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                                   const DeviceModel& d, std::string* why) {
+  // The slices run side by side: their tiles share the SMs as one grid of S times the tiles,
+  // each with 1/S of the reduction; then the fp32 slices are read once and dw written. The host
+  // issues a launch per slice, which bounds the time from below.
+  const int splits = c.wgrad_splits;
+  ops::ConvProblem slice = p;
+  slice.n = (p.n + splits - 1) / splits;
+  space::ConvSm90Config inner = c;
+  inner.wgrad_splits = 0;
+  std::string inner_why;
+  const double slice_us = predict_conv_sm90_us(slice, inner, d, &inner_why) - d.launch_us;
+  const int64_t taps = product(p.filter);
+  auto blocks = [](int64_t x, int64_t t) { return (x + t - 1) / t; };
+  const int64_t tiles = blocks(p.k, c.tile_m) * blocks(p.c * taps, c.tile_n);
+  const int64_t waves_one = blocks(tiles, d.sm_count);
+  const int64_t waves_all = blocks(tiles * splits, d.sm_count);
+  const double gpu_us = slice_us * static_cast<double>(waves_all) / static_cast<double>(waves_one);
+  const double host_us = splits * kSplitLaunchUs;
+  const int64_t reduce_bytes = p.k * p.c * taps * (4 * splits + core::dtype_bytes(p.dtype));
+  const double reduce_us =
+      static_cast<double>(reduce_bytes) / (d.bandwidth_gbs * 1e3) + d.launch_us;
+  if (why != nullptr) {
+    char text[160];
+    std::snprintf(text, sizeof(text),
+                  "%d slices side by side: %.1f us on the GPU, %.1f us of launches, %.1f us "
+                  "reduction",
+                  splits, gpu_us, host_us, reduce_us);
+    *why = text;
+  }
+  return std::max(gpu_us, host_us) + reduce_us + d.launch_us;
 }
 
 core::Status conv_space_to_depth_supports(const ops::ConvProblem& p) {
@@ -346,6 +398,9 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   if (auto env = core::get_env("BOO_CONV_GROUPED"); env && *env == "1") {
     options_.rank_conv_grouped = true;
   }
+  if (auto env = core::get_env("BOO_CONV_SPLIT_WGRAD"); env && *env == "1") {
+    options_.rank_conv_split_wgrad = true;
+  }
 }
 
 core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
@@ -368,6 +423,15 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     }
     if (forced.rfind(space::kConvSm90Prefix, 0) == 0) {
       auto parsed = space::ConvSm90Config::parse_name(forced);
+      if (parsed && parsed->wgrad_splits > 0) {
+        const core::Status g = conv_split_wgrad_supports(p);
+        if (!g.is_ok()) return core::unsupported("--config " + forced + ": " + g.message());
+        if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
+          return core::invalid_argument("--config " + s.message());
+        }
+        out.push_back({std::string(kConvSplitWgrad), forced, 0.0, "forced"});
+        return out;
+      }
       if (parsed && parsed->dense_groups) {
         const core::Status g = conv_grouped_supports(p);
         if (!g.is_ok()) return core::unsupported("--config " + forced + ": " + g.message());
@@ -410,17 +474,20 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   if (db_ != nullptr) {
     if (const TuningRow* row = db_->find(p.key())) {
-      const bool usable = (row->algorithm == kConvSm90Implicit && sm90.is_ok() &&
-                           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
-                          (row->algorithm == kConvPaddedChannels && padded.is_ok() &&
-                           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
-                          (row->algorithm == kConvGrouped && conv_grouped_supports(p).is_ok() &&
-                           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
-                          (row->algorithm == kConvDirect &&
-                           check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
-                          (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
-                           check_class_of(row->config, codegen::kConvDepthwisePrefix, p).is_ok()) ||
-                          (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
+      const bool usable =
+          (row->algorithm == kConvSm90Implicit && sm90.is_ok() &&
+           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+          (row->algorithm == kConvPaddedChannels && padded.is_ok() &&
+           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+          (row->algorithm == kConvSplitWgrad && conv_split_wgrad_supports(p).is_ok() &&
+           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+          (row->algorithm == kConvGrouped && conv_grouped_supports(p).is_ok() &&
+           check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
+          (row->algorithm == kConvDirect &&
+           check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
+          (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
+           check_class_of(row->config, codegen::kConvDepthwisePrefix, p).is_ok()) ||
+          (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
       if (usable) {
         out.push_back({row->algorithm, row->algorithm == kConvGemm1x1 ? "" : row->config,
                        row->time_us, "tuning DB row"});
@@ -437,17 +504,24 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   auto add_ranked = [&](std::string_view algorithm, double at_most) {
     const bool pad_channels = algorithm == kConvPaddedChannels;
     const bool dense = algorithm == kConvGrouped;
+    const bool split = algorithm == kConvSplitWgrad;
     const DeviceModel& model = gemm_.device_model();
     std::vector<ConvCandidate> ranked;
     for (const space::ConvSm90Config& c :
          space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
-      for (bool s2d : {false, true}) {
-        if (s2d && !(pad_channels && conv_space_to_depth_supports(p).is_ok())) continue;
+      for (int variant = 0; variant < 4; ++variant) {
+        // Variants: 0 the config itself; 1 space-to-depth (padded); 1-3 the slice counts (split).
+        const bool s2d = pad_channels && variant == 1;
+        if (variant > 0 && !s2d && !split) continue;
+        if (s2d && !conv_space_to_depth_supports(p).is_ok()) continue;
+        if (split && (variant == 0 || p.n < kSplitChoices[variant - 1])) continue;
         space::ConvSm90Config v = c;
         v.space_to_depth = s2d;
         v.dense_groups = dense;
+        v.wgrad_splits = split ? kSplitChoices[variant - 1] : 0;
         std::string why;
-        const double us = dense          ? predict_conv_grouped_us(p, v, model, &why)
+        const double us = split          ? predict_conv_split_wgrad_us(p, v, model, &why)
+                          : dense        ? predict_conv_grouped_us(p, v, model, &why)
                           : pad_channels ? predict_conv_padded_us(p, v, model, &why)
                                          : predict_conv_sm90_us(p, v, model, &why);
         char head[64];
@@ -487,6 +561,21 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     note(std::string(kConvGemm1x1) + " does not apply: " + gemm_1x1.status().message());
   }
+  if (const core::Status w = conv_split_wgrad_supports(p); !w.is_ok()) {
+    if (p.direction == ConvDirection::kBackwardWeight) note(w.message());
+  } else if (!options_.rank_conv_split_wgrad) {
+    note(
+        "conv.split_wgrad is not ranked yet: its GPU numerics have not run "
+        "(BOO_CONV_SPLIT_WGRAD=1 ranks it)");
+  } else {
+    // Before the unsplit kernel only where it is predicted faster than the best of those.
+    double unsplit = kNoLimit;
+    for (const space::ConvSm90Config& c :
+         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+      unsplit = std::min(unsplit, predict_conv_sm90_us(p, c, gemm_.device_model()));
+    }
+    add_ranked(kConvSplitWgrad, unsplit);
+  }
   if (sm90.is_ok()) {
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
@@ -524,7 +613,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
 
 core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate& c) const {
   if (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels ||
-      c.algorithm == kConvGrouped) {
+      c.algorithm == kConvGrouped || c.algorithm == kConvSplitWgrad) {
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
   }

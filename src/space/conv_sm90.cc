@@ -89,7 +89,8 @@ std::string ConvSm90Config::name() const {
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) +
          (space_to_depth ? std::string(kSpaceToDepthSuffix) : "") +
-         (dense_groups ? std::string(kDenseGroupsSuffix) : "");
+         (dense_groups ? std::string(kDenseGroupsSuffix) : "") +
+         (wgrad_splits > 0 ? std::string(kSplitSuffix) + std::to_string(wgrad_splits) : "");
 }
 
 core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text) {
@@ -98,6 +99,14 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   };
   if (text.rfind(kConvSm90Prefix, 0) != 0) return bad("must start with conv.sm90_implicit_");
   std::string_view rest = text.substr(kConvSm90Prefix.size());
+  int splits = 0;
+  if (const size_t at = rest.rfind(kSplitSuffix);
+      at != std::string_view::npos && at > rest.rfind("_c")) {
+    BOO_ASSIGN_OR_RETURN(int64_t n,
+                         core::parse_int("splits", rest.substr(at + kSplitSuffix.size())));
+    splits = static_cast<int>(n);
+    rest = rest.substr(0, at);
+  }
   const bool s2d = rest.size() > kSpaceToDepthSuffix.size() &&
                    rest.substr(rest.size() - kSpaceToDepthSuffix.size()) == kSpaceToDepthSuffix;
   if (s2d) rest.remove_suffix(kSpaceToDepthSuffix.size());
@@ -129,6 +138,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   c.cluster_n = static_cast<int>(cn);
   c.space_to_depth = s2d;
   c.dense_groups = dense;
+  c.wgrad_splits = splits;
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
 }
@@ -165,6 +175,13 @@ Status check_conv_sm90(const ConvSm90Config& c) {
   }
   if (c.space_to_depth && c.dense_groups) {
     return invalid("space-to-depth and the dense group expansion do not combine");
+  }
+  if (c.wgrad_splits != 0) {
+    if (c.cls.direction != ConvDirection::kBackwardWeight) {
+      return invalid("splits are for backward weight");
+    }
+    if (c.wgrad_splits < 2 || c.wgrad_splits > 32) return invalid("splits must be in [2, 32]");
+    if (c.space_to_depth || c.dense_groups) return invalid("splits do not combine with wrappers");
   }
   if (c.tile_m != 64 && c.tile_m != 128) return invalid("tile M must be 64 or 128");
   if (c.tile_n < 32 || c.tile_n > 256 || c.tile_n % 32 != 0) {

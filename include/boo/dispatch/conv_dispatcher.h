@@ -24,6 +24,7 @@ inline constexpr std::string_view kConvGemm1x1 = "conv.gemm_1x1";
 inline constexpr std::string_view kConvSm90Implicit = "conv.sm90_implicit";
 inline constexpr std::string_view kConvPaddedChannels = "conv.padded_channels";
 inline constexpr std::string_view kConvGrouped = "conv.grouped";
+inline constexpr std::string_view kConvSplitWgrad = "conv.split_wgrad";
 inline constexpr std::string_view kConvDepthwise = "conv.depthwise";
 inline constexpr std::string_view kConvDirect = "conv.direct";
 
@@ -69,6 +70,14 @@ double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Co
 // blocked problem it runs (blocked channels padded to the k-block, K padded to the vector).
 core::Status conv_space_to_depth_supports(const ops::ConvProblem& p);
 ops::ConvProblem space_to_depth_problem(const ops::ConvProblem& p);
+
+// conv.split_wgrad: conv.sm90_implicit's backward-weight configs split over the images
+// (wgrad_splits; kernels/conv_split_wgrad.cuh). Whether it applies (backward weight that
+// conv.sm90_implicit takes, at least 4 images) and its analytical time (the slices' tiles as one
+// grid, the host's launches, the fp32 reduction).
+core::Status conv_split_wgrad_supports(const ops::ConvProblem& p);
+double predict_conv_split_wgrad_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
+                                   const DeviceModel& d, std::string* why = nullptr);
 
 // conv.grouped (1 < G < C): conv.sm90_implicit's configs (dense_groups) over the dense problem
 // whose filter is the block-diagonal expansion of the grouped one (kernels/conv_grouped.cuh).

@@ -53,6 +53,8 @@ struct DispatchOptions {
   // (tests/gpu/conv_grouped.txt) has passed; BOO_CONV_GROUPED=1 turns it on. Forced configs
   // and tuning-DB rows use it either way.
   bool rank_conv_grouped = false;
+  // The same for conv.split_wgrad (tests/gpu/conv_split_wgrad.txt; BOO_CONV_SPLIT_WGRAD=1).
+  bool rank_conv_split_wgrad = false;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

@@ -42,6 +42,7 @@ ConvClass conv_class_of(const ops::ConvProblem& p);
 inline constexpr std::string_view kConvSm90Prefix = "conv.sm90_implicit_";
 inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
 inline constexpr std::string_view kDenseGroupsSuffix = "_dense";
+inline constexpr std::string_view kSplitSuffix = "_split";
 
 struct ConvSm90Config {
   ConvClass cls;
@@ -57,11 +58,14 @@ struct ConvSm90Config {
   // conv.grouped: the grouped filter expanded into a block-diagonal dense one
   // (kernels/conv_grouped.cuh). Not in the spaces either.
   bool dense_groups = false;
+  // conv.split_wgrad: backward weight split over the images into this many fp32 slices run side
+  // by side (kernels/conv_split_wgrad.cuh); 0: not split. Not in the spaces either.
+  int wgrad_splits = 0;
 
   bool operator==(const ConvSm90Config&) const = default;
 
   // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_s2d" with space-to-depth,
-  // "..._c1x1_dense" with the dense group expansion.
+  // "..._c1x1_dense" with the dense group expansion, "..._c1x1_split8" split over 8 slices.
   std::string name() const;
   static core::Expected<ConvSm90Config> parse_name(std::string_view text);
 };

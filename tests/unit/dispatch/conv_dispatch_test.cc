@@ -270,6 +270,56 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   EXPECT_FALSE(dispatcher(forced).candidates(resnet3x3(" -F 1"), nullptr).has_value());
 }
 
+TEST_F(ConvDispatchTest, SplitWgradSplitsBackwardWeightWithFewTilesOverTheImages) {
+  // The public 3x3 backward weight (9 tiles of 64 x 64 for 132 SMs): split over the images,
+  // ranked first when asked, before the unsplit kernels; off by default with a note.
+  const ops::ConvProblem p = resnet3x3(" -F 4");
+  ASSERT_TRUE(conv_split_wgrad_supports(p).is_ok());
+  std::vector<std::string> notes;
+  auto off = dispatcher().candidates(p, &notes);
+  ASSERT_TRUE(off.has_value());
+  EXPECT_EQ(off->front().algorithm, kConvSm90Implicit);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("BOO_CONV_SPLIT_WGRAD=1") != std::string::npos;
+  }));
+  DispatchOptions on;
+  on.rank_conv_split_wgrad = true;
+  ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
+  auto list = ranked.candidates(p, nullptr);
+  ASSERT_TRUE(list.has_value());
+  EXPECT_EQ(list->front().algorithm, kConvSplitWgrad);
+  const auto c = space::ConvSm90Config::parse_name(list->front().config);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  EXPECT_GT(c->wgrad_splits, 1);
+  EXPECT_NE(list->front().reason.find("slices side by side"), std::string::npos);
+  // Cheaper than the unsplit config it splits, by the model.
+  space::ConvSm90Config unsplit = *c;
+  unsplit.wgrad_splits = 0;
+  EXPECT_LT(predict_conv_split_wgrad_us(p, *c, DeviceModel{}),
+            predict_conv_sm90_us(p, unsplit, DeviceModel{}));
+  // A small problem is left to the unsplit kernel (the launches cost more than they save).
+  auto small = ranked.candidates(
+      conv("convbfp16 -n 4 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4" +
+           std::string(kNhwc)),
+      nullptr);
+  ASSERT_TRUE(small.has_value());
+  EXPECT_EQ(small->front().algorithm, kConvSm90Implicit);
+  // Not for other directions, fewer images than slices, or channels the implicit GEMM lacks.
+  EXPECT_FALSE(conv_split_wgrad_supports(resnet3x3(" -F 1")).is_ok());
+  EXPECT_FALSE(conv_split_wgrad_supports(
+                   conv("convbfp16 -n 2 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 "
+                        "-l 1 -j 1 -F 4" +
+                        std::string(kNhwc)))
+                   .is_ok());
+  // A forced split config names conv.split_wgrad; on a forward problem it is refused.
+  const std::string forced =
+      "conv.sm90_implicit_bf16_f32acc_wgrad_2d_nobias.none_t64x64x64_c1x1_split8";
+  auto f = dispatcher(forced).candidates(p, nullptr);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->front().algorithm, kConvSplitWgrad);
+  EXPECT_FALSE(dispatcher(forced).candidates(resnet3x3(" -F 1"), nullptr).has_value());
+}
+
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
   const ops::ConvProblem p = resnet3x3(" -F 1");
   auto direct = dispatcher("conv.direct_bf16_f32acc_fprop_2d_nobias.none").candidates(p, nullptr);

@@ -86,6 +86,24 @@ TEST(ConvSm90, ClassAndConfigNamesRoundTripInEveryRuleSet) {
   dense.cls.direction = ConvDirection::kForward;
   dense.space_to_depth = true;
   EXPECT_NE(check_conv_sm90(dense).message().find("do not combine"), std::string::npos);
+  // conv.split_wgrad's slice count: a suffix with its number, backward weight only.
+  ConvSm90Config split;
+  split.cls.direction = ConvDirection::kBackwardWeight;
+  split.wgrad_splits = 8;
+  EXPECT_EQ(split.name(),
+            "conv.sm90_implicit_bf16_f32acc_wgrad_2d_nobias.none_t128x128x64_c1x1_split8");
+  auto split_back = ConvSm90Config::parse_name(split.name());
+  ASSERT_TRUE(split_back.has_value()) << split_back.status().message();
+  EXPECT_EQ(*split_back, split);
+  EXPECT_TRUE(check_conv_sm90(split).is_ok());
+  split.wgrad_splits = 1;
+  EXPECT_NE(check_conv_sm90(split).message().find("[2, 32]"), std::string::npos);
+  split.wgrad_splits = 4;
+  split.cls.direction = ConvDirection::kForward;
+  EXPECT_NE(check_conv_sm90(split).message().find("backward weight"), std::string::npos);
+  EXPECT_FALSE(ConvSm90Config::parse_name(
+                   "conv.sm90_implicit_bf16_f32acc_wgrad_2d_nobias.none_t128x128x64_c1x1_splitx")
+                   .has_value());
 }
 
 TEST(ConvSm90, RuleSetsGrow) {
