@@ -2,6 +2,8 @@
 // makes before its own (host code).
 #pragma once
 
+#include <cstdint>
+
 #include "entry_points.cuh"
 
 namespace boo_kernels {
@@ -17,6 +19,20 @@ inline const char* conv_geometry_error(const BooConvArgs& a) {
     }
   }
   return nullptr;
+}
+
+// nullptr when a wrapper's workspace at `base` holds the `need` bytes it plans in `have`,
+// 16-byte aligned, else why not.
+inline const char* conv_workspace_error(const void* base, int64_t need, int64_t have) {
+  if (base == nullptr || need > have) return "workspace too small for the wrapper's copies";
+  if (reinterpret_cast<uintptr_t>(base) % 16 != 0) return "the workspace is not 16-byte aligned";
+  return nullptr;
+}
+
+// Blocks of 256 threads for a grid-stride loop over `total` items (at most 2^20 blocks).
+inline unsigned conv_copy_grid(int64_t total) {
+  const int64_t blocks = (total + 255) / 256;
+  return static_cast<unsigned>(blocks < (int64_t{1} << 20) ? blocks : int64_t{1} << 20);
 }
 
 }  // namespace boo_kernels

@@ -118,8 +118,7 @@ struct ConvGroupDenseRunner {
 
   static cudaError_t launch(const BooConvArgs& a, void* dense, bool expand, cudaStream_t s) {
     const int64_t total = expand ? dense_elements(a) : dense_elements(a) / a.groups;
-    const int64_t blocks = (total + 255) / 256;
-    const unsigned grid = static_cast<unsigned>(blocks < (int64_t{1} << 20) ? blocks : 1 << 20);
+    const unsigned grid = conv_copy_grid(total);
     conv_group_filter_kernel<T>
         <<<grid, 256, 0, s>>>(static_cast<T*>(a.w), static_cast<T*>(dense), a, expand, total);
     return cudaGetLastError();
@@ -137,12 +136,8 @@ struct ConvGroupDenseRunner {
       write_why(why, len, "the inner kernel rejects the dense problem");
       return BOO_UNSUPPORTED;
     }
-    if (base == nullptr || p.total > ws_bytes) {
-      write_why(why, len, "workspace too small for the dense filter");
-      return BOO_ERROR;
-    }
-    if (reinterpret_cast<uintptr_t>(base) % 16 != 0) {
-      write_why(why, len, "the workspace is not 16-byte aligned");
+    if (const char* e = conv_workspace_error(base, p.total, ws_bytes)) {
+      write_why(why, len, e);
       return BOO_ERROR;
     }
     const cudaStream_t s = static_cast<cudaStream_t>(stream);

@@ -196,8 +196,7 @@ struct ConvSpaceToDepthRunner {
   static cudaError_t launch(const void* src, void* dst, const BooConvArgs& a, const SpaceToDepth& g,
                             bool filter, int64_t elements, cudaStream_t s) {
     const int64_t vectors = elements / (16 / static_cast<int64_t>(sizeof(T)));
-    const int64_t blocks = (vectors + 255) / 256;
-    const unsigned grid = static_cast<unsigned>(blocks < (int64_t{1} << 20) ? blocks : 1 << 20);
+    const unsigned grid = conv_copy_grid(vectors);
     // The largest source offset: every extent's last index times its stride.
     const int64_t* stride = filter ? a.w_stride : a.x_stride;
     const int64_t outer_extent = filter ? a.k : a.n;
@@ -229,12 +228,8 @@ struct ConvSpaceToDepthRunner {
       write_why(why, len, "the inner kernel rejects the space-to-depth problem");
       return BOO_UNSUPPORTED;
     }
-    if (base == nullptr || p.total > ws_bytes) {
-      write_why(why, len, "workspace too small for the space-to-depth copies");
-      return BOO_ERROR;
-    }
-    if (reinterpret_cast<uintptr_t>(base) % 16 != 0) {
-      write_why(why, len, "the workspace is not 16-byte aligned");
+    if (const char* e = conv_workspace_error(base, p.total, ws_bytes)) {
+      write_why(why, len, e);
       return BOO_ERROR;
     }
     const cudaStream_t s = static_cast<cudaStream_t>(stream);

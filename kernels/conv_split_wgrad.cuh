@@ -152,8 +152,8 @@ struct ConvSplitWgradRunner {
       return BOO_UNSUPPORTED;
     }
     char* base = static_cast<char*>(ws);
-    if (base == nullptr || slices_bytes(a) + kSplits * inner > ws_bytes) {
-      write_why(why, len, "workspace too small for the split slices");
+    if (const char* e = conv_workspace_error(base, slices_bytes(a) + kSplits * inner, ws_bytes)) {
+      write_why(why, len, e);
       return BOO_ERROR;
     }
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
@@ -184,8 +184,7 @@ struct ConvSplitWgradRunner {
       }
     }
     if (a.dry_run) return BOO_OK;
-    const int64_t blocks = (total + 255) / 256;
-    const unsigned grid = static_cast<unsigned>(blocks < (int64_t{1} << 20) ? blocks : 1 << 20);
+    const unsigned grid = conv_copy_grid(total);
     conv_split_reduce_kernel<T>
         <<<grid, 256, 0, s>>>(slices, static_cast<T*>(a.w), a, kSplits, total);
     return cuda_result(cudaGetLastError(), why, len);

@@ -422,23 +422,16 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       return out;
     }
     if (forced.rfind(space::kConvSm90Prefix, 0) == 0) {
+      // A config with a wrapper of its own names its algorithm, which must take the problem.
       auto parsed = space::ConvSm90Config::parse_name(forced);
-      if (parsed && parsed->wgrad_splits > 0) {
-        const core::Status g = conv_split_wgrad_supports(p);
+      const bool split = parsed && parsed->wgrad_splits > 0;
+      if (split || (parsed && parsed->dense_groups)) {
+        const core::Status g = split ? conv_split_wgrad_supports(p) : conv_grouped_supports(p);
         if (!g.is_ok()) return core::unsupported("--config " + forced + ": " + g.message());
         if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
           return core::invalid_argument("--config " + s.message());
         }
-        out.push_back({std::string(kConvSplitWgrad), forced, 0.0, "forced"});
-        return out;
-      }
-      if (parsed && parsed->dense_groups) {
-        const core::Status g = conv_grouped_supports(p);
-        if (!g.is_ok()) return core::unsupported("--config " + forced + ": " + g.message());
-        if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
-          return core::invalid_argument("--config " + s.message());
-        }
-        out.push_back({std::string(kConvGrouped), forced, 0.0, "forced"});
+        out.push_back({std::string(split ? kConvSplitWgrad : kConvGrouped), forced, 0.0, "forced"});
         return out;
       }
       // Channels that are not 16-byte vectors run the same config behind the padding copies.
