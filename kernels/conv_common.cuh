@@ -29,6 +29,28 @@ inline const char* conv_workspace_error(const void* base, int64_t need, int64_t 
   return nullptr;
 }
 
+// BOO_OK when a wrapper (space-to-depth, the dense group expansion, split backward weight) may
+// launch: the arguments are its (`rejected` is null), its inner runner takes the rewritten
+// problem (`inner_bytes` >= 0, else `inner_refusal`) and the workspace holds the plan; else the
+// return code, with why in `why`.
+inline int32_t conv_wrapper_ready(const char* rejected, int64_t inner_bytes,
+                                  const char* inner_refusal, const void* base, int64_t need,
+                                  int64_t have, char* why, int32_t len) {
+  if (rejected != nullptr) {
+    write_why(why, len, rejected);
+    return BOO_UNSUPPORTED;
+  }
+  if (inner_bytes < 0) {
+    write_why(why, len, inner_refusal);
+    return BOO_UNSUPPORTED;
+  }
+  if (const char* e = conv_workspace_error(base, need, have)) {
+    write_why(why, len, e);
+    return BOO_ERROR;
+  }
+  return BOO_OK;
+}
+
 // Blocks of 256 threads for a grid-stride loop over `total` items (at most 2^20 blocks).
 inline unsigned conv_copy_grid(int64_t total) {
   const int64_t blocks = (total + 255) / 256;

@@ -24,12 +24,12 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "conv_common.cuh"
 #include "entry_points.cuh"
 
 namespace boo_kernels {
 
-constexpr int kRelayoutThreads = 256;
-constexpr int64_t kRelayoutMaxBlocks = int64_t{1} << 20;
+constexpr int kRelayoutThreads = 256;  // conv_copy_grid's block size
 
 // A 5-D copy with its dimensions ordered outermost first by the destination's strides, so that
 // neighbouring threads write neighbouring elements.
@@ -139,9 +139,7 @@ cudaError_t conv_channel_pad_copy(const void* src, int64_t src_rows, int64_t src
   if ((dst_ch * static_cast<int64_t>(sizeof(T))) % 16 == 0 &&
       reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
     const int64_t vectors = total / kVec;
-    const int64_t blocks = (vectors + kRelayoutThreads - 1) / kRelayoutThreads;
-    const unsigned grid =
-        static_cast<unsigned>(blocks < kRelayoutMaxBlocks ? blocks : kRelayoutMaxBlocks);
+    const unsigned grid = conv_copy_grid(vectors);
     if (vectors <= int64_t{0xffffffff}) {
       conv_channel_pad_vector_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
           static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, vectors);
@@ -151,9 +149,7 @@ cudaError_t conv_channel_pad_copy(const void* src, int64_t src_rows, int64_t src
     }
     return cudaGetLastError();
   }
-  const int64_t blocks = (total + kRelayoutThreads - 1) / kRelayoutThreads;
-  const unsigned grid =
-      static_cast<unsigned>(blocks < kRelayoutMaxBlocks ? blocks : kRelayoutMaxBlocks);
+  const unsigned grid = conv_copy_grid(total);
   if (total <= int64_t{0xffffffff}) {
     conv_channel_pad_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
         static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, total);
@@ -223,9 +219,7 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
     c.dst[i] = dst_stride[order[i]];
     total *= extent[i];
   }
-  const int64_t blocks = (total + kRelayoutThreads - 1) / kRelayoutThreads;
-  const unsigned grid =
-      static_cast<unsigned>(blocks < kRelayoutMaxBlocks ? blocks : kRelayoutMaxBlocks);
+  const unsigned grid = conv_copy_grid(total);
   if (total <= int64_t{0xffffffff}) {
     conv_relayout_copy_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
         static_cast<const T*>(src), static_cast<T*>(dst), c, total);

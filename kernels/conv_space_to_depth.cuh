@@ -218,20 +218,12 @@ struct ConvSpaceToDepthRunner {
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
     char* base = static_cast<char*>(ws);
-    const Plan p = make_plan(a, base);
-    if (p.inner_bytes < 0) {
-      write_why(why, len, "the inner kernel rejects the space-to-depth problem");
-      return BOO_UNSUPPORTED;
-    }
-    if (const char* e = conv_workspace_error(base, p.total, ws_bytes)) {
-      write_why(why, len, e);
-      return BOO_ERROR;
-    }
+    const Plan p = make_plan(a, base);  // invalid (inner_bytes 0) when rejected
+    const int32_t ready = conv_wrapper_ready(reject(a), p.inner_bytes,
+                                             "the inner kernel rejects the space-to-depth problem",
+                                             base, p.total, ws_bytes, why, len);
+    if (ready != BOO_OK) return ready;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (!a.dry_run) {
       cudaError_t e = launch(a.x, p.inner.x, a, p.g, false, p.x_elements, s);

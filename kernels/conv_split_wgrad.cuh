@@ -142,20 +142,13 @@ struct ConvSplitWgradRunner {
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
     static SplitStreams<kSplits> side;
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
-    const int64_t inner = inner_bytes(a);
-    if (inner < 0) {
-      write_why(why, len, "the inner kernel rejects a slice");
-      return BOO_UNSUPPORTED;
-    }
+    const char* rejected = reject(a);
+    const int64_t inner = rejected == nullptr ? inner_bytes(a) : 0;
     char* base = static_cast<char*>(ws);
-    if (const char* e = conv_workspace_error(base, slices_bytes(a) + kSplits * inner, ws_bytes)) {
-      write_why(why, len, e);
-      return BOO_ERROR;
-    }
+    const int32_t ready =
+        conv_wrapper_ready(rejected, inner, "the inner kernel rejects a slice", base,
+                           slices_bytes(a) + kSplits * inner, ws_bytes, why, len);
+    if (ready != BOO_OK) return ready;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     const int64_t total = dw_elements(a);
     float* slices = reinterpret_cast<float*>(base);

@@ -499,27 +499,34 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     const bool dense = algorithm == kConvGrouped;
     const bool split = algorithm == kConvSplitWgrad;
     const DeviceModel& model = gemm_.device_model();
+    const bool s2d = pad_channels && conv_space_to_depth_supports(p).is_ok();
     std::vector<ConvCandidate> ranked;
     for (const space::ConvSm90Config& c :
          space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
-      for (int variant = 0; variant < 4; ++variant) {
-        // Variants: 0 the config itself; 1 space-to-depth (padded); 1-3 the slice counts (split).
-        const bool s2d = pad_channels && variant == 1;
-        if (variant > 0 && !s2d && !split) continue;
-        if (s2d && !conv_space_to_depth_supports(p).is_ok()) continue;
-        if (split && (variant == 0 || p.n < kSplitChoices[variant - 1])) continue;
-        space::ConvSm90Config v = c;
-        v.space_to_depth = s2d;
-        v.dense_groups = dense;
-        v.wgrad_splits = split ? kSplitChoices[variant - 1] : 0;
+      // The configs this algorithm builds from c: c itself (and its space-to-depth twin), or
+      // one per slice count the batch allows (split), or c with the dense expansion.
+      std::vector<space::ConvSm90Config> variants;
+      space::ConvSm90Config v = c;
+      v.dense_groups = dense;
+      if (split) {
+        for (int splits : kSplitChoices) {
+          v.wgrad_splits = splits;
+          if (p.n >= splits) variants.push_back(v);
+        }
+      } else {
+        variants.push_back(v);
+        v.space_to_depth = true;
+        if (s2d) variants.push_back(v);
+      }
+      for (const space::ConvSm90Config& config : variants) {
         std::string why;
-        const double us = split          ? predict_conv_split_wgrad_us(p, v, model, &why)
-                          : dense        ? predict_conv_grouped_us(p, v, model, &why)
-                          : pad_channels ? predict_conv_padded_us(p, v, model, &why)
-                                         : predict_conv_sm90_us(p, v, model, &why);
+        const double us = split          ? predict_conv_split_wgrad_us(p, config, model, &why)
+                          : dense        ? predict_conv_grouped_us(p, config, model, &why)
+                          : pad_channels ? predict_conv_padded_us(p, config, model, &why)
+                                         : predict_conv_sm90_us(p, config, model, &why);
         char head[64];
         std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-        ranked.push_back({std::string(algorithm), v.name(), us, head + why});
+        ranked.push_back({std::string(algorithm), config.name(), us, head + why});
       }
     }
     note(std::string(algorithm) + ": " + std::to_string(ranked.size()) + " valid configs in the " +
