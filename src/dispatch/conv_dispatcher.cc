@@ -395,11 +395,12 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
 ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
                                DispatchOptions options)
     : cache_(cache), db_(db), gemm_(gemm), options_(std::move(options)) {
-  if (auto env = core::get_env("BOO_CONV_GROUPED"); env && *env == "1") {
-    options_.rank_conv_grouped = true;
+  // "0" leaves an algorithm out of heuristic dispatch (to compare, or to step around a bug).
+  if (auto env = core::get_env("BOO_CONV_GROUPED"); env && *env == "0") {
+    options_.rank_conv_grouped = false;
   }
-  if (auto env = core::get_env("BOO_CONV_SPLIT_WGRAD"); env && *env == "1") {
-    options_.rank_conv_split_wgrad = true;
+  if (auto env = core::get_env("BOO_CONV_SPLIT_WGRAD"); env && *env == "0") {
+    options_.rank_conv_split_wgrad = false;
   }
 }
 
@@ -564,9 +565,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   if (const core::Status w = conv_split_wgrad_supports(p); !w.is_ok()) {
     if (p.direction == ConvDirection::kBackwardWeight) note(w.message());
   } else if (!options_.rank_conv_split_wgrad) {
-    note(
-        "conv.split_wgrad is not ranked yet: its GPU numerics have not run "
-        "(BOO_CONV_SPLIT_WGRAD=1 ranks it)");
+    note("conv.split_wgrad is not ranked: BOO_CONV_SPLIT_WGRAD=0 leaves it out");
   } else {
     // Before the unsplit kernel only where it is predicted faster than the best of those.
     double unsplit = kNoLimit;
@@ -594,16 +593,14 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
   const double direct_us = p.flops() / 10e12 * 1e6;
-  if (const core::Status g = conv_grouped_supports(p); !options_.rank_conv_grouped) {
-    note(
-        "conv.grouped is not ranked yet: its GPU numerics have not run (BOO_CONV_GROUPED=1 "
-        "ranks it)");
-  } else if (g.is_ok()) {
+  if (const core::Status g = conv_grouped_supports(p); !g.is_ok()) {
+    note(g.message());
+  } else if (!options_.rank_conv_grouped) {
+    note("conv.grouped is not ranked: BOO_CONV_GROUPED=0 leaves it out");
+  } else {
     // Where the dense expansion beats conv.direct, which measured 3.4x its model on the G = 32
     // ResNeXt layer (638 us, bench/results/2026-11-23-conv-h100.md).
     add_ranked(kConvGrouped, 3.4 * direct_us);
-  } else {
-    note(g.message());
   }
   out.push_back({std::string(kConvDirect),
                  std::string(codegen::kConvDirectPrefix) + space::conv_class_of(p).name(),

@@ -49,12 +49,12 @@ struct DispatchOptions {
   space::RuleSet rules = space::RuleSet::kDefault;
   int max_compile_attempts = 3;  // heuristic candidates tried before the fallback
   std::string force_config;      // use exactly this config (tests, `boo driver --config`)
-  // Rank conv.grouped's dense expansion in heuristic dispatch. Off until its GPU numerics list
-  // (tests/gpu/conv_grouped.txt) has passed; BOO_CONV_GROUPED=1 turns it on. Forced configs
-  // and tuning-DB rows use it either way.
-  bool rank_conv_grouped = false;
-  // The same for conv.split_wgrad (tests/gpu/conv_split_wgrad.txt; BOO_CONV_SPLIT_WGRAD=1).
-  bool rank_conv_split_wgrad = false;
+  // Rank conv.grouped's dense expansion in heuristic dispatch (its GPU numerics list,
+  // tests/gpu/conv_grouped.txt, passed on an H100 on 2026-11-23); BOO_CONV_GROUPED=0 turns it
+  // off. Forced configs and tuning-DB rows use it either way.
+  bool rank_conv_grouped = true;
+  // The same for conv.split_wgrad (tests/gpu/conv_split_wgrad.txt; BOO_CONV_SPLIT_WGRAD=0).
+  bool rank_conv_split_wgrad = true;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

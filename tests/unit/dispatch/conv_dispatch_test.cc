@@ -209,11 +209,8 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
 
 TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   // ResNeXt's G = 32 layer of 8 channels per group: the dense problem on the implicit GEMM comes
-  // before conv.direct, in every direction.
-  // Heuristic dispatch ranks it only when asked (until its GPU numerics have passed).
-  DispatchOptions on;
-  on.rank_conv_grouped = true;
-  ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
+  // before conv.direct, in every direction (ranked by default).
+  ConvDispatcher ranked = dispatcher();
   const std::string resnext =
       "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 "
       "-v 1 -l 1 -j 1 -g 32 -F ";
@@ -245,13 +242,15 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
     return n.find("conv.grouped left out") != std::string::npos;
   }));
-  // Off by default: conv.direct, with a note that says how to turn it on.
+  // BOO_CONV_GROUPED=0 leaves it out: conv.direct, with a note that says why.
   notes.clear();
+  setenv("BOO_CONV_GROUPED", "0", 1);
   auto off = dispatcher().candidates(conv(resnext + "1" + kNhwc), &notes);
+  unsetenv("BOO_CONV_GROUPED");
   ASSERT_TRUE(off.has_value());
   EXPECT_EQ(algorithms(*off), std::vector<std::string>{std::string(kConvDirect)});
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
-    return n.find("BOO_CONV_GROUPED=1") != std::string::npos;
+    return n.find("BOO_CONV_GROUPED=0") != std::string::npos;
   }));
   // Depthwise (G = C) and ungrouped problems are not conv.grouped's.
   EXPECT_NE(conv_grouped_supports(
@@ -272,19 +271,19 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
 
 TEST_F(ConvDispatchTest, SplitWgradSplitsBackwardWeightWithFewTilesOverTheImages) {
   // The public 3x3 backward weight (9 tiles of 64 x 64 for 132 SMs): split over the images,
-  // ranked first when asked, before the unsplit kernels; off by default with a note.
+  // ranked first, before the unsplit kernels; BOO_CONV_SPLIT_WGRAD=0 leaves it out with a note.
   const ops::ConvProblem p = resnet3x3(" -F 4");
   ASSERT_TRUE(conv_split_wgrad_supports(p).is_ok());
   std::vector<std::string> notes;
+  setenv("BOO_CONV_SPLIT_WGRAD", "0", 1);
   auto off = dispatcher().candidates(p, &notes);
+  unsetenv("BOO_CONV_SPLIT_WGRAD");
   ASSERT_TRUE(off.has_value());
   EXPECT_EQ(off->front().algorithm, kConvSm90Implicit);
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
-    return n.find("BOO_CONV_SPLIT_WGRAD=1") != std::string::npos;
+    return n.find("BOO_CONV_SPLIT_WGRAD=0") != std::string::npos;
   }));
-  DispatchOptions on;
-  on.rank_conv_split_wgrad = true;
-  ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
+  ConvDispatcher ranked = dispatcher();
   auto list = ranked.candidates(p, nullptr);
   ASSERT_TRUE(list.has_value());
   EXPECT_EQ(list->front().algorithm, kConvSplitWgrad);
@@ -418,7 +417,8 @@ TEST_F(ConvDispatchTest, PlansAreCachedAndAFailedCompileMovesOn) {
   unsetenv("BOO_FAKE_NVCC_FAIL");
   auto wgrad = d.plan(resnet3x3(" -F 4"));
   ASSERT_TRUE(wgrad.has_value()) << wgrad.status().message();
-  EXPECT_EQ((*wgrad)->algorithm, kConvSm90Implicit);
+  // The implicit GEMM's wgrad kernel, split over the images (9 output tiles for 132 SMs).
+  EXPECT_EQ((*wgrad)->algorithm, kConvSplitWgrad);
   EXPECT_NE((*wgrad)->config.find("_wgrad_2d_"), std::string::npos);
 }
 
