@@ -6,7 +6,7 @@
 #
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
 #                               skinnyforced|
-#                               profile|convpreload|convtests|convbench|conv|workloads|
+#                               profile|convpreload|convtests|convbench|conv|convstages|workloads|
 #                               lnpreload|lntests|lnbench|lnsweep|lnprofile|ln|all]...
 #   (default: all = build, preload, tests, bench, spacecheck, the conv and layer norm steps;
 #   each call of the device tool has 10 minutes: a fresh machine needs build and preload in one
@@ -16,7 +16,8 @@
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
 # Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24);
 # BOO_CONV_LISTS (the conv numerics lists, space-separated); BOO_SKIP_DEPTHWISE_BENCH (convbench
-# times the public list only).
+# times the public list only); BOO_STAGES_FILE, BOO_STAGES (convstages: the commands, default the
+# public conv list, and the stage counts, default "3 4").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS="${OUT:-}"
@@ -42,22 +43,12 @@ log() { echo "== $(date +%H:%M:%S) $*"; }
 # A list's name for logs and CSVs: its file name without the extension.
 list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
-# What a list needs in the environment: conv.grouped and conv.split_wgrad are ranked only when
-# asked until their lists have passed on a GPU.
-list_env() {
-  case "$1" in
-    *conv_grouped*) echo BOO_CONV_GROUPED=1 ;;
-    *conv_split_wgrad*) echo BOO_CONV_SPLIT_WGRAD=1 ;;
-    *) echo BOO_UNUSED=1 ;;
-  esac
-}
-
 preload_lists() {
   local flags=()
   while [ "$1" != -- ]; do flags+=("$1"); shift; done
   shift
   for f in "$@"; do
-    env $(list_env "$f") "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 \
+    "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 \
       | tail -n 3 | tee -a "$OUT/preload.log"
   done
 }
@@ -168,9 +159,7 @@ fi
 if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
-    export $(list_env "$f")
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    unset BOO_CONV_GROUPED BOO_CONV_SPLIT_WGRAD
   done
 fi
 
@@ -187,6 +176,45 @@ if want convbench; then
     >"$OUT/bench-conv-depthwise.log" 2>&1 || status=1
   grep -E '^>>> (speedup|boo: min|cudnn: min)|error' "$OUT/bench-conv-depthwise.log" | cut -c1-150
   fi
+fi
+
+if [[ " ${steps[*]} " == *" convstages "* ]]; then
+  # Each command's conv.sm90_implicit config as dispatch picks it, beside fixed stage counts
+  # (fewer stages: two CTAs per SM, one's epilogue under the other's mainloop) and, for
+  # 128x128 tiles (one CTA per SM by registers), the two half tiles with 4 stages.
+  stages_file="${BOO_STAGES_FILE:-bench/workloads/conv_public.txt}"
+  log "conv stage sweep: the chosen config of each command of $stages_file under stage counts"
+  : >"$OUT/stages-jobs.txt"
+  while IFS= read -r cmd; do
+    case "$cmd" in "" | \#*) continue ;; esac
+    cfgs=$("$boo" parse --candidates 1 "$cmd" 2>/dev/null | awk '$1 == "#1" {print $2}')
+    [ "$(echo "$cfgs" | wc -l)" -eq 1 ] || continue
+    case "$cfgs" in conv.sm90_implicit_*) ;; *) continue ;; esac
+    variants=("$cfgs")
+    for st in ${BOO_STAGES:-3 4}; do variants+=("$(echo "$cfgs" | sed "s/\(_c[0-9]x[0-9]\)/\1_st$st/")"); done
+    if [[ "$cfgs" == *_t128x128x* ]]; then
+      for t in 128x64 64x128; do
+        variants+=("$(echo "$cfgs" | sed "s/_t128x128x\([0-9]*\)_\(c[0-9]x[0-9]\)/_t${t}x\1_\2_st4/")")
+      done
+    fi
+    for v in "${variants[@]}"; do printf '%s\t%s\n' "$v" "$cmd" >>"$OUT/stages-jobs.txt"; done
+  done <"$stages_file"
+  log "conv stage sweep: compiling $(wc -l <"$OUT/stages-jobs.txt") configs ($jobs at a time)"
+  while IFS=$'\t' read -r v cmd; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    "$boo" preload -j 1 --config "$v" "$cmd" >>"$OUT/stages-preload.log" 2>&1 &
+  done <"$OUT/stages-jobs.txt"
+  wait
+  grep -c 'compiled 1,' "$OUT/stages-preload.log" | sed 's/^/compiled: /'
+  grep -i 'error\|failed [1-9]' "$OUT/stages-preload.log" | head -10
+  log "conv stage sweep: timing (DESIGN.md section 7 protocol, boo only)"
+  while IFS=$'\t' read -r v cmd; do
+    line=$("$boo" driver --backend boo -t 1 --iter 100 -V 1 --config "$v" "$cmd" 2>&1 </dev/null \
+      | grep -E '^>>> (boo: )?min=|verify boo|error' | tr '\n' ' ')
+    med=$(echo "$line" | sed -n 's/.*median=\([0-9.]*\)us.*/\1/p')
+    printf '%s\t%s\t%s\n' "${med:-FAIL}" "$v" "$cmd" | tee -a "$OUT/stages.txt" | cut -c1-160
+    case "$line" in *FAIL* | *error*) echo "  $line" | cut -c1-300 ;; esac
+  done <"$OUT/stages-jobs.txt"
 fi
 
 if [[ " ${steps[*]} " == *" workloads "* ]]; then

@@ -97,11 +97,17 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
        "    cutlass::epilogue::collective::EpilogueTileAuto, float, float,\n"
        "    void, LayoutOut, kAlignOut, ElementOut, LayoutOut, kAlignOut,\n"
        "    cutlass::epilogue::TmaWarpSpecialized, FusionOp>::CollectiveOp;\n";
+  const std::string stage_count =
+      config.stages > 0
+          ? "cutlass::conv::collective::StageCount<" + std::to_string(config.stages) + ">"
+          : "cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(\n"
+            "        sizeof(typename Epilogue::SharedStorage))>";
   b += "using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, kOp,\n"
        "    Element, LayoutAct, kAlign, Element, LayoutAct, kAlign, float, TileShape,\n"
-       "    ClusterShape, cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(\n"
-       "        sizeof(typename Epilogue::SharedStorage))>,\n"
+       "    ClusterShape, " +
+       stage_count +
+       ",\n"
        "    cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;\n";
   b += "using ProblemShape = cutlass::conv::ConvProblemShape<kOp, " +
        std::to_string(c.spatial_dims) + ">;\n";

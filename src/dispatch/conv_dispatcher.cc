@@ -355,7 +355,12 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
       break;
   }
   const int64_t tiles = blocks(m, c.tile_m) * blocks(n, c.tile_n);
-  // One CTA per SM (the stages fill shared memory); the kernel is not persistent.
+  // The kernel is not persistent: one CTA per SM where the stages fill shared memory, two with
+  // conv_sm90_coresident_stages. The busiest SM runs ceil(tiles / SMs) tiles either way (two
+  // side by side at half the rate each); the overlap of one CTA's epilogue with the other's
+  // mainloop (measured 1.26x on the public 3x3 problems) is not modelled, so that the order
+  // among tile shapes stays the one that measured best.
+  const int ctas = c.stages > 0 && c.stages == space::conv_sm90_coresident_stages(c) ? 2 : 1;
   const int64_t waves = blocks(tiles, d.sm_count);
   // One consumer warpgroup: a 128x128 tile reaches ~75% of the SM's MMA rate, smaller tiles
   // less (fewer MMAs per byte staged).
@@ -384,9 +389,10 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
   if (why != nullptr) {
     char text[256];
     std::snprintf(text, sizeof(text),
-                  "%lld tiles of %dx%d in %lld waves, %.1f us compute, %.1f us memory%s",
+                  "%lld tiles of %dx%d in %lld waves, %d per SM, %.1f us compute, %.1f us "
+                  "memory%s",
                   static_cast<long long>(tiles), c.tile_m, c.tile_n, static_cast<long long>(waves),
-                  compute_us, memory_us, copies > 0 ? ", + layout copies" : "");
+                  ctas, compute_us, memory_us, copies > 0 ? ", + layout copies" : "");
     *why = text;
   }
   return us;
@@ -510,6 +516,9 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       space::ConvSm90Config v = c;
       v.dense_groups = dense;
       if (split) {
+        // The slices already run side by side: two CTAs per SM measured slower (80.6 us ->
+        // 120.4 us on the public 3x3 backward weight, 2026-11-23-conv-stages-h100.md).
+        v.stages = 0;
         for (int splits : kSplitChoices) {
           v.wgrad_splits = splits;
           if (p.n >= splits) variants.push_back(v);

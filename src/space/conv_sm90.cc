@@ -88,6 +88,7 @@ std::string ConvSm90Config::name() const {
   return std::string(kConvSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) +
+         (stages > 0 ? std::string(kStagesSuffix) + std::to_string(stages) : "") +
          (space_to_depth ? std::string(kSpaceToDepthSuffix) : "") +
          (dense_groups ? std::string(kDenseGroupsSuffix) : "") +
          (wgrad_splits > 0 ? std::string(kSplitSuffix) + std::to_string(wgrad_splits) : "");
@@ -113,6 +114,14 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   const bool dense = rest.size() > kDenseGroupsSuffix.size() &&
                      rest.substr(rest.size() - kDenseGroupsSuffix.size()) == kDenseGroupsSuffix;
   if (dense) rest.remove_suffix(kDenseGroupsSuffix.size());
+  int stages = 0;
+  if (const size_t at = rest.rfind(kStagesSuffix);
+      at != std::string_view::npos && at > rest.rfind("_c")) {
+    BOO_ASSIGN_OR_RETURN(int64_t n,
+                         core::parse_int("stages", rest.substr(at + kStagesSuffix.size())));
+    stages = static_cast<int>(n);
+    rest = rest.substr(0, at);
+  }
   const size_t tile_at = rest.rfind("_t");
   const size_t cluster_at = rest.rfind("_c");
   if (tile_at == std::string_view::npos || cluster_at == std::string_view::npos ||
@@ -139,6 +148,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   c.space_to_depth = s2d;
   c.dense_groups = dense;
   c.wgrad_splits = splits;
+  c.stages = stages;
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
 }
@@ -200,7 +210,23 @@ Status check_conv_sm90(const ConvSm90Config& c) {
   if (3 * stage_bytes + kSm90EpilogueReserveBytes > kSm90SharedMemoryBytes) {
     return invalid("three mainloop stages do not fit in 227 KiB of shared memory");
   }
+  if (c.stages != 0) {
+    if (c.stages < 2 || c.stages > 8) return invalid("stages must be 0 (auto) or in [2, 8]");
+    if (c.stages * stage_bytes + kSm90EpilogueReserveBytes > kSm90SharedMemoryBytes) {
+      return invalid(std::to_string(c.stages) +
+                     " mainloop stages do not fit in 227 KiB of shared memory");
+    }
+  }
   return Status::ok();
+}
+
+int conv_sm90_coresident_stages(const ConvSm90Config& c) {
+  constexpr int kStages = 4;
+  constexpr int kEpilogueBytes = 8 * 1024;  // the TMA epilogue's staging, with room to spare
+  const int stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * core::dtype_bytes(c.cls.dtype);
+  if (c.tile_m * c.tile_n > 128 * 64) return 0;
+  if (2 * (kStages * stage_bytes + kEpilogueBytes) > kSm90SharedMemoryBytes) return 0;
+  return kStages;
 }
 
 std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules) {
@@ -242,6 +268,7 @@ std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules)
       c.tile_k = t.k;
       c.cluster_m = cm;
       c.cluster_n = cn;
+      c.stages = conv_sm90_coresident_stages(c);
       if (check_conv_sm90(c).is_ok()) out.push_back(c);
     }
   }

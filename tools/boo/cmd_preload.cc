@@ -22,6 +22,7 @@ struct PreloadOptions {
   int top = 1;            // compile the first `top` candidates of each problem, not only the first
   bool misalign = false;  // for operand pointers aligned only to their element size
   std::string rule_set = "default";  // the rule set the heuristic ranks
+  std::string config;                // compile exactly this config (as `boo driver --config`)
 };
 
 // One problem's kernels in dispatch's order: the first that compiles resolves it.
@@ -51,6 +52,7 @@ int run_preload(const PreloadOptions& opt) {
   dispatch::DispatchOptions dopt;
   dopt.max_compile_attempts = std::max(3, opt.top);
   dopt.rules = *space::parse_rule_set(opt.rule_set);  // CLI11 checked the name
+  dopt.force_config = opt.config;
   auto ctx = dispatch::Context::create(dopt);
   if (!ctx) {
     std::fprintf(stderr, "boo preload: error: %s\n", ctx.status().message().c_str());
@@ -215,6 +217,9 @@ Run add_preload_command(CLI::App& app) {
   sub->add_option("--top", opt->top,
                   "Also compile the heuristic's next candidates, up to K per problem (sweeps)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--config", opt->config,
+                  "Compile exactly this kernel config (a name from dispatch, as `boo driver "
+                  "--config`) for each problem; a config that does not fit a problem is an error");
   sub->add_option("--rule-set", opt->rule_set,
                   "The rule set whose configs the heuristic ranks: tiny, default (the default) "
                   "or full (as `boo driver --rule-set`)")

@@ -43,6 +43,7 @@ inline constexpr std::string_view kConvSm90Prefix = "conv.sm90_implicit_";
 inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
 inline constexpr std::string_view kDenseGroupsSuffix = "_dense";
 inline constexpr std::string_view kSplitSuffix = "_split";
+inline constexpr std::string_view kStagesSuffix = "_st";
 
 struct ConvSm90Config {
   ConvClass cls;
@@ -51,6 +52,11 @@ struct ConvSm90Config {
   int tile_k = 64;   // reduction elements per k-block
   int cluster_m = 1;
   int cluster_n = 1;
+  // Mainloop pipeline stages; 0: as many as shared memory holds beside the epilogue (CUTLASS's
+  // carveout, one CTA per SM). Fewer stages let two or more CTAs share an SM, so that one CTA's
+  // prologue and epilogue overlap another's mainloop: CUTLASS 4.2's sm90 conv kernel is not
+  // persistent, and this is the overlap a persistent kernel would give.
+  int stages = 0;
   // conv.padded_channels for strided forward problems with few channels: the input cut into
   // stride-sized blocks stacked along the channels (kernels/conv_space_to_depth.cuh). Not in
   // the spaces: the dispatcher sets it.
@@ -64,7 +70,8 @@ struct ConvSm90Config {
 
   bool operator==(const ConvSm90Config&) const = default;
 
-  // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_s2d" with space-to-depth,
+  // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_st4" with 4 stages,
+  // "..._c1x1_s2d" with space-to-depth,
   // "..._c1x1_dense" with the dense group expansion, "..._c1x1_split8" split over 8 slices.
   std::string name() const;
   static core::Expected<ConvSm90Config> parse_name(std::string_view text);
@@ -75,7 +82,16 @@ struct ConvSm90Config {
 core::Status check_conv_sm90_class(const ConvClass& c);
 // Why this config cannot be built (CUTLASS's constraints, registers, shared memory), or ok.
 core::Status check_conv_sm90(const ConvSm90Config& c);
-// Valid configs of a rule set for one class (empty when the class is unsupported).
+// The stage count that lets two CTAs of this config share an SM, or 0 (auto: one CTA per SM).
+// Tiles of at most 128 x 64 accumulators keep the kernel near 90 registers per thread (256
+// threads), so two CTAs fit by registers; 4 stages of them fit twice in shared memory. On the
+// H100 this took the public 3x3 problems from 66 to 52 us (the epilogue and prologue of one CTA
+// under the other's mainloop); 128 x 128 tiles (one CTA by registers) only lost stages
+// (bench/results/2026-11-23-conv-stages-h100.md).
+int conv_sm90_coresident_stages(const ConvSm90Config& c);
+
+// Valid configs of a rule set for one class (empty when the class is unsupported), each with
+// conv_sm90_coresident_stages' stage count.
 std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules);
 
 }  // namespace boo::space

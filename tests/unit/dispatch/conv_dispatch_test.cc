@@ -56,6 +56,11 @@ TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   ASSERT_GE(c->size(), 2u);
   EXPECT_EQ(c->front().algorithm, kConvSm90Implicit);
   EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
+  // ResNet's 64-channel 3x3: a 128x64 tile with 4 stages, two CTAs per SM (52 us against 66 us
+  // with one, H100).
+  EXPECT_EQ(c->front().config,
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_st4");
+  EXPECT_NE(c->front().reason.find("2 per SM"), std::string::npos) << c->front().reason;
   EXPECT_EQ(c->back().algorithm, kConvDirect);
   EXPECT_EQ(c->back().config, "conv.direct_bf16_f32acc_fprop_2d_nobias.none");
   for (size_t i = 1; i + 1 < c->size(); ++i) {
@@ -290,6 +295,7 @@ TEST_F(ConvDispatchTest, SplitWgradSplitsBackwardWeightWithFewTilesOverTheImages
   const auto c = space::ConvSm90Config::parse_name(list->front().config);
   ASSERT_TRUE(c.has_value()) << c.status().message();
   EXPECT_GT(c->wgrad_splits, 1);
+  EXPECT_EQ(c->stages, 0);  // the slices fill the SMs: no second CTA per SM
   EXPECT_NE(list->front().reason.find("slices side by side"), std::string::npos);
   // Cheaper than the unsplit config it splits, by the model.
   space::ConvSm90Config unsplit = *c;

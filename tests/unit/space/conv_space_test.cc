@@ -104,6 +104,37 @@ TEST(ConvSm90, ClassAndConfigNamesRoundTripInEveryRuleSet) {
   EXPECT_FALSE(ConvSm90Config::parse_name(
                    "conv.sm90_implicit_bf16_f32acc_wgrad_2d_nobias.none_t128x128x64_c1x1_splitx")
                    .has_value());
+  // A fixed stage count: a suffix right after the cluster, before the wrappers' suffixes.
+  split.cls.direction = ConvDirection::kBackwardWeight;
+  split.stages = 4;
+  EXPECT_EQ(split.name(),
+            "conv.sm90_implicit_bf16_f32acc_wgrad_2d_nobias.none_t128x128x64_c1x1_st4_split4");
+  auto staged = ConvSm90Config::parse_name(split.name());
+  ASSERT_TRUE(staged.has_value()) << staged.status().message();
+  EXPECT_EQ(*staged, split);
+  EXPECT_TRUE(check_conv_sm90(split).is_ok());
+  ConvSm90Config s2d_staged = c;
+  s2d_staged.stages = 3;
+  EXPECT_EQ(ConvSm90Config::parse_name(s2d_staged.name()).value(), s2d_staged);
+  EXPECT_FALSE(ConvSm90Config::parse_name(
+                   "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_st")
+                   .has_value());
+}
+
+TEST(ConvSm90, SmallTilesGetStagesForTwoCtasPerSm) {
+  // Tiles of at most 128 x 64 accumulators: 4 stages, so that two CTAs share an SM; larger
+  // tiles (one CTA by registers) keep the automatic carveout.
+  for (RuleSet r : {RuleSet::kTiny, RuleSet::kDefault, RuleSet::kFull}) {
+    for (const ConvSm90Config& c : conv_sm90_space(ConvClass{}, r)) {
+      EXPECT_EQ(c.stages, c.tile_m * c.tile_n <= 128 * 64 ? 4 : 0) << c.name();
+      EXPECT_EQ(c.stages, conv_sm90_coresident_stages(c));
+    }
+  }
+  ConvSm90Config c;
+  c.tile_n = 64;
+  EXPECT_EQ(conv_sm90_coresident_stages(c), 4);
+  c.tile_n = 128;
+  EXPECT_EQ(conv_sm90_coresident_stages(c), 0);
 }
 
 TEST(ConvSm90, RuleSetsGrow) {
@@ -125,6 +156,8 @@ TEST(ConvSm90, ValidityRulesGiveReasons) {
       {[](ConvSm90Config& c) { c.tile_k = 256; }, "tile K must span 64 or 128 bytes"},
       {[](ConvSm90Config& c) { c.tile_n = 256; }, "128 registers per thread"},
       {[](ConvSm90Config& c) { c.cluster_n = 4; }, "cluster sizes must be 1 or 2"},
+      {[](ConvSm90Config& c) { c.stages = 1; }, "stages must be 0 (auto) or in [2, 8]"},
+      {[](ConvSm90Config& c) { c.stages = 7; }, "7 mainloop stages do not fit"},
   };
   for (const Case& k : cases) {
     ConvSm90Config c;
