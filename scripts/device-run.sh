@@ -178,6 +178,27 @@ if want convbench; then
   fi
 fi
 
+# Compiles (in parallel) and times (one at a time, boo only, with the numerics gate) each
+# "<config><TAB><command>" line of JOBS; RESULT gets "<median us><TAB><config><TAB><command>".
+time_forced() {
+  local jobs_file=$1 result=$2 v cmd line med
+  log "compiling $(wc -l <"$jobs_file") configs ($jobs at a time)"
+  while IFS=$'\t' read -r v cmd; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    "$boo" preload -j 1 --config "$v" "$cmd" >>"$OUT/forced-preload.log" 2>&1 &
+  done <"$jobs_file"
+  wait
+  grep -i 'error\|failed [1-9]' "$OUT/forced-preload.log" | head -10
+  log "timing (DESIGN.md section 7 protocol, boo only)"
+  while IFS=$'\t' read -r v cmd; do
+    line=$("$boo" driver --backend boo -t 1 --iter 100 -V 1 --config "$v" "$cmd" 2>&1 </dev/null \
+      | grep -E '^>>> (boo: )?min=|verify boo|error' | tr '\n' ' ')
+    med=$(echo "$line" | sed -n 's/.*median=\([0-9.]*\)us.*/\1/p')
+    printf '%s\t%s\t%s\n' "${med:-FAIL}" "$v" "$cmd" | tee -a "$result" | cut -c1-160
+    case "$line" in *FAIL* | *error*) echo "  $line" | cut -c1-300 ;; esac
+  done <"$jobs_file"
+}
+
 if [[ " ${steps[*]} " == *" convstages "* ]]; then
   # Each command's conv.sm90_implicit config as dispatch picks it, beside fixed stage counts
   # (fewer stages: two CTAs per SM, one's epilogue under the other's mainloop) and, for
@@ -199,22 +220,15 @@ if [[ " ${steps[*]} " == *" convstages "* ]]; then
     fi
     for v in "${variants[@]}"; do printf '%s\t%s\n' "$v" "$cmd" >>"$OUT/stages-jobs.txt"; done
   done <"$stages_file"
-  log "conv stage sweep: compiling $(wc -l <"$OUT/stages-jobs.txt") configs ($jobs at a time)"
-  while IFS=$'\t' read -r v cmd; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    "$boo" preload -j 1 --config "$v" "$cmd" >>"$OUT/stages-preload.log" 2>&1 &
-  done <"$OUT/stages-jobs.txt"
-  wait
-  grep -c 'compiled 1,' "$OUT/stages-preload.log" | sed 's/^/compiled: /'
-  grep -i 'error\|failed [1-9]' "$OUT/stages-preload.log" | head -10
-  log "conv stage sweep: timing (DESIGN.md section 7 protocol, boo only)"
-  while IFS=$'\t' read -r v cmd; do
-    line=$("$boo" driver --backend boo -t 1 --iter 100 -V 1 --config "$v" "$cmd" 2>&1 </dev/null \
-      | grep -E '^>>> (boo: )?min=|verify boo|error' | tr '\n' ' ')
-    med=$(echo "$line" | sed -n 's/.*median=\([0-9.]*\)us.*/\1/p')
-    printf '%s\t%s\t%s\n' "${med:-FAIL}" "$v" "$cmd" | tee -a "$OUT/stages.txt" | cut -c1-160
-    case "$line" in *FAIL* | *error*) echo "  $line" | cut -c1-300 ;; esac
-  done <"$OUT/stages-jobs.txt"
+  time_forced "$OUT/stages-jobs.txt" "$OUT/stages.txt"
+fi
+
+if [[ " ${steps[*]} " == *" forced "* ]]; then
+  # BOO_FORCED_FILE: lines of "<config><TAB><command>" (a config forced on a problem).
+  log "forced configs of ${BOO_FORCED_FILE:-?}"
+  grep -v '^#' "${BOO_FORCED_FILE:?BOO_FORCED_FILE names a file of config<TAB>command lines}" \
+    >"$OUT/forced-jobs.txt"
+  time_forced "$OUT/forced-jobs.txt" "$OUT/forced.txt"
 fi
 
 if [[ " ${steps[*]} " == *" workloads "* ]]; then
