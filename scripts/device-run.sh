@@ -179,9 +179,10 @@ if want convbench; then
 fi
 
 # Compiles (in parallel) and times (one at a time, boo only, with the numerics gate) each
-# "<config><TAB><command>" line of JOBS; RESULT gets "<median us><TAB><config><TAB><command>".
+# "<config><TAB><command>" line of JOBS; RESULT gets "<median us><TAB><verdict><TAB><config><TAB>
+# <command>" (the verdict of the numerics gate: PASS, FAIL or error).
 time_forced() {
-  local jobs_file=$1 result=$2 v cmd line med
+  local jobs_file=$1 result=$2 v cmd line med verdict
   log "compiling $(wc -l <"$jobs_file") configs ($jobs at a time)"
   while IFS=$'\t' read -r v cmd; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
@@ -194,7 +195,10 @@ time_forced() {
     line=$("$boo" driver --backend boo -t 1 --iter 100 -V 1 --config "$v" "$cmd" 2>&1 </dev/null \
       | grep -E '^>>> (boo: )?min=|verify boo|error' | tr '\n' ' ')
     med=$(echo "$line" | sed -n 's/.*median=\([0-9.]*\)us.*/\1/p')
-    printf '%s\t%s\t%s\n' "${med:-FAIL}" "$v" "$cmd" | tee -a "$result" | cut -c1-160
+    verdict=$(echo "$line" | grep -o 'verify boo: [A-Z]*' | head -1 | sed 's/verify boo: //')
+    case "$line" in *error*) verdict=error ;; esac
+    printf '%s\t%s\t%s\t%s\n' "${med:-none}" "${verdict:-none}" "$v" "$cmd" | tee -a "$result" \
+      | cut -c1-160
     case "$line" in *FAIL* | *error*) echo "  $line" | cut -c1-300 ;; esac
   done <"$jobs_file"
 }
