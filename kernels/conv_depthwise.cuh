@@ -315,7 +315,8 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
   }
 }
 
-// kAct: ops::Activation as int. Forward only; the inner runner of ConvChannelsLastRunner.
+// kAct: ops::Activation as int. Forward (backward data through ConvDepthwiseDgradRunner below);
+// the inner runner of ConvChannelsLastRunner.
 template <class T, bool kHasBias, int kAct>
 struct ConvDepthwiseRunner {
   static constexpr int kVector = 16 / static_cast<int>(sizeof(T));
@@ -474,6 +475,75 @@ struct ConvDepthwiseRunner {
                           : vector_of(a) == kVector ? launch_strips<kVector>(a, s)
                                                     : launch_strips<1>(a, s);
     return cuda_result(e, why, len);
+  }
+};
+
+// Backward data of a depthwise convolution with stride 1 and multiplier 1 (K = C): dx is the
+// forward depthwise convolution of dy with the filter flipped along every spatial axis and
+// padding dilation * (R - 1) - pad. The flip is a pointer at the last tap with negated tap
+// strides (the kernels read the filter only through stage_depthwise_filter's strides): no copy
+// and no workspace. Also the inner runner of ConvChannelsLastRunner.
+template <class T>
+struct ConvDepthwiseDgradRunner {
+  using Forward = ConvDepthwiseRunner<T, false, 0>;
+
+  static const char* reject(const BooConvArgs& a) {
+    if (a.direction != BOO_CONV_BACKWARD_DATA) return "this runner is for backward data";
+    if (a.c < 1 || a.groups != a.c || a.k != a.c) {
+      return "conv.depthwise backward data needs groups = C = K (multiplier 1)";
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (a.stride[i] != 1) return "conv.depthwise backward data needs stride 1";
+      if (a.filter[i] < 1 || a.dilation[i] < 1 || a.pad[i] < 0 ||
+          a.pad[i] > a.dilation[i] * (a.filter[i] - 1)) {
+        return "conv.depthwise backward data needs padding within the dilated filter";
+      }
+    }
+    return nullptr;
+  }
+
+  // The forward problem that computes dx: dy as its input, dx as its output.
+  static BooConvArgs forward_of(const BooConvArgs& a) {
+    BooConvArgs f = a;
+    f.direction = BOO_CONV_FORWARD;
+    f.x = a.y;
+    f.y = a.x;
+    f.bias = nullptr;
+    int64_t last_tap = 0;
+    for (int i = 0; i < 3; ++i) {
+      f.in[i] = a.out[i];
+      f.out[i] = a.in[i];
+      f.pad[i] = a.dilation[i] * (a.filter[i] - 1) - a.pad[i];
+      last_tap += (a.filter[i] - 1) * a.w_stride[2 + i];
+      f.w_stride[2 + i] = -a.w_stride[2 + i];
+    }
+    for (int i = 0; i < 5; ++i) {
+      f.x_stride[i] = a.y_stride[i];
+      f.y_stride[i] = a.x_stride[i];
+    }
+    f.w = a.w == nullptr ? nullptr : static_cast<void*>(static_cast<T*>(a.w) + last_tap);
+    return f;
+  }
+
+  static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    return Forward::supports(forward_of(a), why, len);
+  }
+
+  static int64_t workspace(const BooConvArgs& a) {
+    return supports(a, nullptr, 0) == BOO_OK ? 0 : -1;
+  }
+
+  static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    return Forward::run(forward_of(a), ws, ws_bytes, stream, why, len);
   }
 };
 

@@ -149,6 +149,7 @@ if want bench; then
 fi
 
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
+  tests/gpu/conv_depthwise_dgrad.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_split_wgrad.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then

@@ -306,8 +306,25 @@ core::Status conv_depthwise_supports(const ops::ConvProblem& p) {
     return core::unsupported("conv.depthwise does not apply: groups (" + std::to_string(p.groups) +
                              ") is not C (" + std::to_string(p.c) + ")");
   }
-  if (p.direction != ConvDirection::kForward) {
-    return core::unsupported("conv.depthwise: forward only so far (backward runs on conv.direct)");
+  if (p.direction == ConvDirection::kBackwardWeight) {
+    return core::unsupported(
+        "conv.depthwise: forward and backward data only so far (backward weight runs on "
+        "conv.direct)");
+  }
+  if (p.direction == ConvDirection::kBackwardData) {
+    // The forward kernel on dy with the filter flipped (kernels/conv_depthwise.cuh).
+    if (p.k != p.c) {
+      return core::unsupported("conv.depthwise: backward data needs K = C (multiplier 1)");
+    }
+    for (size_t i = 0; i < p.filter.size(); ++i) {
+      if (p.stride[i] != 1) {
+        return core::unsupported("conv.depthwise: backward data needs stride 1");
+      }
+      if (p.padding[i] > p.dilation[i] * (p.filter[i] - 1)) {
+        return core::unsupported(
+            "conv.depthwise: backward data needs padding within the dilated filter");
+      }
+    }
   }
   if (core::is_fp8(p.dtype)) return core::unsupported("conv.depthwise: no fp8 convolutions");
   return core::Status::ok();

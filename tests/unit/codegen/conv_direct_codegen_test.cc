@@ -114,11 +114,19 @@ TEST(ConvDepthwiseCodegen, ForwardBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(src->text, "struct ConvDepthwiseRunner"));
   EXPECT_TRUE(contains(src->text, "struct ConvChannelsLastRunner"));
   EXPECT_FALSE(contains(src->text, "#include \"conv_depthwise.cuh\""));
-  // The backward passes are conv.direct's; fp8 is nobody's.
+  // Backward data: the forward kernel on dy with the filter flipped, behind the same copies.
   auto dgrad = conv_depthwise_source(make_class(
       core::DType::kBF16, ops::ConvDirection::kBackwardData, 2, false, ops::Activation::kNone));
-  ASSERT_FALSE(dgrad.has_value());
-  EXPECT_NE(dgrad.status().message().find("forward only"), std::string::npos);
+  ASSERT_TRUE(dgrad.has_value()) << dgrad.status().message();
+  EXPECT_EQ(dgrad->name, "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none");
+  EXPECT_TRUE(contains(dgrad->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvDepthwiseDgradRunner<"
+                       "__nv_bfloat16>, __nv_bfloat16>"));
+  // Backward weight is conv.direct's; fp8 is nobody's.
+  auto wgrad = conv_depthwise_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(wgrad.has_value());
+  EXPECT_NE(wgrad.status().message().find("forward and backward data only"), std::string::npos);
   auto fp8 = conv_depthwise_source(make_class(core::DType::kF8E4M3, ops::ConvDirection::kForward, 2,
                                               false, ops::Activation::kNone));
   ASSERT_FALSE(fp8.has_value());

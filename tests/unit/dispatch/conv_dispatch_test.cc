@@ -365,7 +365,13 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   ASSERT_TRUE(nchw.has_value());
   EXPECT_GT(nchw->front().predicted_us, c->front().predicted_us);
   EXPECT_NE(nchw->front().reason.find("layout copies"), std::string::npos);
-  // Channel multiplier 2 is depthwise too; groups below C and the backward passes are not (yet).
+  // Backward data with stride 1 and K = C: the forward kernel on dy with the filter flipped.
+  auto dgrad = dispatcher().candidates(conv(dw + " -F 2" + kNhwc), nullptr);
+  ASSERT_TRUE(dgrad.has_value());
+  EXPECT_EQ(dgrad->front().algorithm, kConvDepthwise);
+  EXPECT_EQ(dgrad->front().config, "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none");
+  // Channel multiplier 2 is depthwise too; groups below C, backward weight, and backward data
+  // that is strided, has a multiplier or pads beyond the filter are not (yet).
   auto mult = dispatcher().candidates(
       conv("convbfp16 -n 2 -c 16 -H 9 -W 9 -k 32 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 16 "
            "-F 1" +
@@ -380,10 +386,14 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   const Case cases[] = {
       {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 4 -F 1",
        "groups (4) is not C (64)"},
-      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 2",
-       "forward only"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 64 -F 2",
+       "backward data needs stride 1"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 2",
+       "backward data needs K = C"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 3 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 2",
+       "padding within the dilated filter"},
       {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 4",
-       "forward only"},
+       "backward weight runs on conv.direct"},
   };
   for (const Case& k : cases) {
     std::vector<std::string> why;

@@ -251,7 +251,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   dgrad.direction = ConvDirection::kBackwardData;
   dgrad.bias = false;
   dgrad.activation = ops::Activation::kNone;
-  refused.push_back({"backward data", dgrad, "forward pass only"});
+  refused.push_back({"backward data (its own kernel)", dgrad, "forward pass only"});
   ops::ConvProblem grouped = dw(kLast, 16, 16);
   grouped.groups = 4;
   refused.push_back({"groups 4 of 16", grouped, "groups = C"});
@@ -263,6 +263,74 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   huge.filter = {60, 60};
   huge.padding = {0, 0};
   refused.push_back({"60x60 filter", huge, "too many taps"});
+  for (const Refusal& r : refused) {
+    const BooConvArgs a = args_of(r.p);
+    why[0] = 0;
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED) << r.what;
+    EXPECT_NE(std::string(why).find(r.why), std::string::npos) << r.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), -1) << r.what;
+  }
+}
+
+// conv.depthwise's backward data (ConvDepthwiseDgradRunner): stride 1 and K = C in every layout
+// and dimensionality, the forward kernel on dy with the filter flipped, no workspace of its own;
+// the rest refused with a reason.
+TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlippedFilter) {
+  space::ConvClass cls;
+  cls.dtype = core::DType::kBF16;
+  cls.direction = ConvDirection::kBackwardData;
+  const auto kernel = compile(codegen::conv_depthwise_source(cls));
+  ASSERT_NE(kernel, nullptr);
+  const LoadedKernel& k = *kernel;
+  EXPECT_EQ(k.name, "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none");
+  auto dw = [](Layout layout, int64_t c) {
+    ops::ConvProblem p =
+        problem_2d(core::DType::kBF16, ConvDirection::kBackwardData, layout, layout, layout);
+    p.c = p.k = p.groups = c;
+    return p;
+  };
+  struct Case {
+    std::string what;
+    ops::ConvProblem p;
+    int64_t workspace;
+  };
+  std::vector<Case> accepted;
+  accepted.push_back({"NHWC, 16 channels", dw(kLast, 16), 0});
+  accepted.push_back({"NHWC, 5 channels", dw(kLast, 5), 0});
+  accepted.push_back({"NCHW", dw(kFirst, 16), 2 * round256(2 * 16 * 9 * 11 * 2)});
+  ops::ConvProblem dilated = dw(kLast, 16);
+  dilated.dilation = {2, 1};
+  dilated.padding = {2, 0};
+  accepted.push_back({"dilation 2x1, padding 2x0", dilated, 0});
+  accepted.push_back({"1D", as_1d(dw(kLast, 16), 1, 1), 0});
+  ops::ConvProblem d3 = as_3d(dw(kLast, 16));
+  d3.stride = {1, 1, 1};
+  accepted.push_back({"3D", d3, 0});
+  char why[256] = {0};
+  for (const Case& c : accepted) {
+    BooConvArgs a = args_of(c.p);
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << c.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), c.workspace) << c.what;
+    a.dry_run = 1;
+    EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)),
+              c.workspace > 0 ? BOO_ERROR : BOO_OK)
+        << c.what << ": " << why;
+  }
+  struct Refusal {
+    std::string what;
+    ops::ConvProblem p;
+    std::string why;
+  };
+  std::vector<Refusal> refused;
+  ops::ConvProblem strided = dw(kLast, 16);
+  strided.stride = {2, 1};
+  refused.push_back({"stride 2", strided, "stride 1"});
+  ops::ConvProblem mult = dw(kLast, 16);
+  mult.k = 32;
+  refused.push_back({"multiplier 2", mult, "multiplier 1"});
+  ops::ConvProblem wide = dw(kLast, 16);
+  wide.padding = {3, 1};
+  refused.push_back({"padding 3 on a 3x3 filter", wide, "padding within the dilated filter"});
   for (const Refusal& r : refused) {
     const BooConvArgs a = args_of(r.p);
     why[0] = 0;
