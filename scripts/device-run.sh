@@ -43,12 +43,21 @@ log() { echo "== $(date +%H:%M:%S) $*"; }
 # A list's name for logs and CSVs: its file name without the extension.
 list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
+# What a list needs in the environment: conv.depthwise's backward data is ranked only when asked
+# until its list has passed on a GPU.
+list_env() {
+  case "$1" in
+    *conv_depthwise_dgrad*) echo BOO_CONV_DEPTHWISE_DGRAD=1 ;;
+    *) echo BOO_UNUSED=1 ;;
+  esac
+}
+
 preload_lists() {
   local flags=()
   while [ "$1" != -- ]; do flags+=("$1"); shift; done
   shift
   for f in "$@"; do
-    "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 \
+    env $(list_env "$f") "$boo" preload "${flags[@]}" -j "$jobs" --commands-file "$f" 2>&1 \
       | tail -n 3 | tee -a "$OUT/preload.log"
   done
 }
@@ -160,7 +169,12 @@ fi
 if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
+    # The list's switch for this list only; what the caller set stays set for the rest.
+    saved_env=$(declare -p BOO_CONV_DEPTHWISE_DGRAD 2>/dev/null || true)
+    export $(list_env "$f")
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
+    unset BOO_CONV_DEPTHWISE_DGRAD
+    eval "$saved_env"
   done
 fi
 

@@ -365,11 +365,26 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   ASSERT_TRUE(nchw.has_value());
   EXPECT_GT(nchw->front().predicted_us, c->front().predicted_us);
   EXPECT_NE(nchw->front().reason.find("layout copies"), std::string::npos);
-  // Backward data with stride 1 and K = C: the forward kernel on dy with the filter flipped.
-  auto dgrad = dispatcher().candidates(conv(dw + " -F 2" + kNhwc), nullptr);
+  // Backward data with stride 1 and K = C: the forward kernel on dy with the filter flipped,
+  // ranked when asked (until its GPU list has run), or forced.
+  DispatchOptions on;
+  on.rank_conv_depthwise_dgrad = true;
+  ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
+  auto dgrad = ranked.candidates(conv(dw + " -F 2" + kNhwc), nullptr);
   ASSERT_TRUE(dgrad.has_value());
   EXPECT_EQ(dgrad->front().algorithm, kConvDepthwise);
   EXPECT_EQ(dgrad->front().config, "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none");
+  notes.clear();
+  auto unranked = dispatcher().candidates(conv(dw + " -F 2" + kNhwc), &notes);
+  ASSERT_TRUE(unranked.has_value());
+  EXPECT_NE(unranked->front().algorithm, kConvDepthwise);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("BOO_CONV_DEPTHWISE_DGRAD=1") != std::string::npos;
+  }));
+  const std::string dgrad_cfg = "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none";
+  auto forced_dgrad = dispatcher(dgrad_cfg).candidates(conv(dw + " -F 2" + kNhwc), nullptr);
+  ASSERT_TRUE(forced_dgrad.has_value());
+  EXPECT_EQ(forced_dgrad->front().config, dgrad_cfg);
   // Channel multiplier 2 is depthwise too; groups below C, backward weight, and backward data
   // that is strided, has a multiplier or pads beyond the filter are not (yet).
   auto mult = dispatcher().candidates(
@@ -397,7 +412,7 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   };
   for (const Case& k : cases) {
     std::vector<std::string> why;
-    auto list = dispatcher().candidates(conv(k.command + kNhwc), &why);
+    auto list = ranked.candidates(conv(k.command + kNhwc), &why);
     ASSERT_TRUE(list.has_value());
     EXPECT_EQ(algorithms(*list), std::vector<std::string>{std::string(kConvDirect)}) << k.command;
     bool told = false;
