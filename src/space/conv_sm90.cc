@@ -100,28 +100,22 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   };
   if (text.rfind(kConvSm90Prefix, 0) != 0) return bad("must start with conv.sm90_implicit_");
   std::string_view rest = text.substr(kConvSm90Prefix.size());
-  int splits = 0;
-  if (const size_t at = rest.rfind(kSplitSuffix);
-      at != std::string_view::npos && at > rest.rfind("_c")) {
-    BOO_ASSIGN_OR_RETURN(int64_t n,
-                         core::parse_int("splits", rest.substr(at + kSplitSuffix.size())));
-    splits = static_cast<int>(n);
+  // "<suffix><N>" after the cluster: N (0 when absent), and `rest` without it.
+  const auto numbered = [&](std::string_view suffix, const char* what) -> core::Expected<int> {
+    const size_t at = rest.rfind(suffix);
+    if (at == std::string_view::npos || at < rest.rfind("_c")) return 0;
+    BOO_ASSIGN_OR_RETURN(int64_t n, core::parse_int(what, rest.substr(at + suffix.size())));
     rest = rest.substr(0, at);
-  }
+    return static_cast<int>(n);
+  };
+  BOO_ASSIGN_OR_RETURN(const int splits, numbered(kSplitSuffix, "splits"));
   const bool s2d = rest.size() > kSpaceToDepthSuffix.size() &&
                    rest.substr(rest.size() - kSpaceToDepthSuffix.size()) == kSpaceToDepthSuffix;
   if (s2d) rest.remove_suffix(kSpaceToDepthSuffix.size());
   const bool dense = rest.size() > kDenseGroupsSuffix.size() &&
                      rest.substr(rest.size() - kDenseGroupsSuffix.size()) == kDenseGroupsSuffix;
   if (dense) rest.remove_suffix(kDenseGroupsSuffix.size());
-  int stages = 0;
-  if (const size_t at = rest.rfind(kStagesSuffix);
-      at != std::string_view::npos && at > rest.rfind("_c")) {
-    BOO_ASSIGN_OR_RETURN(int64_t n,
-                         core::parse_int("stages", rest.substr(at + kStagesSuffix.size())));
-    stages = static_cast<int>(n);
-    rest = rest.substr(0, at);
-  }
+  BOO_ASSIGN_OR_RETURN(const int stages, numbered(kStagesSuffix, "stages"));
   const size_t tile_at = rest.rfind("_t");
   const size_t cluster_at = rest.rfind("_c");
   if (tile_at == std::string_view::npos || cluster_at == std::string_view::npos ||

@@ -90,6 +90,43 @@ space::ConvClass forward_class(ops::Activation act) {
   return cls;
 }
 
+// A problem the kernel takes, with the workspace its copies need.
+struct Accepted {
+  std::string what;
+  ops::ConvProblem p;
+  int64_t workspace;
+};
+// A problem the kernel refuses, with a word of the reason it gives.
+struct Refused {
+  std::string what;
+  ops::ConvProblem p;
+  std::string why;
+};
+
+// Each accepted problem: supported, the expected workspace, a dry run that launches nothing
+// (BOO_ERROR when the copies need a workspace and none is given). Each refused one: unsupported
+// with its reason, no workspace.
+void expect_verdicts(const LoadedKernel& k, const std::vector<Accepted>& accepted,
+                     const std::vector<Refused>& refused) {
+  char why[256] = {0};
+  for (const Accepted& c : accepted) {
+    BooConvArgs a = args_of(c.p);
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << c.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), c.workspace) << c.what;
+    a.dry_run = 1;
+    EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)),
+              c.workspace > 0 ? BOO_ERROR : BOO_OK)
+        << c.what << ": " << why;
+  }
+  for (const Refused& r : refused) {
+    const BooConvArgs a = args_of(r.p);
+    why[0] = 0;
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED) << r.what;
+    EXPECT_NE(std::string(why).find(r.why), std::string::npos) << r.what << ": " << why;
+    EXPECT_EQ(k.workspace(&a), -1) << r.what;
+  }
+}
+
 class ConvDirectKernelTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -211,12 +248,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
     p.activation = ops::Activation::kRelu6;
     return p;
   };
-  struct Case {
-    std::string what;
-    ops::ConvProblem p;
-    int64_t workspace;
-  };
-  std::vector<Case> accepted;
+  std::vector<Accepted> accepted;
   accepted.push_back({"NHWC, 16 channels (tiled)", dw(kLast, 16, 16), 0});
   accepted.push_back({"NHWC, multiplier 2", dw(kLast, 16, 32), 0});
   accepted.push_back({"NHWC, 5 channels (strip)", dw(kLast, 5, 5), 0});
@@ -229,24 +261,9 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   accepted.push_back({"stride 2x3, dilation 2x1", strided, 0});
   accepted.push_back({"1D", as_1d(dw(kLast, 16, 16), 1, 2), 0});
   accepted.push_back({"3D", as_3d(dw(kLast, 16, 16)), 0});
-  char why[256] = {0};
-  for (const Case& c : accepted) {
-    BooConvArgs a = args_of(c.p);
-    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << c.what << ": " << why;
-    EXPECT_EQ(k.workspace(&a), c.workspace) << c.what;
-    a.dry_run = 1;
-    EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)),
-              c.workspace > 0 ? BOO_ERROR : BOO_OK)
-        << c.what << ": " << why;
-  }
 
   // Refusals carry a reason.
-  struct Refusal {
-    std::string what;
-    ops::ConvProblem p;
-    std::string why;
-  };
-  std::vector<Refusal> refused;
+  std::vector<Refused> refused;
   ops::ConvProblem dgrad = dw(kLast, 16, 16);
   dgrad.direction = ConvDirection::kBackwardData;
   dgrad.bias = false;
@@ -263,13 +280,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   huge.filter = {60, 60};
   huge.padding = {0, 0};
   refused.push_back({"60x60 filter", huge, "too many taps"});
-  for (const Refusal& r : refused) {
-    const BooConvArgs a = args_of(r.p);
-    why[0] = 0;
-    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED) << r.what;
-    EXPECT_NE(std::string(why).find(r.why), std::string::npos) << r.what << ": " << why;
-    EXPECT_EQ(k.workspace(&a), -1) << r.what;
-  }
+  expect_verdicts(k, accepted, refused);
 }
 
 // conv.depthwise's backward data (ConvDepthwiseDgradRunner): stride 1 and K = C in every layout
@@ -289,12 +300,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlipped
     p.c = p.k = p.groups = c;
     return p;
   };
-  struct Case {
-    std::string what;
-    ops::ConvProblem p;
-    int64_t workspace;
-  };
-  std::vector<Case> accepted;
+  std::vector<Accepted> accepted;
   accepted.push_back({"NHWC, 16 channels", dw(kLast, 16), 0});
   accepted.push_back({"NHWC, 5 channels", dw(kLast, 5), 0});
   accepted.push_back({"NCHW", dw(kFirst, 16), 2 * round256(2 * 16 * 9 * 11 * 2)});
@@ -306,22 +312,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlipped
   ops::ConvProblem d3 = as_3d(dw(kLast, 16));
   d3.stride = {1, 1, 1};
   accepted.push_back({"3D", d3, 0});
-  char why[256] = {0};
-  for (const Case& c : accepted) {
-    BooConvArgs a = args_of(c.p);
-    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << c.what << ": " << why;
-    EXPECT_EQ(k.workspace(&a), c.workspace) << c.what;
-    a.dry_run = 1;
-    EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)),
-              c.workspace > 0 ? BOO_ERROR : BOO_OK)
-        << c.what << ": " << why;
-  }
-  struct Refusal {
-    std::string what;
-    ops::ConvProblem p;
-    std::string why;
-  };
-  std::vector<Refusal> refused;
+  std::vector<Refused> refused;
   ops::ConvProblem strided = dw(kLast, 16);
   strided.stride = {2, 1};
   refused.push_back({"stride 2", strided, "stride 1"});
@@ -331,13 +322,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlipped
   ops::ConvProblem wide = dw(kLast, 16);
   wide.padding = {3, 1};
   refused.push_back({"padding 3 on a 3x3 filter", wide, "padding within the dilated filter"});
-  for (const Refusal& r : refused) {
-    const BooConvArgs a = args_of(r.p);
-    why[0] = 0;
-    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_UNSUPPORTED) << r.what;
-    EXPECT_NE(std::string(why).find(r.why), std::string::npos) << r.what << ": " << why;
-    EXPECT_EQ(k.workspace(&a), -1) << r.what;
-  }
+  expect_verdicts(k, accepted, refused);
 }
 
 // ConvChannelsLastRunner over conv.direct, one per direction behind a runner that picks by the
