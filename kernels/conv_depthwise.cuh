@@ -547,4 +547,169 @@ struct ConvDepthwiseDgradRunner {
   }
 };
 
+// Backward weight of a depthwise convolution (G = C, K = m C): dw[k][tap] is the sum over the
+// images and output pixels of dy[k] times x[k / m] at the tap's input pixel. Two deterministic
+// stages: blocks of 32 channels x 8 pixel rows walk a slice of the output pixels, each thread
+// keeping one fp32 sum per tap in registers; the rows are summed in a fixed order into an fp32
+// partial per (slice, channel, tap) in the workspace; a second kernel sums the slices in order
+// and writes dw through the filter's strides. Any stride, padding and dilation; at most
+// kDepthwiseWgradMaxTaps taps.
+constexpr int kDepthwiseWgradLanes = 32;  // channels per block
+constexpr int kDepthwiseWgradRows = 8;    // pixel rows per block
+constexpr int kDepthwiseWgradMaxTaps = 64;
+
+template <class T>
+__global__ void __launch_bounds__(kDepthwiseWgradLanes* kDepthwiseWgradRows)
+    conv_depthwise_wgrad_partial_kernel(BooConvArgs a, float* __restrict__ partial, int64_t pixels,
+                                        int64_t per_slice) {
+  __shared__ float rows[kDepthwiseWgradRows][kDepthwiseWgradLanes];
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  const T* __restrict__ dy = static_cast<const T*>(a.y);
+  const int lane = threadIdx.x, row = threadIdx.y;
+  const int64_t k = static_cast<int64_t>(blockIdx.x) * kDepthwiseWgradLanes + lane;
+  const int64_t slice = blockIdx.y;
+  const int f1 = static_cast<int>(a.filter[1]), f2 = static_cast<int>(a.filter[2]);
+  const int taps = static_cast<int>(a.filter[0]) * f1 * f2;
+  float acc[kDepthwiseWgradMaxTaps];
+#pragma unroll
+  for (int t = 0; t < kDepthwiseWgradMaxTaps; ++t) acc[t] = 0.0f;
+  if (k < a.k) {
+    const int64_t c = k / (a.k / a.c);
+    const int64_t begin = slice * per_slice;
+    const int64_t end = begin + per_slice < pixels ? begin + per_slice : pixels;
+    for (int64_t pix = begin + row; pix < end; pix += kDepthwiseWgradRows) {
+      int64_t r = pix;
+      const int64_t o2 = r % a.out[2];
+      r /= a.out[2];
+      const int64_t o1 = r % a.out[1];
+      r /= a.out[1];
+      const int64_t o0 = r % a.out[0];
+      const int64_t n = r / a.out[0];
+      const float g = to_float(dy[n * a.y_stride[0] + k * a.y_stride[1] + o0 * a.y_stride[2] +
+                                  o1 * a.y_stride[3] + o2 * a.y_stride[4]]);
+      const T* xn = x + n * a.x_stride[0] + c * a.x_stride[1];
+#pragma unroll
+      for (int t = 0; t < kDepthwiseWgradMaxTaps; ++t) {
+        if (t < taps) {
+          const int64_t i0 = o0 * a.stride[0] + (t / (f1 * f2)) * a.dilation[0] - a.pad[0];
+          const int64_t i1 = o1 * a.stride[1] + (t / f2 % f1) * a.dilation[1] - a.pad[1];
+          const int64_t i2 = o2 * a.stride[2] + (t % f2) * a.dilation[2] - a.pad[2];
+          if (i0 >= 0 && i0 < a.in[0] && i1 >= 0 && i1 < a.in[1] && i2 >= 0 && i2 < a.in[2]) {
+            acc[t] +=
+                g * to_float(xn[i0 * a.x_stride[2] + i1 * a.x_stride[3] + i2 * a.x_stride[4]]);
+          }
+        }
+      }
+    }
+  }
+  // The rows' sums in a fixed order, one tap at a time (taps is the same for every thread).
+#pragma unroll
+  for (int t = 0; t < kDepthwiseWgradMaxTaps; ++t) {
+    if (t < taps) {
+      rows[row][lane] = acc[t];
+      __syncthreads();
+      if (row == 0 && k < a.k) {
+        float sum = 0.0f;
+        for (int i = 0; i < kDepthwiseWgradRows; ++i) sum += rows[i][lane];
+        partial[(slice * a.k + k) * taps + t] = sum;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// dw[k][tap] = the slices' partials summed in slice order; one thread per (k, tap).
+template <class T>
+__global__ void __launch_bounds__(256)
+    conv_depthwise_wgrad_reduce_kernel(BooConvArgs a, const float* __restrict__ partial,
+                                       int64_t slices) {
+  const int64_t f1 = a.filter[1], f2 = a.filter[2];
+  const int64_t taps = a.filter[0] * f1 * f2;
+  const int64_t total = a.k * taps;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  T* __restrict__ w = static_cast<T*>(a.w);
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += step) {
+    float sum = 0.0f;
+    for (int64_t s = 0; s < slices; ++s) sum += partial[s * total + i];
+    const int64_t k = i / taps, t = i % taps;
+    w[k * a.w_stride[0] + (t / (f1 * f2)) * a.w_stride[2] + (t / f2 % f1) * a.w_stride[3] +
+      (t % f2) * a.w_stride[4]] = from_float<T>(sum);
+  }
+}
+
+// Also the inner runner of ConvChannelsLastRunner (x and dy channels-last).
+template <class T>
+struct ConvDepthwiseWgradRunner {
+  static const char* reject(const BooConvArgs& a) {
+    if (a.direction != BOO_CONV_BACKWARD_WEIGHT) return "this runner is for backward weight";
+    if (a.c < 1 || a.groups != a.c || a.k < a.c || a.k % a.c != 0) {
+      return "conv.depthwise needs groups = C and K a multiple of C";
+    }
+    if (const char* e = conv_geometry_error(a)) return e;
+    if (a.filter[0] * a.filter[1] * a.filter[2] > kDepthwiseWgradMaxTaps) {
+      return "conv.depthwise backward weight: at most 64 filter taps";
+    }
+    if (a.x_stride[1] != 1 || a.y_stride[1] != 1) {
+      return "conv.depthwise needs channels-last x and dy";
+    }
+    if (a.n * a.out[0] * a.out[1] > INT64_MAX / a.out[2] || a.k > (int64_t{65535} << 5)) {
+      return "conv.depthwise: too many channels or output pixels";
+    }
+    return nullptr;
+  }
+
+  struct Plan {
+    int64_t pixels = 0, slices = 1, per_slice = 0, chunks = 0, bytes = 0;
+  };
+
+  // Enough slices for about four blocks per SM, each at least a few rows of pixels deep.
+  static Plan plan_of(const BooConvArgs& a) {
+    Plan p;
+    p.pixels = a.n * a.out[0] * a.out[1] * a.out[2];
+    p.chunks = (a.k + kDepthwiseWgradLanes - 1) / kDepthwiseWgradLanes;
+    const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
+    int64_t slices = (4 * sms + p.chunks - 1) / p.chunks;
+    const int64_t deepest = (p.pixels + 4 * kDepthwiseWgradRows - 1) / (4 * kDepthwiseWgradRows);
+    if (slices > deepest) slices = deepest;
+    if (slices > 65535) slices = 65535;
+    if (slices < 1) slices = 1;
+    p.per_slice = (p.pixels + slices - 1) / slices;
+    p.slices = (p.pixels + p.per_slice - 1) / p.per_slice;
+    const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
+    p.bytes = (p.slices * a.k * taps * 4 + 255) / 256 * 256;
+    return p;
+  }
+
+  static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    if (const char* r = reject(a)) {
+      write_why(why, len, r);
+      return BOO_UNSUPPORTED;
+    }
+    return BOO_OK;
+  }
+
+  static int64_t workspace(const BooConvArgs& a) {
+    return reject(a) == nullptr ? plan_of(a).bytes : -1;
+  }
+
+  static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    const Plan p = reject(a) == nullptr ? plan_of(a) : Plan{};
+    const int32_t ready = conv_wrapper_ready(reject(a), 0, "", ws, p.bytes, ws_bytes, why, len);
+    if (ready != BOO_OK || a.dry_run) return ready;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    float* partial = static_cast<float*>(ws);
+    conv_depthwise_wgrad_partial_kernel<T>
+        <<<dim3(static_cast<unsigned>(p.chunks), static_cast<unsigned>(p.slices)),
+           dim3(kDepthwiseWgradLanes, kDepthwiseWgradRows), 0, s>>>(a, partial, p.pixels,
+                                                                    p.per_slice);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
+    const int64_t total = a.k * a.filter[0] * a.filter[1] * a.filter[2];
+    conv_depthwise_wgrad_reduce_kernel<T>
+        <<<conv_copy_grid(total), 256, 0, s>>>(a, partial, p.slices);
+    return cuda_result(cudaGetLastError(), why, len);
+  }
+};
+
 }  // namespace boo_kernels

@@ -47,7 +47,7 @@ list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # until its list has passed on a GPU.
 list_env() {
   case "$1" in
-    *conv_depthwise_dgrad*) echo BOO_CONV_DEPTHWISE_DGRAD=1 ;;
+    *conv_depthwise_backward*) echo BOO_CONV_DEPTHWISE_BACKWARD=1 ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }
@@ -158,7 +158,7 @@ if want bench; then
 fi
 
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
-  tests/gpu/conv_depthwise_dgrad.txt
+  tests/gpu/conv_depthwise_backward.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_split_wgrad.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
@@ -170,10 +170,10 @@ if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
     # The list's switch for this list only; what the caller set stays set for the rest.
-    saved_env=$(declare -p BOO_CONV_DEPTHWISE_DGRAD 2>/dev/null || true)
+    saved_env=$(declare -p BOO_CONV_DEPTHWISE_BACKWARD 2>/dev/null || true)
     export $(list_env "$f")
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    unset BOO_CONV_DEPTHWISE_DGRAD
+    unset BOO_CONV_DEPTHWISE_BACKWARD
     eval "$saved_env"
   done
 fi

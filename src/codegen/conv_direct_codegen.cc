@@ -51,17 +51,18 @@ core::Expected<KernelSource> conv_direct_source(const space::ConvClass& cls) {
 
 core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls) {
   BOO_RETURN_IF_ERROR(check_direct_class("conv.depthwise", cls));
-  if (cls.direction == ops::ConvDirection::kBackwardWeight) {
-    return core::unsupported("conv.depthwise: forward and backward data only (class " + cls.name() +
-                             ")");
-  }
   const std::string t = cuda_type(cls.dtype);
-  // Backward data is the forward kernel on dy with the filter flipped (stride 1, K = C).
-  const std::string inner = cls.direction == ops::ConvDirection::kBackwardData
-                                ? "boo_kernels::ConvDepthwiseDgradRunner<" + t + ">"
-                                : "boo_kernels::ConvDepthwiseRunner<" + t + ", " +
-                                      bool_text(cls.bias) + ", " +
-                                      std::to_string(static_cast<int>(cls.activation)) + ">";
+  // Backward data is the forward kernel on dy with the filter flipped (stride 1, K = C);
+  // backward weight a two-stage reduction of its own.
+  std::string inner;
+  if (cls.direction == ops::ConvDirection::kBackwardData) {
+    inner = "boo_kernels::ConvDepthwiseDgradRunner<" + t + ">";
+  } else if (cls.direction == ops::ConvDirection::kBackwardWeight) {
+    inner = "boo_kernels::ConvDepthwiseWgradRunner<" + t + ">";
+  } else {
+    inner = "boo_kernels::ConvDepthwiseRunner<" + t + ", " + bool_text(cls.bias) + ", " +
+            std::to_string(static_cast<int>(cls.activation)) + ">";
+  }
   return direct_source(std::string(kConvDepthwisePrefix) + cls.name(), "conv_depthwise.cuh",
                        "boo_kernels::ConvChannelsLastRunner<" + inner + ", " + t + ">");
 }

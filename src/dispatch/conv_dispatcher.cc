@@ -306,10 +306,8 @@ core::Status conv_depthwise_supports(const ops::ConvProblem& p) {
     return core::unsupported("conv.depthwise does not apply: groups (" + std::to_string(p.groups) +
                              ") is not C (" + std::to_string(p.c) + ")");
   }
-  if (p.direction == ConvDirection::kBackwardWeight) {
-    return core::unsupported(
-        "conv.depthwise: forward and backward data only so far (backward weight runs on "
-        "conv.direct)");
+  if (p.direction == ConvDirection::kBackwardWeight && product(p.filter) > 64) {
+    return core::unsupported("conv.depthwise: backward weight takes at most 64 filter taps");
   }
   if (p.direction == ConvDirection::kBackwardData) {
     // The forward kernel on dy with the filter flipped (kernels/conv_depthwise.cuh).
@@ -434,8 +432,8 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   if (auto env = core::get_env("BOO_CONV_SPLIT_WGRAD"); env && *env == "0") {
     options_.rank_conv_split_wgrad = false;
   }
-  if (auto env = core::get_env("BOO_CONV_DEPTHWISE_DGRAD"); env && *env == "1") {
-    options_.rank_conv_depthwise_dgrad = true;
+  if (auto env = core::get_env("BOO_CONV_DEPTHWISE_BACKWARD"); env && *env == "1") {
+    options_.rank_conv_depthwise_backward = true;
   }
 }
 
@@ -620,10 +618,10 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   if (const core::Status d = conv_depthwise_supports(p); !d.is_ok()) {
     note(d.message());
-  } else if (p.direction == ConvDirection::kBackwardData && !options_.rank_conv_depthwise_dgrad) {
+  } else if (p.direction != ConvDirection::kForward && !options_.rank_conv_depthwise_backward) {
     note(
-        "conv.depthwise backward data is not ranked yet: its GPU numerics have not run "
-        "(BOO_CONV_DEPTHWISE_DGRAD=1 ranks it)");
+        "conv.depthwise's backward passes are not ranked yet: their GPU numerics have not run "
+        "(BOO_CONV_DEPTHWISE_BACKWARD=1 ranks them)");
   } else {
     std::string why;
     const double us = predict_conv_depthwise_us(p, gemm_.device_model(), &why);

@@ -77,7 +77,7 @@ core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
   if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
   if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));
   // conv.direct's and conv.depthwise's rules live in their generators (no fp8; bias and
-  // activation forward only; conv.depthwise forward and backward data).
+  // activation forward only).
   if (algorithm == kConvDirect) {
     return codegen::conv_direct_source(std::get<ConvClass>(cls)).status();
   }

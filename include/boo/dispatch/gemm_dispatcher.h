@@ -55,9 +55,10 @@ struct DispatchOptions {
   bool rank_conv_grouped = true;
   // The same for conv.split_wgrad (tests/gpu/conv_split_wgrad.txt; BOO_CONV_SPLIT_WGRAD=0).
   bool rank_conv_split_wgrad = true;
-  // conv.depthwise's backward data (tests/gpu/conv_depthwise_dgrad.txt): off until that list
-  // has passed on a GPU; BOO_CONV_DEPTHWISE_DGRAD=1 turns it on. Forced configs use it either way.
-  bool rank_conv_depthwise_dgrad = false;
+  // conv.depthwise's backward passes (tests/gpu/conv_depthwise_backward.txt): off until that
+  // list has passed on a GPU; BOO_CONV_DEPTHWISE_BACKWARD=1 turns them on. Forced configs use
+  // them either way.
+  bool rank_conv_depthwise_backward = false;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

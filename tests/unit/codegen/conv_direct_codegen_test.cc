@@ -122,11 +122,14 @@ TEST(ConvDepthwiseCodegen, ForwardBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(dgrad->text,
                        "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvDepthwiseDgradRunner<"
                        "__nv_bfloat16>, __nv_bfloat16>"));
-  // Backward weight is conv.direct's; fp8 is nobody's.
+  // Backward weight: a reduction of its own behind the same copies; fp8 is nobody's.
   auto wgrad = conv_depthwise_source(make_class(
-      core::DType::kBF16, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
-  ASSERT_FALSE(wgrad.has_value());
-  EXPECT_NE(wgrad.status().message().find("forward and backward data only"), std::string::npos);
+      core::DType::kF16, ops::ConvDirection::kBackwardWeight, 3, false, ops::Activation::kNone));
+  ASSERT_TRUE(wgrad.has_value()) << wgrad.status().message();
+  EXPECT_EQ(wgrad->name, "conv.depthwise_fp16_f32acc_wgrad_3d_nobias.none");
+  EXPECT_TRUE(contains(wgrad->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvDepthwiseWgradRunner<"
+                       "__half>, __half>"));
   auto fp8 = conv_depthwise_source(make_class(core::DType::kF8E4M3, ops::ConvDirection::kForward, 2,
                                               false, ops::Activation::kNone));
   ASSERT_FALSE(fp8.has_value());

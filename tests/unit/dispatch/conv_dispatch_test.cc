@@ -368,7 +368,7 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   // Backward data with stride 1 and K = C: the forward kernel on dy with the filter flipped,
   // ranked when asked (until its GPU list has run), or forced.
   DispatchOptions on;
-  on.rank_conv_depthwise_dgrad = true;
+  on.rank_conv_depthwise_backward = true;
   ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
   auto dgrad = ranked.candidates(conv(dw + " -F 2" + kNhwc), nullptr);
   ASSERT_TRUE(dgrad.has_value());
@@ -379,14 +379,23 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   ASSERT_TRUE(unranked.has_value());
   EXPECT_NE(unranked->front().algorithm, kConvDepthwise);
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
-    return n.find("BOO_CONV_DEPTHWISE_DGRAD=1") != std::string::npos;
+    return n.find("BOO_CONV_DEPTHWISE_BACKWARD=1 ranks them") != std::string::npos;
   }));
+  // Backward weight (strided too): its own two-stage reduction, ranked when asked.
+  auto wgrad = ranked.candidates(
+      conv("convbfp16 -n 2 -c 64 -H 9 -W 9 -k 128 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 64 "
+           "-F 4" +
+           std::string(kNhwc)),
+      nullptr);
+  ASSERT_TRUE(wgrad.has_value());
+  EXPECT_EQ(wgrad->front().config, "conv.depthwise_bf16_f32acc_wgrad_2d_nobias.none");
   const std::string dgrad_cfg = "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none";
   auto forced_dgrad = dispatcher(dgrad_cfg).candidates(conv(dw + " -F 2" + kNhwc), nullptr);
   ASSERT_TRUE(forced_dgrad.has_value());
   EXPECT_EQ(forced_dgrad->front().config, dgrad_cfg);
-  // Channel multiplier 2 is depthwise too; groups below C, backward weight, and backward data
-  // that is strided, has a multiplier or pads beyond the filter are not (yet).
+  // Channel multiplier 2 is depthwise too; groups below C, backward weight with more than 64
+  // taps, and backward data that is strided, has a multiplier or pads beyond the filter are not
+  // (yet).
   auto mult = dispatcher().candidates(
       conv("convbfp16 -n 2 -c 16 -H 9 -W 9 -k 32 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 16 "
            "-F 1" +
@@ -407,8 +416,8 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
        "backward data needs K = C"},
       {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 3 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 2",
        "padding within the dilated filter"},
-      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 4",
-       "backward weight runs on conv.direct"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 9 -x 9 -p 4 -q 4 -u 1 -v 1 -l 1 -j 1 -g 64 -F 4",
+       "at most 64 filter taps"},
   };
   for (const Case& k : cases) {
     std::vector<std::string> why;

@@ -325,6 +325,54 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlipped
   expect_verdicts(k, accepted, refused);
 }
 
+// conv.depthwise's backward weight (ConvDepthwiseWgradRunner): any stride, dilation and
+// multiplier in every layout, an fp32 partial per slice in its workspace; more than 64 taps and
+// non-depthwise problems refused with a reason.
+TEST_F(ConvDirectKernelTest, DepthwiseBackwardWeightReducesSlicesInItsWorkspace) {
+  space::ConvClass cls;
+  cls.dtype = core::DType::kF16;
+  cls.direction = ConvDirection::kBackwardWeight;
+  const auto kernel = compile(codegen::conv_depthwise_source(cls));
+  ASSERT_NE(kernel, nullptr);
+  const LoadedKernel& k = *kernel;
+  EXPECT_EQ(k.name, "conv.depthwise_fp16_f32acc_wgrad_2d_nobias.none");
+  auto dw = [](Layout layout, int64_t c, int64_t out_channels) {
+    ops::ConvProblem p =
+        problem_2d(core::DType::kF16, ConvDirection::kBackwardWeight, layout, layout, layout);
+    p.c = p.groups = c;
+    p.k = out_channels;
+    return p;
+  };
+  ops::ConvProblem strided = dw(kLast, 16, 32);
+  strided.stride = {2, 3};
+  strided.dilation = {2, 1};
+  ops::ConvProblem d3 = as_3d(dw(kLast, 8, 8));
+  char why[256] = {0};
+  for (const ops::ConvProblem& p : {dw(kLast, 16, 16), dw(kLast, 5, 5), dw(kFirst, 16, 16), strided,
+                                    as_1d(dw(kLast, 16, 16), 2, 1), d3}) {
+    BooConvArgs a = args_of(p);
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << p.key() << ": " << why;
+    // At least one fp32 partial per filter element, in 256-byte pieces.
+    const int64_t ws = k.workspace(&a);
+    EXPECT_GE(ws, p.k * p.filter[0] * (p.filter.size() > 1 ? p.filter[1] : 1) * 4) << p.key();
+    EXPECT_EQ(ws % 256, 0) << p.key();
+    a.dry_run = 1;
+    EXPECT_EQ(k.run(&a, nullptr, 0, nullptr, why, sizeof(why)), BOO_ERROR) << p.key();
+    EXPECT_NE(std::string(why).find("workspace"), std::string::npos) << why;
+    void* fake = reinterpret_cast<void*>(uintptr_t{1} << 20);
+    EXPECT_EQ(k.run(&a, fake, ws, nullptr, why, sizeof(why)), BOO_OK) << p.key() << ": " << why;
+  }
+  ops::ConvProblem big = dw(kLast, 16, 16);
+  big.input = {20, 20};
+  big.filter = {9, 9};
+  big.padding = {4, 4};
+  ops::ConvProblem grouped = dw(kLast, 16, 16);
+  grouped.groups = 4;
+  expect_verdicts(
+      k, {},
+      {{"9x9 filter", big, "at most 64 filter taps"}, {"groups 4 of 16", grouped, "groups = C"}});
+}
+
 // ConvChannelsLastRunner over conv.direct, one per direction behind a runner that picks by the
 // arguments' direction: one compile covers all three (conv.sm90_implicit wraps its CUTLASS
 // runner the same way).
