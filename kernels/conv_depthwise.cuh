@@ -526,10 +526,7 @@ struct ConvDepthwiseDgradRunner {
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
+    if (const int32_t v = reject_verdict(reject(a), why, len); v != BOO_OK) return v;
     return Forward::supports(forward_of(a), why, len);
   }
 
@@ -539,10 +536,7 @@ struct ConvDepthwiseDgradRunner {
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
+    if (const int32_t v = reject_verdict(reject(a), why, len); v != BOO_OK) return v;
     return Forward::run(forward_of(a), ws, ws_bytes, stream, why, len);
   }
 };
@@ -682,11 +676,7 @@ struct ConvDepthwiseWgradRunner {
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
-    return BOO_OK;
+    return reject_verdict(reject(a), why, len);
   }
 
   static int64_t workspace(const BooConvArgs& a) {

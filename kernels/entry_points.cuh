@@ -14,6 +14,14 @@ inline void write_why(char* why, int32_t len, const char* text) {
   if (why != nullptr && len > 0) std::snprintf(why, static_cast<size_t>(len), "%s", text);
 }
 
+// A runner's supports() from its reject(): BOO_OK when nothing is rejected, else
+// BOO_UNSUPPORTED with the reason in `why`.
+inline int32_t reject_verdict(const char* rejected, char* why, int32_t len) {
+  if (rejected == nullptr) return BOO_OK;
+  write_why(why, len, rejected);
+  return BOO_UNSUPPORTED;
+}
+
 // BOO_OK, or BOO_ERROR with the CUDA error's text in `why` (after launches: cudaGetLastError()).
 inline int32_t cuda_result(cudaError_t e, char* why, int32_t len) {
   if (e == cudaSuccess) return BOO_OK;

@@ -159,11 +159,7 @@ struct GemmSkinnyRunner {
   }
 
   static int32_t supports(const BooGemmArgs& a, char* why, int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
-    return BOO_OK;
+    return reject_verdict(reject(a), why, len);
   }
 
   static int64_t workspace(const BooGemmArgs& a) {

@@ -150,6 +150,14 @@ class ConvDirectKernelTest : public ::testing::Test {
     return kernel.has_value() ? *kernel : nullptr;
   }
 
+  // conv.depthwise's kernel for a 2D class without bias or activation.
+  std::shared_ptr<const LoadedKernel> depthwise(core::DType t, ConvDirection d) {
+    space::ConvClass cls;
+    cls.dtype = t;
+    cls.direction = d;
+    return compile(codegen::conv_depthwise_source(cls));
+  }
+
   std::string root_;
   std::unique_ptr<KernelCache> cache_;
 };
@@ -287,10 +295,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
 // and dimensionality, the forward kernel on dy with the filter flipped, no workspace of its own;
 // the rest refused with a reason.
 TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlippedFilter) {
-  space::ConvClass cls;
-  cls.dtype = core::DType::kBF16;
-  cls.direction = ConvDirection::kBackwardData;
-  const auto kernel = compile(codegen::conv_depthwise_source(cls));
+  const auto kernel = depthwise(core::DType::kBF16, ConvDirection::kBackwardData);
   ASSERT_NE(kernel, nullptr);
   const LoadedKernel& k = *kernel;
   EXPECT_EQ(k.name, "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none");
@@ -329,10 +334,7 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlipped
 // multiplier in every layout, an fp32 partial per slice in its workspace; more than 64 taps and
 // non-depthwise problems refused with a reason.
 TEST_F(ConvDirectKernelTest, DepthwiseBackwardWeightReducesSlicesInItsWorkspace) {
-  space::ConvClass cls;
-  cls.dtype = core::DType::kF16;
-  cls.direction = ConvDirection::kBackwardWeight;
-  const auto kernel = compile(codegen::conv_depthwise_source(cls));
+  const auto kernel = depthwise(core::DType::kF16, ConvDirection::kBackwardWeight);
   ASSERT_NE(kernel, nullptr);
   const LoadedKernel& k = *kernel;
   EXPECT_EQ(k.name, "conv.depthwise_fp16_f32acc_wgrad_2d_nobias.none");
