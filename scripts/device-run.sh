@@ -7,7 +7,8 @@
 # Usage: scripts/device-run.sh [build|preload|tests|bench|spacecheck|sweep|ordersweep|skinnysweep|
 #                               skinnyforced|
 #                               profile|convpreload|convtests|convbench|conv|convstages|workloads|
-#                               lnpreload|lntests|lnbench|lnsweep|lnprofile|ln|all]...
+#                               lnpreload|lntests|lnbench|lnsweep|lnprofile|ln|forced|
+#                               listbench|all]...
 #   (default: all = build, preload, tests, bench, spacecheck, the conv and layer norm steps;
 #   each call of the device tool has 10 minutes: a fresh machine needs build and preload in one
 #   call, the rest in others; `conv` = convpreload, convtests, convbench; `ln` = lnpreload,
@@ -15,7 +16,8 @@
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
 # files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
 # Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24);
-# BOO_CONV_LISTS (the conv numerics lists, space-separated); BOO_SKIP_DEPTHWISE_BENCH (convbench
+# BOO_CONV_LISTS (the conv numerics lists, space-separated); BOO_LISTBENCH (listbench: gemm:FILE
+# and conv:FILE lists timed against the vendor); BOO_SKIP_DEPTHWISE_BENCH (convbench
 # times the public list only); BOO_STAGES_FILE, BOO_STAGES (convstages: the commands, default the
 # public conv list, and the stage counts, default "3 4").
 set -uo pipefail
@@ -248,6 +250,24 @@ if [[ " ${steps[*]} " == *" forced "* ]]; then
   grep -v '^#' "${BOO_FORCED_FILE:?BOO_FORCED_FILE names a file of config<TAB>command lines}" \
     >"$OUT/forced-jobs.txt"
   time_forced "$OUT/forced-jobs.txt" "$OUT/forced.txt"
+fi
+
+if [[ " ${steps[*]} " == *" listbench "* ]]; then
+  # BOO_LISTBENCH: "gemm:FILE" or "conv:FILE" entries (space-separated), each list timed by
+  # dispatch's choices against the vendor (cuBLASLt, cuDNN), DESIGN.md section 7, into
+  # bench-<name>.csv (in logs.tgz).
+  for entry in ${BOO_LISTBENCH:?BOO_LISTBENCH names gemm:FILE or conv:FILE lists}; do
+    kind=${entry%%:*}
+    f=${entry#*:}
+    name=$(list_name "$f")
+    vendor=cublaslt
+    [ "$kind" = conv ] && vendor=cudnn
+    log "benchmark: $f, boo vs $vendor"
+    env $(list_env "$f") "$boo" driver --backend "boo,$vendor" -t 1 --iter 100 -V 1 --explain \
+      --csv "$OUT/bench-$name.csv" --commands-file "$f" >"$OUT/bench-$name.log" 2>&1 || status=1
+    count_verdicts "bench-$name" "$OUT/bench-$name.log"
+    grep -E "^>>> (speedup|boo:|$vendor:)|error" "$OUT/bench-$name.log" | cut -c1-150 | head -80
+  done
 fi
 
 if [[ " ${steps[*]} " == *" workloads "* ]]; then

@@ -16,12 +16,17 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   BOO_RETURN_IF_ERROR(space::check_gemm_sm90(config));
   const GemmClass& c = config.cls;
   const bool coop = config.schedule == space::GemmSchedule::kCooperative;
-  const bool stream_k = config.scheduler != space::GemmScheduler::kPersistent;
-  const std::string element_c = c.has_c ? cutlass_type(c.d) : "void";
-  const std::string element_d = cutlass_type(c.d);
+  // Parallel split-K: the CUTLASS kernel writes each slice's fp32 sums, persistent and without
+  // epilogue; the reduction (gemm_split_parallel.cuh) applies the class's epilogue.
+  const bool parallel = config.scheduler == space::GemmScheduler::kSplitKParallel;
+  const bool stream_k = config.scheduler != space::GemmScheduler::kPersistent && !parallel;
+  const std::string element_c = c.has_c && !parallel ? cutlass_type(c.d) : "void";
+  const std::string element_d = parallel ? "float" : cutlass_type(c.d);
   const std::string act = cutlass_activation(c.activation);
   std::string fusion;
-  if (c.scaled) {
+  if (parallel) {
+    fusion = "cutlass::epilogue::fusion::LinearCombination<ElementD, float, ElementC, float>";
+  } else if (c.scaled) {
     // D = act(scaleA * scaleB * alpha * acc + beta * C + bias): the per-tensor scales come as
     // one device scalar (BooGemmArgs::alpha_scale); a null bias pointer reads as zero.
     fusion = "cutlass::epilogue::fusion::ScaledLinCombPerRowBiasEltAct<" +
@@ -44,6 +49,7 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   std::string b;
   b += "#include \"gemm_sm90.cuh\"\n";
   if (config.unaligned) b += "#include \"gemm_padded.cuh\"\n";
+  if (parallel) b += "#include \"gemm_split_parallel.cuh\"\n";
   b += "#include \"cutlass/epilogue/fusion/operations.hpp\"\n";
   b += "#include \"cutlass/epilogue/thread/activation.h\"\n\n";
   b += "namespace {\n";
@@ -58,7 +64,8 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   b += "using LayoutD = cutlass::layout::ColumnMajor;\n";
   b += "constexpr int kAlignA = " + std::to_string(alignment(c.a)) + ";\n";
   b += "constexpr int kAlignB = " + std::to_string(alignment(c.b)) + ";\n";
-  b += "constexpr int kAlignD = " + std::to_string(alignment(c.d)) + ";\n";
+  b += "constexpr int kAlignD = " +
+       std::to_string(parallel ? alignment(DType::kF32) : alignment(c.d)) + ";\n";
   b += "using TileShape = cute::Shape<cute::_" + std::to_string(config.tile_m) + ", cute::_" +
        std::to_string(config.tile_n) + ", cute::_" + std::to_string(config.tile_k) + ">;\n";
   b += "using ClusterShape = cute::Shape<cute::_" + std::to_string(config.cluster_m) + ", cute::_" +
@@ -85,11 +92,18 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        std::string(stream_k ? "StreamKScheduler" : "PersistentScheduler") + ">;\n";
   b += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
   // Behind the padded copies the bias buffer is a multiple of 16 bytes long.
-  const std::string sm90_runner = "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
-                                  bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " +
-                                  bool_text(stream_k) + ", kAlignA, kAlignB, kAlignD" +
-                                  (config.unaligned ? ", true>" : ">");
-  if (config.unaligned) {
+  const std::string sm90_runner =
+      parallel ? "boo_kernels::GemmSm90Runner<Gemm, false, false, false, false, kAlignA, kAlignB, "
+                 "kAlignD>"
+               : "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
+                     bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " + bool_text(stream_k) +
+                     ", kAlignA, kAlignB, kAlignD" + (config.unaligned ? ", true>" : ">");
+  if (parallel) {
+    b += "using Runner = boo_kernels::GemmSplitParallelRunner<" + sm90_runner + ", " +
+         cuda_type(c.d) + ", " + cuda_type(c.bias ? c.bias_type : DType::kF32) + ", " +
+         std::to_string(static_cast<int>(c.activation)) + ", " + bool_text(c.has_c) + ", " +
+         bool_text(c.bias) + ", " + bool_text(c.scaled) + ", kAlignA, kAlignB>;\n";
+  } else if (config.unaligned) {
     auto bytes = [](DType t) { return std::to_string(core::dtype_bytes(t)); };
     b += "using Runner = boo_kernels::GemmPaddedRunner<" + sm90_runner + ", " + bytes(c.a) + ", " +
          bytes(c.b) + ", " + bytes(c.d) + ", " + bytes(c.bias ? c.bias_type : DType::kF32) +

@@ -78,6 +78,24 @@ PaddedCopies padded_copies(const ops::GemmProblem& p) {
   return out;
 }
 
+}  // namespace
+
+// Parallel split-K's slice count for a problem: the most slices that keep every (tile, slice)
+// in one wave of CTAs, cut K exactly into 16-byte multiples, and leave each slice at least four
+// k-blocks (a pipeline that fills); 0 (not ranked) for batched problems, for problems whose
+// tiles alone fill half the SMs, and for decode shapes (M or N at most 32: gemm.skinny and the
+// narrow tiles, measured there; parallel split-K over them is not measured yet).
+int parallel_splits_for(const ops::GemmProblem& p, const GemmSm90Config& c, const DeviceModel& d) {
+  if (p.batch != 1 || std::min(p.m, p.n) <= 32) return 0;
+  const int64_t tiles = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m *
+                        ceil_div(ceil_div(p.n, c.tile_n), c.cluster_n) * c.cluster_n;
+  if (2 * tiles > d.sm_count) return 0;
+  const int64_t k_align = 16 / std::min(core::dtype_bytes(p.a_type), core::dtype_bytes(p.b_type));
+  return space::parallel_splits(p.k, k_align, 4 * c.tile_k, d.sm_count / tiles);
+}
+
+namespace {
+
 core::Status check_sm90_sizes(const ops::GemmProblem& p) {
   constexpr int64_t kMax = 0x7fffffff;
   if (p.m > kMax || p.n > kMax || p.k > kMax || p.batch > kMax) {
@@ -98,6 +116,11 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   for (GemmSm90Config c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
     // Split-K only where the K loop is long enough to split.
     if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
+    if (c.scheduler == GemmScheduler::kSplitKParallel) {
+      if (unaligned) continue;
+      c.splits = parallel_splits_for(p, c, d);
+      if (c.splits < 2) continue;
+    }
     c.unaligned = unaligned;
     Candidate cand;
     cand.algorithm = unaligned ? "gemm.sm90_unaligned" : "gemm.sm90";
@@ -211,6 +234,39 @@ class GemmSm90UnalignedAlgorithm final : public GemmAlgorithm {
 
 double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                             const DeviceModel& d, std::string* why) {
+  if (c.scheduler == GemmScheduler::kSplitKParallel) {
+    // The slices as the batch of a persistent GEMM with an fp32 output, then the reduction: it
+    // reads every slice's partials from L2 (written just before; ~4x HBM bandwidth), writes D
+    // (and reads C) once, and is one more launch.
+    const int64_t splits = std::max(c.splits, 2);
+    ops::GemmProblem inner = p;
+    inner.k = p.k / splits;
+    inner.batch = splits;
+    // Each slice reads its own part of A and B (a zero stride would mean one shared operand).
+    inner.stride_a = inner.k;
+    inner.stride_b = inner.k;
+    inner.d_type = core::DType::kF32;
+    inner.beta = 0.0;
+    inner.bias = false;
+    inner.activation = ops::Activation::kNone;
+    GemmSm90Config ic = c;
+    ic.scheduler = GemmScheduler::kPersistent;
+    ic.splits = 1;
+    const double inner_us = predict_gemm_sm90_us(inner, ic, d, why);
+    const double partials = static_cast<double>(splits) * p.m * p.n * 4.0;
+    const double outputs =
+        static_cast<double>(p.m) * p.n * core::dtype_bytes(p.d_type) * (p.reads_c() ? 2 : 1);
+    const double reduce_us =
+        (partials / (4.0 * d.bandwidth_gbs * 1e9) + outputs / (d.bandwidth_gbs * 1e9)) * 1e6 +
+        d.launch_us;
+    if (why != nullptr) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), "; %lld slices of K %lld, reduction %.1f us",
+                    static_cast<long long>(splits), static_cast<long long>(inner.k), reduce_us);
+      *why += buf;
+    }
+    return inner_us + reduce_us;
+  }
   const double peak = p.a_type == core::DType::kF32 ? d.tflops_tf32
                       : core::is_fp8(p.a_type)      ? d.tflops_fp8
                                                     : d.tflops_16bit;
@@ -272,6 +328,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                    epilogue_us + 8.0;
       break;
     }
+    case GemmScheduler::kSplitKParallel:  // handled above, through the inner problem
+      break;
   }
   // HBM: every operand once, at the bandwidth the CTAs that have work can draw, and at most
   // ~75% of the copy rate. With fewer CTAs than SMs each streams at what its pipeline keeps in

@@ -53,6 +53,7 @@ ConfigFields config_fields(const GemmSm90Config& c) {
   std::string scheduler = "persistent";
   if (c.scheduler == GemmScheduler::kStreamK) scheduler = "streamk";
   if (c.scheduler == GemmScheduler::kSplitK) scheduler = "splitk";
+  if (c.scheduler == GemmScheduler::kSplitKParallel) scheduler = "psplitk";
   const char* raster = c.raster == GemmRaster::kAlongM   ? "along-m"
                        : c.raster == GemmRaster::kAlongN ? "along-n"
                                                          : "heuristic";

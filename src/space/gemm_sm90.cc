@@ -1,5 +1,7 @@
 #include "boo/space/gemm_sm90.h"
 
+#include <algorithm>
+
 #include "boo/core/strings.h"
 
 namespace boo::space {
@@ -21,6 +23,8 @@ std::string scheduler_token(const GemmSm90Config& c, bool compiled) {
       return compiled ? "sk" : "streamk";
     case GemmScheduler::kSplitK:
       return compiled ? "sk" : "splitk" + std::to_string(c.splits);
+    case GemmScheduler::kSplitKParallel:
+      return compiled ? "psk" : "psplitk" + std::to_string(c.splits);
   }
   return "?";
 }
@@ -115,8 +119,13 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
     c.scheduler = GemmScheduler::kSplitK;
     BOO_ASSIGN_OR_RETURN(int64_t s, core::parse_int("split count", sched.substr(6)));
     c.splits = static_cast<int>(s);
+  } else if (sched.rfind("psplitk", 0) == 0) {
+    c.scheduler = GemmScheduler::kSplitKParallel;
+    BOO_ASSIGN_OR_RETURN(int64_t s, core::parse_int("split count", sched.substr(7)));
+    if (s > kMaxParallelSplits) return bad("split count " + std::to_string(s) + " is too large");
+    c.splits = static_cast<int>(s);
   } else {
-    return bad("expected persistent, streamk or splitk<N>, got " + core::quote(sched));
+    return bad("expected persistent, streamk, splitk<N> or psplitk<N>, got " + core::quote(sched));
   }
   const auto order_parts = core::split(order, '.');
   if (order_parts.size() != 2 || order_parts[0].size() < 3 || order_parts[0].substr(0, 2) != "sw") {
@@ -135,6 +144,15 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
   }
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
+}
+
+int parallel_splits(int64_t k, int64_t k_align, int64_t min_k, int64_t most) {
+  if (k_align < 1 || k % k_align != 0) return 0;
+  const int64_t units = k / k_align;
+  for (int64_t s = std::min<int64_t>(most, kMaxParallelSplits); s >= 2; --s) {
+    if (units % s == 0 && k / s >= min_k) return static_cast<int>(s);
+  }
+  return 0;
 }
 
 int gemm_sm90_stage_bytes(const GemmSm90Config& c) {
@@ -212,12 +230,21 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
   if (c.cluster_m < 1 || c.cluster_m > 2 || c.cluster_n < 1 || c.cluster_n > 2) {
     return invalid("cluster sizes must be 1 or 2");
   }
-  if (c.scheduler != GemmScheduler::kPersistent && c.schedule != GemmSchedule::kCooperative) {
+  const bool parallel = c.scheduler == GemmScheduler::kSplitKParallel;
+  if (c.scheduler != GemmScheduler::kPersistent && !parallel &&
+      c.schedule != GemmSchedule::kCooperative) {
     return invalid("stream-K and split-K need the cooperative schedule");
   }
-  if (c.scheduler == GemmScheduler::kSplitK ? (c.splits < 2 || c.splits > 16) : c.splits != 1) {
-    return invalid("split-K takes 2 to 16 splits; other schedulers take none");
+  if (c.scheduler == GemmScheduler::kSplitK ? (c.splits < 2 || c.splits > 16)
+      : parallel                            ? (c.splits < 2 || c.splits > kMaxParallelSplits)
+                                            : c.splits != 1) {
+    return invalid("split-K takes 2 to 16 splits, parallel split-K 2 to " +
+                   std::to_string(kMaxParallelSplits) + "; other schedulers take none");
   }
+  if (parallel && c.unaligned) {
+    return invalid("parallel split-K runs on aligned operands only (no padded copies)");
+  }
+
   if (c.swizzle != 1 && c.swizzle != 2 && c.swizzle != 4 && c.swizzle != 8) {
     return invalid("swizzle must be 1, 2, 4 or 8");
   }
@@ -258,11 +285,9 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
         tiles.insert(tiles.end(), {{128, 16, k16}, {64, 16, 2 * k16}, {128, 32, k16}});
       }
       clusters = {{1, 1}, {2, 1}, {1, 2}};
-      schedulers = {{GemmScheduler::kPersistent, 1},
-                    {GemmScheduler::kStreamK, 1},
-                    {GemmScheduler::kSplitK, 2},
-                    {GemmScheduler::kSplitK, 4},
-                    {GemmScheduler::kSplitK, 8}};
+      schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1},
+                    {GemmScheduler::kSplitK, 2},     {GemmScheduler::kSplitK, 4},
+                    {GemmScheduler::kSplitK, 8},     {GemmScheduler::kSplitKParallel, 2}};
       orders.push_back({8, GemmRaster::kHeuristic});
       break;
     case RuleSet::kFull:
@@ -275,6 +300,7 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
       clusters = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
       schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1}};
       for (int s : {2, 3, 4, 6, 8, 12, 16}) schedulers.push_back({GemmScheduler::kSplitK, s});
+      schedulers.push_back({GemmScheduler::kSplitKParallel, 2});
       orders = {{1, GemmRaster::kHeuristic},
                 {4, GemmRaster::kHeuristic},
                 {8, GemmRaster::kHeuristic},

@@ -117,9 +117,10 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     c.cluster_n = o.cluster_n;
     c.schedule = o.schedule == "pingpong" ? space::GemmSchedule::kPingpong
                                           : space::GemmSchedule::kCooperative;
-    c.scheduler = o.scheduler == "streamk"  ? space::GemmScheduler::kStreamK
-                  : o.scheduler == "splitk" ? space::GemmScheduler::kSplitK
-                                            : space::GemmScheduler::kPersistent;
+    c.scheduler = o.scheduler == "streamk"   ? space::GemmScheduler::kStreamK
+                  : o.scheduler == "splitk"  ? space::GemmScheduler::kSplitK
+                  : o.scheduler == "psplitk" ? space::GemmScheduler::kSplitKParallel
+                                             : space::GemmScheduler::kPersistent;
     c.splits = o.splits;
     c.swizzle = o.swizzle;
     c.raster = o.raster == "m"   ? space::GemmRaster::kAlongM
@@ -480,12 +481,12 @@ Run add_codegen_command(CLI::App& app) {
                   "gemm.sm90 kernel schedule: coop or pingpong (default coop)")
       ->check(CLI::IsMember({"coop", "pingpong"}));
   sub->add_option("--scheduler", opt->scheduler,
-                  "gemm.sm90 tile scheduler: persistent, streamk or splitk (default "
-                  "persistent)")
-      ->check(CLI::IsMember({"persistent", "streamk", "splitk"}));
+                  "gemm.sm90 tile scheduler: persistent, streamk, splitk or psplitk "
+                  "(parallel split-K; default persistent)")
+      ->check(CLI::IsMember({"persistent", "streamk", "splitk", "psplitk"}));
   sub->add_option("--splits", opt->splits,
-                  "Split-K slices: 2 to 16 with --scheduler splitk; for "
-                  "gemm.skinny 1 to 64, 0 auto (default)")
+                  "Split-K slices: 2 to 16 with --scheduler splitk, 2 to 256 with psplitk; "
+                  "for gemm.skinny 1 to 64, 0 auto (default)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--swizzle", opt->swizzle, "gemm.sm90 tile swizzle: 1, 2, 4, 8")
       ->check(CLI::PositiveNumber);

@@ -62,4 +62,9 @@ std::unique_ptr<GemmAlgorithm> make_gemm_fallback();
 double predict_gemm_sm90_us(const ops::GemmProblem& p, const space::GemmSm90Config& c,
                             const DeviceModel& d, std::string* why = nullptr);
 
+// The slice count dispatch gives a parallel split-K config of gemm.sm90 for this problem (the
+// space's count is a stand-in), or 0 where it does not rank one.
+int parallel_splits_for(const ops::GemmProblem& p, const space::GemmSm90Config& c,
+                        const DeviceModel& d);
+
 }  // namespace boo::dispatch

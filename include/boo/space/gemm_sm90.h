@@ -1,8 +1,12 @@
 // The configuration space of `gemm.sm90`: CUTLASS 3 TMA + warpgroup-MMA GEMMs (DESIGN.md §3).
 // A config is a GemmClass plus tile shape, cluster shape, kernel schedule (cooperative: two
 // consumer warpgroups share a tile; pingpong: they alternate tiles) and tile scheduler
-// (persistent data-parallel, stream-K, split-K with a split count). Split-K and stream-K share
-// one compiled kernel (CUTLASS's stream-K scheduler); the split count is a launch argument.
+// (persistent data-parallel, stream-K, split-K with a split count, parallel split-K). Split-K and
+// stream-K share one compiled kernel (CUTLASS's stream-K scheduler); the split count is a launch
+// argument. Parallel split-K ("psplitk<N>") runs a persistent kernel over N slices of K as a
+// batch into an fp32 workspace, then a reduction adds the slices in a fixed order and applies
+// the epilogue (kernels/gemm_split_parallel.cuh): CUTLASS's split-K reduces each tile's slices
+// one after another, which serializes when slices far outnumber tiles.
 #pragma once
 
 #include <string>
@@ -16,7 +20,7 @@
 namespace boo::space {
 
 enum class GemmSchedule : uint8_t { kCooperative, kPingpong };
-enum class GemmScheduler : uint8_t { kPersistent, kStreamK, kSplitK };
+enum class GemmScheduler : uint8_t { kPersistent, kStreamK, kSplitK, kSplitKParallel };
 // Order in which the scheduler hands out tiles: CUTLASS's heuristic, or rows along M / N.
 enum class GemmRaster : uint8_t { kHeuristic, kAlongM, kAlongN };
 
@@ -29,7 +33,7 @@ struct GemmSm90Config {
   int cluster_n = 1;
   GemmSchedule schedule = GemmSchedule::kCooperative;
   GemmScheduler scheduler = GemmScheduler::kPersistent;
-  int splits = 1;   // split-K slices; 1 unless scheduler is kSplitK
+  int splits = 1;   // split-K slices; 1 unless scheduler is kSplitK or kSplitKParallel
   int swizzle = 1;  // tiles per swizzled strip: 1, 2, 4, 8 (launch argument)
   GemmRaster raster = GemmRaster::kHeuristic;  // launch argument
   // gemm.sm90_unaligned: the same kernel behind padded copies of the operands TMA cannot
@@ -38,15 +42,25 @@ struct GemmSm90Config {
 
   bool operator==(const GemmSm90Config&) const = default;
 
-  // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent_sw1.rh" ("_streamk", "_splitk4";
+  // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent_sw1.rh" ("_streamk", "_splitk4",
+  // "_psplitk36";
   // "gemm.sm90_unaligned_<class>_..." for the padded variant;
   // swizzle 1/2/4/8, raster rh (heuristic), rm (along M), rn (along N)).
   std::string name() const;
-  // The compiled object's identity: no launch arguments (split count, swizzle, raster) and
-  // "_sk" for both stream-K and split-K.
+  // The compiled object's identity: no launch arguments (split count, swizzle, raster), "_sk"
+  // for both stream-K and split-K, "_psk" for parallel split-K.
   std::string kernel_name() const;
   static core::Expected<GemmSm90Config> parse_name(std::string_view text);
 };
+
+// Parallel split-K slices: 2 to kMaxParallelSplits. The default rule sets carry the count 2 as a
+// stand-in; dispatch sets it per problem (parallel_splits).
+inline constexpr int kMaxParallelSplits = 256;
+
+// The most slices of K, at most `most`, that split K exactly into runs of a multiple of
+// `k_align` elements (each slice's operands then start 16-byte aligned) no shorter than
+// `min_k`; 0 where not even two do.
+int parallel_splits(int64_t k, int64_t k_align, int64_t min_k, int64_t most);
 
 inline constexpr std::string_view kGemmSm90Prefix = "gemm.sm90_";
 inline constexpr std::string_view kGemmSm90UnalignedPrefix = "gemm.sm90_unaligned_";

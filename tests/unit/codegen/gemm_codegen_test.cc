@@ -114,6 +114,30 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
                        "false, kAlignA, kAlignB, kAlignD, true>, 1, 1, 2, 4, "));
 }
 
+TEST(GemmSm90Codegen, ParallelSplitKWritesFp32SlicesAndReducesWithTheEpilogue) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.scheduler = space::GemmScheduler::kSplitKParallel;
+  c.splits = 12;
+  auto src = gemm_sm90_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, c.kernel_name());
+  // The CUTLASS kernel: fp32 output, no C, no fused bias or activation, persistent.
+  EXPECT_TRUE(contains(src->text, "using ElementD = float;"));
+  EXPECT_TRUE(contains(src->text, "using ElementC = void;"));
+  EXPECT_TRUE(contains(src->text, "constexpr int kAlignD = 4;"));
+  EXPECT_TRUE(contains(src->text, "fusion::LinearCombination<ElementD, float, ElementC, float>"));
+  EXPECT_TRUE(contains(src->text, "cutlass::gemm::PersistentScheduler"));
+  EXPECT_FALSE(contains(src->text, "LinCombPerRowBiasEltAct"));
+  // The reduction applies the class's epilogue (bias type, activation 3 = gelu_tanh).
+  EXPECT_TRUE(contains(src->text, "struct GemmSplitParallelRunner"));
+  EXPECT_TRUE(contains(src->text,
+                       "using Runner = boo_kernels::GemmSplitParallelRunner<"
+                       "boo_kernels::GemmSm90Runner<Gemm, false, false, false, false, kAlignA, "
+                       "kAlignB, kAlignD>, __nv_bfloat16, __nv_bfloat16, 3, false, true, false, "
+                       "kAlignA, kAlignB>;"))
+      << src->text.substr(src->text.size() - 600);
+}
+
 TEST(GemmSm90Codegen, InvalidConfigIsRejectedBeforeCodegen) {
   space::GemmSm90Config c = bias_gelu_config();
   c.tile_m = 64;  // cooperative needs 128

@@ -222,6 +222,41 @@ TEST(Heuristic, SmallOutputLongKPrefersSplittingK) {
   EXPECT_NE(best->scheduler, space::GemmScheduler::kPersistent) << ranked.front().config;
 }
 
+TEST(Heuristic, FewTilesOverAVeryLongKTakeParallelSplitK) {
+  // A 1x1 convolution's backward weight (128 x 384 over N*H*W = 147456, nt): CUTLASS's split-K
+  // and stream-K hand partials on one after another (98.8 us against cuDNN's 59.1 on an H100,
+  // bench/results/2026-11-23-conv-stages-h100.md); parallel split-K fills the GPU with slices.
+  ops::GemmProblem p = aligned(128, 384, 147456);
+  p.trans_a = ops::Transpose::kN;
+  p.trans_b = ops::Transpose::kT;
+  p.lda = 128;
+  p.ldb = 384;
+  const DeviceModel d;
+  const auto ranked = make_gemm_sm90()->rank(p, d, space::RuleSet::kDefault);
+  ASSERT_FALSE(ranked.empty());
+  auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->scheduler, space::GemmScheduler::kSplitKParallel) << ranked.front().config;
+  EXPECT_EQ(best->splits, parallel_splits_for(p, *best, d));
+  EXPECT_EQ(p.k % (best->splits * 8), 0) << best->splits;
+  const int64_t tiles =
+      (p.m + best->tile_m - 1) / best->tile_m * ((p.n + best->tile_n - 1) / best->tile_n);
+  EXPECT_LE(tiles * best->splits, d.sm_count);
+  EXPECT_NE(ranked.front().why.find("slices of K"), std::string::npos) << ranked.front().why;
+  // Batched problems, and problems whose tiles fill the GPU, never rank it.
+  for (ops::GemmProblem q : {aligned(256, 256, 65536), aligned(4096, 4096, 4096)}) {
+    if (q.m == 256) {
+      q.batch = 2;
+      q.stride_a = q.m * q.k;
+      q.stride_b = q.n * q.k;
+      q.stride_c = q.stride_d = q.m * q.n;
+    }
+    for (const Candidate& c : make_gemm_sm90()->rank(q, d, space::RuleSet::kDefault)) {
+      EXPECT_EQ(c.config.find("psplitk"), std::string::npos) << c.config;
+    }
+  }
+}
+
 TEST(Heuristic, LargeSquareProblemUsesLargeTiles) {
   const ops::GemmProblem p = aligned(8192, 8192, 8192);
   const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);

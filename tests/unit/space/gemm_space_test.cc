@@ -203,6 +203,66 @@ TEST(GemmSm90, SplitCountsShareOneKernel) {
   EXPECT_NE(base().kernel_name(), a.kernel_name());
 }
 
+TEST(GemmSm90, ParallelSplitKIsItsOwnKernelWithAnyCount) {
+  GemmSm90Config a = base();
+  a.scheduler = GemmScheduler::kSplitKParallel;
+  a.splits = 36;
+  EXPECT_TRUE(check_gemm_sm90(a).is_ok()) << check_gemm_sm90(a).message();
+  EXPECT_NE(a.name().find("_psplitk36_"), std::string::npos) << a.name();
+  auto back = GemmSm90Config::parse_name(a.name());
+  ASSERT_TRUE(back.has_value()) << back.status().message();
+  EXPECT_EQ(*back, a);
+  GemmSm90Config b = a;
+  b.splits = 7;
+  EXPECT_EQ(a.kernel_name(), b.kernel_name());
+  EXPECT_NE(a.kernel_name().find("_psk"), std::string::npos) << a.kernel_name();
+  GemmSm90Config serial = a;
+  serial.scheduler = GemmScheduler::kSplitK;
+  serial.splits = 4;
+  EXPECT_NE(a.kernel_name(), serial.kernel_name());
+  // The inner kernel is persistent: pingpong is valid too.
+  GemmSm90Config ping = a;
+  ping.schedule = GemmSchedule::kPingpong;
+  ping.tile_m = 128;
+  ping.tile_n = 64;
+  EXPECT_TRUE(check_gemm_sm90(ping).is_ok()) << check_gemm_sm90(ping).message();
+  for (int bad : {0, 1, kMaxParallelSplits + 1}) {
+    GemmSm90Config c = a;
+    c.splits = bad;
+    EXPECT_NE(check_gemm_sm90(c).message().find("parallel split-K 2 to 256"), std::string::npos)
+        << bad << ": " << check_gemm_sm90(c).message();
+  }
+  GemmSm90Config padded = a;
+  padded.unaligned = true;
+  EXPECT_NE(check_gemm_sm90(padded).message().find("aligned operands only"), std::string::npos);
+  EXPECT_FALSE(GemmSm90Config::parse_name(
+                   "gemm.sm90_bf16.bf16.void.bf16_f32acc_tn_nobias.none_t128x128x64_c1x1_coop_"
+                   "psplitk999_sw1.rh")
+                   .has_value());
+  // Both non-tiny rule sets carry it (the count is set per problem by dispatch).
+  for (RuleSet rules : {RuleSet::kDefault, RuleSet::kFull}) {
+    size_t parallel = 0;
+    for (const GemmSm90Config& c : gemm_sm90_space(base().cls, rules)) {
+      parallel += c.scheduler == GemmScheduler::kSplitKParallel;
+    }
+    EXPECT_GT(parallel, 0u);
+  }
+}
+
+TEST(GemmSm90, ParallelSplitsCutKExactly) {
+  // 147456 = 18432 vectors of 8: the most slices up to 44 that divide it is 36.
+  EXPECT_EQ(parallel_splits(147456, 8, 256, 44), 36);
+  EXPECT_EQ(parallel_splits(65536, 8, 256, 33), 32);
+  // Slices no shorter than min_k: 4096 / 16 = 256.
+  EXPECT_EQ(parallel_splits(4096, 8, 256, 132), 16);
+  // K not a whole number of vectors, a prime count of vectors, or too short: none.
+  EXPECT_EQ(parallel_splits(65537, 8, 64, 64), 0);
+  EXPECT_EQ(parallel_splits(8 * 4099, 8, 64, 64), 0);
+  EXPECT_EQ(parallel_splits(512, 8, 256, 64), 2);
+  EXPECT_EQ(parallel_splits(256, 8, 256, 64), 0);
+  EXPECT_EQ(parallel_splits(1 << 30, 8, 64, 100000), kMaxParallelSplits);
+}
+
 TEST(GemmSm90, ParseNameErrors) {
   for (const char* bad : {"gemm.sm90_", "gemm.fallback_x",
                           "gemm.sm90_bf16.bf16.void.bf16_f32acc_"

@@ -1,0 +1,177 @@
+// gemm.sm90 parallel split-K ("psplitk<N>", space/gemm_sm90.h): K is cut into N equal slices
+// that run as the batch of one persistent CUTLASS GEMM (the Inner runner, an fp32 output without
+// epilogue) into an fp32 workspace, slice after slice; a reduction kernel then adds the slices of
+// each output element in slice order (deterministic) and applies the epilogue:
+//   D = act(alpha * scale * sum + beta * C + bias).
+// Why: CUTLASS's split-K adds each tile's slices into one workspace tile, each slice waiting for
+// the one before, so a few output tiles over a long K (a 1x1 convolution's backward weight,
+// 128 x 384 over K = 147456, has 3 tiles of 128x128 for 132 SMs) serialize their reduction.
+// Here every slice writes its own partial and the reduction reads them from L2.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "activation.cuh"
+#include "convert.cuh"
+#include "entry_points.cuh"
+
+namespace boo_kernels {
+
+// The epilogue of 4 consecutive rows m0.. of output column n from their fp32 sums.
+template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
+__device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, int64_t m0,
+                                               const float (&sum)[4]) {
+  float alpha = a.alpha;
+  if constexpr (kScaled) alpha *= *a.alpha_scale;
+  TD* d = static_cast<TD*>(a.d) + n * a.ldd;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int64_t m = m0 + i;
+    if (m >= a.m) break;
+    float v = alpha * sum[i];
+    if constexpr (kHasC) v += a.beta * to_float(static_cast<const TD*>(a.c)[m + n * a.ldc]);
+    if constexpr (kHasBias) v += to_float(static_cast<const TBias*>(a.bias)[m]);
+    d[m] = from_float<TD>(activate<kAct>(v));
+  }
+}
+
+// A block covers 32 consecutive rows (m) of output columns n = blockIdx.y, + gridDim.y, ... with
+// 8 x 32 threads: threadIdx.x takes 4 rows, threadIdx.y every 32nd slice from its own (loads of
+// several slices in flight), and the 32 partial sums add in threadIdx.y order.
+template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
+__global__ void __launch_bounds__(256)
+    gemm_split_reduce_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
+                             int splits, BooGemmArgs a) {
+  __shared__ float4 part[32][8];
+  const int64_t m0 = int64_t{blockIdx.x} * 32 + threadIdx.x * 4;
+  for (int64_t n = blockIdx.y; n < a.n; n += gridDim.y) {
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (m0 < a.m) {
+      // ldw is a multiple of 4 and the workspace 16-byte aligned: a vector's rows past M stay
+      // inside the slice (nobody writes them; their sums are never stored).
+      const float* col = ws + n * ldw + m0;
+      int s = threadIdx.y;
+      for (; s + 32 < splits; s += 64) {
+        const float4 u = *reinterpret_cast<const float4*>(col + s * slice_stride);
+        const float4 v = *reinterpret_cast<const float4*>(col + (s + 32) * slice_stride);
+        acc.x += u.x, acc.y += u.y, acc.z += u.z, acc.w += u.w;
+        acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+      }
+      if (s < splits) {
+        const float4 u = *reinterpret_cast<const float4*>(col + s * slice_stride);
+        acc.x += u.x, acc.y += u.y, acc.z += u.z, acc.w += u.w;
+      }
+    }
+    part[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && m0 < a.m) {
+      float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 8
+      for (int g = 0; g < 32; ++g) {
+        const float4 p = part[g][threadIdx.x];
+        sum[0] += p.x, sum[1] += p.y, sum[2] += p.z, sum[3] += p.w;
+      }
+      split_epilogue<TD, TBias, kAct, kHasC, kHasBias, kScaled>(a, n, m0, sum);
+    }
+    __syncthreads();  // part is reused by the next column
+  }
+}
+
+// Inner: a GemmSm90Runner with an fp32 output and no epilogue, persistent. kAlignA and kAlignB:
+// elements per 16 bytes of A and B (each slice must start 16-byte aligned along K).
+template <class Inner, class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled,
+          int kAlignA, int kAlignB>
+struct GemmSplitParallelRunner {
+  static constexpr int64_t kAlignK = kAlignA > kAlignB ? kAlignA : kAlignB;
+  static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+  // Workspace column stride (rows of M, a whole number of 16-byte vectors) and slice stride.
+  static int64_t ldw(const BooGemmArgs& a) { return round_up(a.m, 4); }
+  static int64_t slice_stride(const BooGemmArgs& a) { return ldw(a) * a.n; }
+  static int64_t slices_bytes(const BooGemmArgs& a) {
+    return round_up(a.splits * slice_stride(a) * static_cast<int64_t>(sizeof(float)), 256);
+  }
+
+  static const char* reject(const BooGemmArgs& a) {
+    if (a.m < 1 || a.n < 1 || a.k < 1 || a.batch < 1) return "empty problem";
+    if (a.batch != 1) return "parallel split-K runs unbatched problems only (batch 1)";
+    if (a.splits < 2 || a.splits > 256) return "parallel split-K takes 2 to 256 slices";
+    if (a.k % a.splits != 0 || (a.k / a.splits) % kAlignK != 0) {
+      return "parallel split-K: the slices must cut K exactly into multiples of 16 bytes";
+    }
+    if (kHasC && a.beta != 0.0f && a.c == nullptr) return "this kernel needs C (beta != 0)";
+    if (kHasBias && a.bias == nullptr) return "this kernel needs a bias vector";
+    if (kScaled && a.alpha_scale == nullptr) return "this kernel needs the scaleA*scaleB scalar";
+    if (!kHasC && a.beta != 0.0f) return "this kernel has no C operand (beta must be 0)";
+    return nullptr;
+  }
+
+  // The inner batched GEMM: slice s of K is batch entry s, its fp32 result at ws + s * slice.
+  static BooGemmArgs inner_args(const BooGemmArgs& a, float* ws) {
+    BooGemmArgs in = a;
+    const int64_t k = a.k / a.splits;
+    in.k = k;
+    in.batch = a.splits;
+    // K-strides: op(A) column-major (N) steps K by lda, row-major (T) by 1; B the other way.
+    in.stride_a = k * (a.trans_a ? 1 : a.lda);
+    in.stride_b = k * (a.trans_b ? a.ldb : 1);
+    in.c = nullptr;
+    in.beta = 0.0f;
+    in.alpha = 1.0f;
+    in.bias = nullptr;
+    in.alpha_scale = nullptr;
+    in.alpha_vector = nullptr;
+    in.d = ws;
+    in.ldd = ldw(a);
+    in.stride_d = slice_stride(a);
+    in.ldc = in.ldd;
+    in.stride_c = in.stride_d;
+    in.splits = 1;
+    return in;
+  }
+
+  static int64_t inner_bytes(const BooGemmArgs& a) {
+    float* stand_in = reinterpret_cast<float*>(uintptr_t{1} << 20);
+    const int64_t b = Inner::workspace(inner_args(a, stand_in));
+    return b < 0 ? -1 : round_up(b, 256);
+  }
+
+  static int32_t supports(const BooGemmArgs& a, char* why, int32_t len) {
+    if (const char* r = reject(a)) return reject_verdict(r, why, len);
+    float* stand_in = reinterpret_cast<float*>(uintptr_t{1} << 20);
+    return Inner::supports(inner_args(a, stand_in), why, len);
+  }
+
+  static int64_t workspace(const BooGemmArgs& a) {
+    if (reject(a) != nullptr) return -1;
+    const int64_t inner = inner_bytes(a);
+    return inner < 0 ? -1 : slices_bytes(a) + inner;
+  }
+
+  static int32_t run(const BooGemmArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    if (const char* r = reject(a)) return reject_verdict(r, why, len);
+    const int64_t need = workspace(a);
+    if (need < 0 || ws == nullptr || ws_bytes < need ||
+        reinterpret_cast<uintptr_t>(ws) % 256 != 0) {
+      write_why(why, len, "parallel split-K: workspace missing, too small or misaligned");
+      return BOO_ERROR;
+    }
+    char* base = static_cast<char*>(ws);
+    float* slices = reinterpret_cast<float*>(base);
+    const int64_t inner = inner_bytes(a);
+    const int32_t rc =
+        Inner::run(inner_args(a, slices), inner > 0 ? base + slices_bytes(a) : nullptr, inner,
+                   stream, why, len);
+    if (rc != BOO_OK || a.dry_run) return rc;
+    const dim3 grid(static_cast<unsigned>((a.m + 31) / 32),
+                    static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
+    gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>
+        <<<grid, dim3(8, 32), 0, static_cast<cudaStream_t>(stream)>>>(slices, ldw(a),
+                                                                      slice_stride(a), a.splits, a);
+    return cuda_result(cudaGetLastError(), why, len);
+  }
+};
+
+}  // namespace boo_kernels
