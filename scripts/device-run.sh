@@ -45,11 +45,10 @@ log() { echo "== $(date +%H:%M:%S) $*"; }
 # A list's name for logs and CSVs: its file name without the extension.
 list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
-# What a list needs in the environment: conv.depthwise's backward data is ranked only when asked
-# until its list has passed on a GPU.
+# What a list needs in the environment (an algorithm ranked only when asked, until its list has
+# passed on a GPU; none at present).
 list_env() {
   case "$1" in
-    *conv_depthwise_backward*) echo BOO_CONV_DEPTHWISE_BACKWARD=1 ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }
@@ -213,7 +212,7 @@ time_forced() {
       | grep -E '^>>> (boo: )?min=|verify boo|error' | tr '\n' ' ')
     med=$(echo "$line" | sed -n 's/.*median=\([0-9.]*\)us.*/\1/p')
     verdict=$(echo "$line" | grep -o 'verify boo: [A-Z]*' | head -1 | sed 's/verify boo: //')
-    case "$line" in *error*) verdict=error ;; esac
+    case "$line" in *error:*) verdict=error ;; esac
     printf '%s\t%s\t%s\t%s\n' "${med:-none}" "${verdict:-none}" "$v" "$cmd" | tee -a "$result" \
       | cut -c1-160
     case "$line" in *FAIL* | *error*) echo "  $line" | cut -c1-300 ;; esac

@@ -432,8 +432,8 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   if (auto env = core::get_env("BOO_CONV_SPLIT_WGRAD"); env && *env == "0") {
     options_.rank_conv_split_wgrad = false;
   }
-  if (auto env = core::get_env("BOO_CONV_DEPTHWISE_BACKWARD"); env && *env == "1") {
-    options_.rank_conv_depthwise_backward = true;
+  if (auto env = core::get_env("BOO_CONV_DEPTHWISE_BACKWARD"); env && *env == "0") {
+    options_.rank_conv_depthwise_backward = false;
   }
 }
 
@@ -620,8 +620,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     note(d.message());
   } else if (p.direction != ConvDirection::kForward && !options_.rank_conv_depthwise_backward) {
     note(
-        "conv.depthwise's backward passes are not ranked yet: their GPU numerics have not run "
-        "(BOO_CONV_DEPTHWISE_BACKWARD=1 ranks them)");
+        "conv.depthwise's backward passes are not ranked: BOO_CONV_DEPTHWISE_BACKWARD=0 leaves "
+        "them out");
   } else {
     std::string why;
     const double us = predict_conv_depthwise_us(p, gemm_.device_model(), &why);

@@ -55,10 +55,10 @@ struct DispatchOptions {
   bool rank_conv_grouped = true;
   // The same for conv.split_wgrad (tests/gpu/conv_split_wgrad.txt; BOO_CONV_SPLIT_WGRAD=0).
   bool rank_conv_split_wgrad = true;
-  // conv.depthwise's backward passes (tests/gpu/conv_depthwise_backward.txt): off until that
-  // list has passed on a GPU; BOO_CONV_DEPTHWISE_BACKWARD=1 turns them on. Forced configs use
+  // conv.depthwise's backward passes (tests/gpu/conv_depthwise_backward.txt passed on an H100
+  // on 2026-11-24, 23/23); BOO_CONV_DEPTHWISE_BACKWARD=0 turns them off. Forced configs use
   // them either way.
-  bool rank_conv_depthwise_backward = false;
+  bool rank_conv_depthwise_backward = true;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

@@ -366,20 +366,21 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   EXPECT_GT(nchw->front().predicted_us, c->front().predicted_us);
   EXPECT_NE(nchw->front().reason.find("layout copies"), std::string::npos);
   // Backward data with stride 1 and K = C: the forward kernel on dy with the filter flipped,
-  // ranked when asked (until its GPU list has run), or forced.
-  DispatchOptions on;
-  on.rank_conv_depthwise_backward = true;
-  ConvDispatcher ranked(*cache_, nullptr, *gemm_, on);
+  // ranked unless left out (BOO_CONV_DEPTHWISE_BACKWARD=0), or forced.
+  ConvDispatcher ranked(*cache_, nullptr, *gemm_, DispatchOptions{});
+  DispatchOptions off;
+  off.rank_conv_depthwise_backward = false;
+  ConvDispatcher unranked_dispatcher(*cache_, nullptr, *gemm_, off);
   auto dgrad = ranked.candidates(conv(dw + " -F 2" + kNhwc), nullptr);
   ASSERT_TRUE(dgrad.has_value());
   EXPECT_EQ(dgrad->front().algorithm, kConvDepthwise);
   EXPECT_EQ(dgrad->front().config, "conv.depthwise_bf16_f32acc_dgrad_2d_nobias.none");
   notes.clear();
-  auto unranked = dispatcher().candidates(conv(dw + " -F 2" + kNhwc), &notes);
+  auto unranked = unranked_dispatcher.candidates(conv(dw + " -F 2" + kNhwc), &notes);
   ASSERT_TRUE(unranked.has_value());
   EXPECT_NE(unranked->front().algorithm, kConvDepthwise);
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
-    return n.find("BOO_CONV_DEPTHWISE_BACKWARD=1 ranks them") != std::string::npos;
+    return n.find("BOO_CONV_DEPTHWISE_BACKWARD=0 leaves them out") != std::string::npos;
   }));
   // Backward weight (strided too): its own two-stage reduction, ranked when asked.
   auto wgrad = ranked.candidates(
