@@ -45,6 +45,11 @@ __global__ void __launch_bounds__(256)
     gemm_split_reduce_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
                              int splits, BooGemmArgs a) {
   __shared__ float4 part[32][8];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // A programmatic dependent launch: the blocks start while the GEMM's last CTAs finish, and
+  // wait here until the GEMM has completed and its partials are visible.
+  cudaGridDependencySynchronize();
+#endif
   const int64_t m0 = int64_t{blockIdx.x} * 32 + threadIdx.x * 4;
   for (int64_t n = blockIdx.y; n < a.n; n += gridDim.y) {
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -165,12 +170,22 @@ struct GemmSplitParallelRunner {
         Inner::run(inner_args(a, slices), inner > 0 ? base + slices_bytes(a) : nullptr, inner,
                    stream, why, len);
     if (rc != BOO_OK || a.dry_run) return rc;
-    const dim3 grid(static_cast<unsigned>((a.m + 31) / 32),
-                    static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
-    gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>
-        <<<grid, dim3(8, 32), 0, static_cast<cudaStream_t>(stream)>>>(slices, ldw(a),
-                                                                      slice_stride(a), a.splits, a);
-    return cuda_result(cudaGetLastError(), why, len);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>((a.m + 31) / 32),
+                          static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
+    config.blockDim = dim3(8, 32);
+    config.stream = static_cast<cudaStream_t>(stream);
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    const float* partials = slices;
+    const cudaError_t e = cudaLaunchKernelEx(
+        &config, gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>, partials,
+        ldw(a), slice_stride(a), static_cast<int>(a.splits), a);
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    return cuda_result(e, why, len);
   }
 };
 

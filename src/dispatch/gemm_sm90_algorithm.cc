@@ -82,11 +82,15 @@ PaddedCopies padded_copies(const ops::GemmProblem& p) {
 
 // Parallel split-K's slice count for a problem: the most slices that keep every (tile, slice)
 // in one wave of CTAs, cut K exactly into 16-byte multiples, and leave each slice at least four
-// k-blocks (a pipeline that fills); 0 (not ranked) for batched problems, for problems whose
-// tiles alone fill half the SMs, and for decode shapes (M or N at most 32: gemm.skinny and the
-// narrow tiles, measured there; parallel split-K over them is not measured yet).
+// k-blocks (a pipeline that fills); 0 (not ranked) for batched problems and for problems whose
+// tiles alone fill half the SMs. Decode shapes (M or N at most 32) take it only on a narrow
+// tile over a narrow N of 5 to 32 (H100, 2026-11-24: 256 x 8 x 65536 on 64x16 tiles in 32
+// slices 19.4 us, gemm.skinny 31.3; bench/results/2026-11-24-gemm-psplitk-h100.md); a wide tile
+// over a narrow side, and N <= 4 (gemm.skinny's GEMV loop), are not measured.
 int parallel_splits_for(const ops::GemmProblem& p, const GemmSm90Config& c, const DeviceModel& d) {
-  if (p.batch != 1 || std::min(p.m, p.n) <= 32) return 0;
+  if (p.batch != 1) return 0;
+  const bool narrow_tile = c.tile_n <= 32;
+  if (std::min(p.m, p.n) <= 32 ? !(narrow_tile && p.n <= 32 && p.n > 4) : narrow_tile) return 0;
   const int64_t tiles = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m *
                         ceil_div(ceil_div(p.n, c.tile_n), c.cluster_n) * c.cluster_n;
   if (2 * tiles > d.sm_count) return 0;

@@ -315,7 +315,8 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
           // The default rule set runs the narrow tiles persistent only: split-K over them
           // measured far slower than the heuristic predicts (256x8x65536 on 128x16 tiles in 8
           // splits: 47.4 us, predicted 19.9; bench/results/2026-11-23-gemm-narrow-tiles-h100.md).
-          if (rules == RuleSet::kDefault && t.n < 64 && sched != GemmScheduler::kPersistent) {
+          if (rules == RuleSet::kDefault && t.n < 64 && sched != GemmScheduler::kPersistent &&
+              sched != GemmScheduler::kSplitKParallel) {
             continue;
           }
           for (auto [swizzle, raster] : orders) {

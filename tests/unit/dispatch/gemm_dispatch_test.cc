@@ -326,14 +326,21 @@ TEST(Heuristic, DecodeShapesGoToGemmSkinny) {
   RankingDispatcher r;
   GemmDispatcher& d = r.dispatcher;
   // Long K over a narrow output: tile kernels leave most SMs idle or serialize stream-K
-  // fixups (measured); the skinny kernel leads.
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{256, 8}, {8, 256}, {64, 1}}) {
+  // fixups (measured); the skinny kernel leads, but for a narrow N of 5 to 32, where narrow
+  // tiles in parallel split-K stream the large operand faster (256 x 8 x 65536: 19.4 us against
+  // 31.3, H100, bench/results/2026-11-24-gemm-psplitk-h100.md).
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{8, 256}, {64, 1}, {256, 4}}) {
     ops::GemmProblem p = aligned(m, n, 65536);
     auto c = d.candidates(p, nullptr);
     ASSERT_TRUE(c.has_value());
     EXPECT_EQ(c->front().algorithm->name(), "gemm.skinny") << m << "x" << n;
     EXPECT_NE(c->front().config.find(m < n ? "_narrow-m_" : "_narrow-n_"), std::string::npos);
   }
+  auto deep = d.candidates(aligned(256, 8, 65536), nullptr);
+  ASSERT_TRUE(deep.has_value());
+  EXPECT_EQ(deep->front().algorithm->name(), "gemm.sm90");
+  EXPECT_NE(deep->front().config.find("x16x128_c1x1_pingpong_psplitk"), std::string::npos)
+      << deep->front().config;
   // Wide problems never see it.
   auto wide = d.candidates(aligned(4096, 4096, 4096), nullptr);
   for (const GemmCandidate& c : *wide) EXPECT_NE(c.algorithm->name(), "gemm.skinny");
