@@ -29,6 +29,27 @@ inline int32_t cuda_result(cudaError_t e, char* why, int32_t len) {
   return BOO_ERROR;
 }
 
+// Launches `kernel` as a programmatic dependent launch: its blocks may start while the kernel
+// before it on `stream` finishes, and must call cudaGridDependencySynchronize() before they read
+// that kernel's output (it returns once that kernel has completed and its writes are visible).
+// A failed launch's error is returned and cleared.
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                             Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  const cudaError_t e = cudaLaunchKernelEx(&config, kernel, args...);
+  if (e != cudaSuccess) (void)cudaGetLastError();
+  return e;
+}
+
 }  // namespace boo_kernels
 
 // The four entry points for a runner over one argument struct of abi.h (BooGemmArgs with

@@ -170,22 +170,14 @@ struct GemmSplitParallelRunner {
         Inner::run(inner_args(a, slices), inner > 0 ? base + slices_bytes(a) : nullptr, inner,
                    stream, why, len);
     if (rc != BOO_OK || a.dry_run) return rc;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>((a.m + 31) / 32),
-                          static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
-    config.blockDim = dim3(8, 32);
-    config.stream = static_cast<cudaStream_t>(stream);
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    const dim3 grid(static_cast<unsigned>((a.m + 31) / 32),
+                    static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
     const float* partials = slices;
-    const cudaError_t e = cudaLaunchKernelEx(
-        &config, gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>, partials,
-        ldw(a), slice_stride(a), static_cast<int>(a.splits), a);
-    if (e != cudaSuccess) (void)cudaGetLastError();
-    return cuda_result(e, why, len);
+    return cuda_result(
+        launch_dependent(gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>, grid,
+                         dim3(8, 32), static_cast<cudaStream_t>(stream), partials, ldw(a),
+                         slice_stride(a), static_cast<int>(a.splits), a),
+        why, len);
   }
 };
 

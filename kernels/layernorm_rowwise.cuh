@@ -973,29 +973,17 @@ struct LayerNormRowwiseRunner {
             <<<static_cast<unsigned>(grid), kBlock, 0, s>>>(p);
       }
       if (column_sums(a)) {
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(static_cast<unsigned>((a.cols + 31) / 32), 2);
-        config.blockDim = a.cols % 4 == 0 ? dim3(512) : dim3(32, 32);
-        config.stream = s;
-        cudaLaunchAttribute attribute[1];
-        attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attribute[0].val.programmaticStreamSerializationAllowed = 1;
-        config.attrs = attribute;
-        config.numAttrs = 1;
+        const dim3 grid(static_cast<unsigned>((a.cols + 31) / 32), 2);
         const int64_t groups = sum_rows(a);
+        const auto* dw = static_cast<const float*>(p.partial_dw);
+        const auto* db = static_cast<const float*>(p.partial_db);
         const cudaError_t e =
-            a.cols % 4 == 0 ? cudaLaunchKernelEx(&config, layernorm::reduce_columns4_kernel<T>,
-                                                 static_cast<const float*>(p.partial_dw),
-                                                 static_cast<const float*>(p.partial_db), groups,
-                                                 a.cols, a.dweight, a.dbias)
-                            : cudaLaunchKernelEx(&config, layernorm::reduce_columns_kernel<T>,
-                                                 static_cast<const float*>(p.partial_dw),
-                                                 static_cast<const float*>(p.partial_db), groups,
-                                                 a.cols, a.dweight, a.dbias);
-        if (e != cudaSuccess) {
-          (void)cudaGetLastError();
-          return cuda_result(e, why, len);
-        }
+            a.cols % 4 == 0
+                ? launch_dependent(layernorm::reduce_columns4_kernel<T>, grid, dim3(512), s, dw, db,
+                                   groups, a.cols, a.dweight, a.dbias)
+                : launch_dependent(layernorm::reduce_columns_kernel<T>, grid, dim3(32, 32), s, dw,
+                                   db, groups, a.cols, a.dweight, a.dbias);
+        if (e != cudaSuccess) return cuda_result(e, why, len);
       }
     } else {
       layernorm::forward_kernel<T, kVec, kThreads, kRows, kItems>

@@ -331,8 +331,9 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardDataRunsTheForwardKernelOnAFlipped
 }
 
 // conv.depthwise's backward weight (ConvDepthwiseWgradRunner): any stride, dilation and
-// multiplier in every layout, an fp32 partial per slice in its workspace; more than 64 taps and
-// non-depthwise problems refused with a reason.
+// multiplier in every layout, filters of more taps than a thread keeps (7x7: six groups of
+// taps), an fp32 partial per slice in its workspace; more than 64 taps, images past int
+// offsets and non-depthwise problems refused with a reason.
 TEST_F(ConvDirectKernelTest, DepthwiseBackwardWeightReducesSlicesInItsWorkspace) {
   const auto kernel = depthwise(core::DType::kF16, ConvDirection::kBackwardWeight);
   ASSERT_NE(kernel, nullptr);
@@ -349,9 +350,13 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardWeightReducesSlicesInItsWorkspace)
   strided.stride = {2, 3};
   strided.dilation = {2, 1};
   ops::ConvProblem d3 = as_3d(dw(kLast, 8, 8));
+  ops::ConvProblem seven = dw(kLast, 24, 24);
+  seven.input = {20, 20};
+  seven.filter = {7, 7};
+  seven.padding = {3, 3};
   char why[256] = {0};
   for (const ops::ConvProblem& p : {dw(kLast, 16, 16), dw(kLast, 5, 5), dw(kFirst, 16, 16), strided,
-                                    as_1d(dw(kLast, 16, 16), 2, 1), d3}) {
+                                    as_1d(dw(kLast, 16, 16), 2, 1), d3, seven}) {
     BooConvArgs a = args_of(p);
     EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << p.key() << ": " << why;
     // At least one fp32 partial per filter element, in 256-byte pieces.
@@ -370,9 +375,12 @@ TEST_F(ConvDirectKernelTest, DepthwiseBackwardWeightReducesSlicesInItsWorkspace)
   big.padding = {4, 4};
   ops::ConvProblem grouped = dw(kLast, 16, 16);
   grouped.groups = 4;
-  expect_verdicts(
-      k, {},
-      {{"9x9 filter", big, "at most 64 filter taps"}, {"groups 4 of 16", grouped, "groups = C"}});
+  ops::ConvProblem huge = dw(kLast, 64, 64);
+  huge.input = {8192, 8192};  // 2^32 elements in one image
+  expect_verdicts(k, {},
+                  {{"9x9 filter", big, "at most 64 filter taps"},
+                   {"groups 4 of 16", grouped, "groups = C"},
+                   {"an image of 2^32 elements", huge, "2^31 elements"}});
 }
 
 // ConvChannelsLastRunner over conv.direct, one per direction behind a runner that picks by the
