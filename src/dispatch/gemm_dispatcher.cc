@@ -123,6 +123,19 @@ const GemmAlgorithm* GemmDispatcher::algorithm_named(std::string_view name) cons
   return nullptr;
 }
 
+bool long_accumulation(const ops::GemmProblem& p, int64_t chain) {
+  const bool narrow_operands = core::dtype_bytes(p.a_type) < 4 && core::dtype_bytes(p.b_type) < 4;
+  return narrow_operands && p.d_type == core::DType::kF32 && chain > kMaxExactAccumulation;
+}
+
+void sort_candidates(std::vector<Candidate>* candidates) {
+  std::stable_sort(candidates->begin(), candidates->end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.long_chain != b.long_chain) return b.long_chain;
+                     return a.predicted_us < b.predicted_us;
+                   });
+}
+
 namespace {
 
 // Every config name is "<algorithm>_<class>" or "<algorithm>_<class>_<rest>": a config of
@@ -200,9 +213,7 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
          std::string(space::rule_set_name(options_.rules)) + " rule set");
     ranked.insert(ranked.end(), c.begin(), c.end());
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [](const Candidate& a, const Candidate& b) {
-    return a.predicted_us < b.predicted_us;
-  });
+  sort_candidates(&ranked);
   for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options_.max_compile_attempts;
        ++i) {
     char model[64];

@@ -135,9 +135,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       cand.why = why;
       out.push_back(std::move(cand));
     }
-    std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-      return a.predicted_us < b.predicted_us;
-    });
+    sort_candidates(&out);
     return out;
   }
 

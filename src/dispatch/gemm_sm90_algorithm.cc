@@ -131,6 +131,16 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     cand.config = c.name();
     cand.predicted_us =
         predict_gemm_sm90_us(unaligned ? copies.padded : p, c, d, &cand.why) + copy_us;
+    // Split-K's slices each accumulate their own part of K; stream-K's units may take all of it.
+    const bool sliced =
+        c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
+    const int64_t chain = sliced ? ceil_div(p.k, c.splits) : p.k;
+    if (long_accumulation(p, chain)) {
+      cand.long_chain = true;
+      cand.why += "; K " + std::to_string(chain) +
+                  " in one fp32 accumulator, which shows in an fp32 output: ranked after shorter "
+                  "ones";
+    }
     if (unaligned) {
       char buf[96];
       std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us", copies.kernels,
@@ -139,9 +149,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     }
     out.push_back(std::move(cand));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-    return a.predicted_us < b.predicted_us;
-  });
+  sort_candidates(&out);
   return out;
 }
 

@@ -29,7 +29,26 @@ struct Candidate {
   std::string config;     // the config's name()
   double predicted_us = 0.0;
   std::string why;  // one line: what the model saw
+  // Accumulates more of K per tensor-core accumulator than an fp32 output shows without error
+  // (long_accumulation below): ranked after every candidate that does not.
+  bool long_chain = false;
 };
+
+// The most of K one tensor-core fp32 accumulator sums where the output is fp32 and the operands
+// 16-bit or fp8 (H100, 2026-11-24: bf16 with K = 14336 in one accumulator measured a relative
+// error of 1.56e-5, 2.07x cuBLASLt's, past the numerics gate's twice-the-vendor rule; 4096 per
+// parallel split-K slice measured 5.2e-6 against cuBLASLt's 4.4e-6 to 6.9e-6). The error grows
+// about linearly with the accumulated length: the sums round, not just the output.
+inline constexpr int64_t kMaxExactAccumulation = 8192;
+
+// Whether `chain` elements of K accumulated per output in one tensor-core accumulator show in
+// the problem's output (fp32 out of 16-bit or fp8 operands; fp32 operands in tf32 carry a
+// larger input rounding, narrower outputs a larger output rounding).
+bool long_accumulation(const ops::GemmProblem& p, int64_t chain);
+
+// Best first: candidates whose accumulation shows after those that do not, then by predicted
+// time (stable: equal candidates keep their order).
+void sort_candidates(std::vector<Candidate>* candidates);
 
 class GemmAlgorithm {
  public:
