@@ -549,30 +549,42 @@ struct ConvDepthwiseDgradRunner {
 // fixed order into an fp32 partial per (slice, channel, tap) in the workspace; a second kernel
 // sums the slices in order and writes dw through the filter's strides. Any stride, padding and
 // dilation; at most kDepthwiseWgradMaxTaps taps.
-constexpr int kDepthwiseWgradLanes = 32;  // channels per block
+// Tuning macros (BOO_NVCC_FLAGS=-DNAME=VALUE, for experiments): channels per thread at most (1
+// or 2), and the launch bound's blocks per SM (3: 80 registers without spills).
+#ifndef BOO_DEPTHWISE_WGRAD_VECTOR
+#define BOO_DEPTHWISE_WGRAD_VECTOR 2
+#endif
+#ifndef BOO_DEPTHWISE_WGRAD_BLOCKS
+#define BOO_DEPTHWISE_WGRAD_BLOCKS 3
+#endif
+constexpr int kDepthwiseWgradLanes = 32;  // channel slots per block
 constexpr int kDepthwiseWgradRows = 8;    // pixel rows per block
 constexpr int kDepthwiseWgradGroup = 9;   // taps per thread
 constexpr int kDepthwiseWgradMaxTaps = 64;
 constexpr int64_t kDepthwiseWgradMinPixels = 8;  // pixels per thread at least, where there are
 
-// A warp's 32 lanes are 32 channels of the same output pixel, so every branch on the pixel is
-// uniform across the warp. Each thread walks a contiguous run of its slice's pixels, advancing
-// the output coordinates by increments (a division per pixel bounded an earlier version). Where
-// the whole filter window lies inside x (most pixels), the group's taps are read at offsets
-// computed once per thread, unconditionally and all in flight together; border pixels take a
-// checked path. A first version with a branch per tap issued one load latency per tap, and one
-// that kept all 64 possible taps per thread spilled: 555 us against cuDNN's 171 on the
+// A warp's 32 lanes take 32 channels (kV = 1) or 32 pairs (kV = 2) of the same output pixel, so
+// every branch on the pixel is uniform across the warp. Each thread walks a contiguous run of its
+// slice's pixels, advancing the output coordinates by increments (a division per pixel bounded an
+// earlier version). Where the whole filter window lies inside x (most pixels), the group's taps are
+// read at offsets computed once per thread, unconditionally and all in flight together; border
+// pixels take a checked path. A first version with a branch per tap issued one load latency per
+// tap, and one that kept all 64 possible taps per thread spilled: 555 us against cuDNN's 171 on the
 // 8 x 144 x 56 x 56 3x3 class (2026-11-24, H100).
-template <class T>
-__global__ void __launch_bounds__(kDepthwiseWgradLanes* kDepthwiseWgradRows)
+template <class T, int kV>
+__global__ void __launch_bounds__(kDepthwiseWgradLanes* kDepthwiseWgradRows,
+                                  BOO_DEPTHWISE_WGRAD_BLOCKS)
     conv_depthwise_wgrad_partial_kernel(BooConvArgs a, float* __restrict__ partial, int64_t pixels,
                                         int64_t per_slice) {
   constexpr int kG = kDepthwiseWgradGroup;
-  __shared__ float rows[kDepthwiseWgradRows][kDepthwiseWgradLanes];
+  using Vec = DepthwiseVector<T, kV>;
+  __shared__ float rows[kDepthwiseWgradRows][kDepthwiseWgradLanes * kV];
   const T* __restrict__ x = static_cast<const T*>(a.x);
   const T* __restrict__ dy = static_cast<const T*>(a.y);
   const int lane = threadIdx.x, row = threadIdx.y;
-  const int64_t k = static_cast<int64_t>(blockIdx.x) * kDepthwiseWgradLanes + lane;
+  // The thread's first channel of dy (kV consecutive ones; with kV > 1 the multiplier is 1, so
+  // they are x's channels too).
+  const int64_t k = (static_cast<int64_t>(blockIdx.x) * kDepthwiseWgradLanes + lane) * kV;
   const int64_t slice = blockIdx.y;
   // Within an image every size, offset and coordinate fits an int (the runner checks).
   const int in0 = static_cast<int>(a.in[0]), in1 = static_cast<int>(a.in[1]),
@@ -588,27 +600,28 @@ __global__ void __launch_bounds__(kDepthwiseWgradLanes* kDepthwiseWgradRows)
   const int t0 = static_cast<int>(blockIdx.z) * kG;  // the group's first tap
   const int count = taps - t0 < kG ? taps - t0 : kG;
   // The first tap's coordinates, and each tap's offset from the window's corner (0 past the
-  // group's end: a read of the corner, never summed into a partial).
+  // group's end: a read of the corner, never summed into a partial), in shared memory: under
+  // the register bound the compiler recomputed them for every pixel (about 125 of the fast
+  // loop's 300 instructions per pixel, which bound the kernel: ncu, H100, 8 x 144 x 56 x 56).
   const int s0 = t0 / (f1 * f2), s1 = t0 / f2 % f1, s2 = t0 % f2;
-  int toff[kG];
-  {
-    int q0 = s0, q1 = s1, q2 = s2;
-#pragma unroll
-    for (int t = 0; t < kG; ++t) {
-      toff[t] = t < count ? q0 * d0 * xs2 + q1 * d1 * xs3 + q2 * d2 * xs4 : 0;
-      q2 = q2 + 1 == f2 ? 0 : q2 + 1;
-      q1 = q2 == 0 ? (q1 + 1 == f1 ? 0 : q1 + 1) : q1;
-      q0 = q2 == 0 && q1 == 0 ? q0 + 1 : q0;
-    }
+  __shared__ int toff[kG];
+  if (row == 0 && lane < kG) {
+    const int t = t0 + lane;
+    toff[lane] =
+        lane < count ? t / (f1 * f2) * d0 * xs2 + t / f2 % f1 * d1 * xs3 + t % f2 * d2 * xs4 : 0;
   }
+  __syncthreads();
   // The window's corner b lies inside x with the whole window when 0 <= b < hi (unsigned
   // compares: a negative b is out).
   const unsigned hi0 = static_cast<unsigned>(in0 - (static_cast<int>(a.filter[0]) - 1) * d0);
   const unsigned hi1 = static_cast<unsigned>(in1 - (f1 - 1) * d1);
   const unsigned hi2 = static_cast<unsigned>(in2 - (f2 - 1) * d2);
-  float acc[kG];
+  float acc[kG][kV];
 #pragma unroll
-  for (int t = 0; t < kG; ++t) acc[t] = 0.0f;
+  for (int t = 0; t < kG; ++t) {
+#pragma unroll
+    for (int j = 0; j < kV; ++j) acc[t][j] = 0.0f;
+  }
   if (k < a.k) {
     const int64_t c = k / (a.k / a.c);
     const int64_t begin = slice * per_slice;
@@ -633,97 +646,146 @@ __global__ void __launch_bounds__(kDepthwiseWgradLanes* kDepthwiseWgradRows)
               st2 = static_cast<int>(a.stride[2]);
     const int p0 = static_cast<int>(a.pad[0]), p1 = static_cast<int>(a.pad[1]),
               p2 = static_cast<int>(a.pad[2]);
-    const T* dyn = dy + n * a.y_stride[0] + k;
-    const T* xn = x + n * a.x_stride[0] + c;
-    for (int64_t pix = first; pix < last; ++pix) {
-      const float g = to_float(dyn[o0 * ys2 + o1 * ys3 + o2 * ys4]);
-      const int b0 = o0 * st0 - p0, b1 = o1 * st1 - p1, b2 = o2 * st2 - p2;
-      if (static_cast<unsigned>(b0) < hi0 && static_cast<unsigned>(b1) < hi1 &&
-          static_cast<unsigned>(b2) < hi2) {
-        const T* xw = xn + (b0 * xs2 + b1 * xs3 + b2 * xs4);
-        T v[kG];
-#pragma unroll
-        for (int t = 0; t < kG; ++t) v[t] = xw[toff[t]];
-#pragma unroll
-        for (int t = 0; t < kG; ++t) acc[t] += g * to_float(v[t]);
-      } else {
-        int q0 = s0, q1 = s1, q2 = s2;
-        T v[kG];
-        bool in[kG];
-#pragma unroll
-        for (int t = 0; t < kG; ++t) {
-          const int i0 = b0 + q0 * d0, i1 = b1 + q1 * d1, i2 = b2 + q2 * d2;
-          in[t] = t < count && static_cast<unsigned>(i0) < static_cast<unsigned>(in0) &&
-                  static_cast<unsigned>(i1) < static_cast<unsigned>(in1) &&
-                  static_cast<unsigned>(i2) < static_cast<unsigned>(in2);
-          v[t] = xn[in[t] ? i0 * xs2 + i1 * xs3 + i2 * xs4 : 0];
-          q2 = q2 + 1 == f2 ? 0 : q2 + 1;
-          q1 = q2 == 0 ? (q1 + 1 == f1 ? 0 : q1 + 1) : q1;
-          q0 = q2 == 0 && q1 == 0 ? q0 + 1 : q0;
-        }
-#pragma unroll
-        for (int t = 0; t < kG; ++t) acc[t] += in[t] ? g * to_float(v[t]) : 0.0f;
-      }
-      if (++o2 == out2) {
-        o2 = 0;
-        if (++o1 == out1) {
-          o1 = 0;
-          if (++o0 == out0) {
-            o0 = 0;
-            dyn += a.y_stride[0];
-            xn += a.x_stride[0];
+    // Two walks over the thread's pixels: first those whose window lies inside x, then the
+    // border ones, so that the second's bounds arithmetic does not hold registers during the
+    // first (occupancy: the kernel waits on loads).
+    const auto load = [](const T* p) { return *reinterpret_cast<const Vec*>(p); };
+    const auto walk = [&](auto&& body) {
+      int w2 = o2, w1 = o1, w0 = o0;
+      const T* dyn = dy + n * a.y_stride[0] + k;
+      const T* xn = x + n * a.x_stride[0] + c;
+      for (int64_t pix = first; pix < last; ++pix) {
+        const int b0 = w0 * st0 - p0, b1 = w1 * st1 - p1, b2 = w2 * st2 - p2;
+        body(dyn + (w0 * ys2 + w1 * ys3 + w2 * ys4), xn, b0, b1, b2);
+        if (++w2 == out2) {
+          w2 = 0;
+          if (++w1 == out1) {
+            w1 = 0;
+            if (++w0 == out0) {
+              w0 = 0;
+              dyn += a.y_stride[0];
+              xn += a.x_stride[0];
+            }
           }
         }
       }
-    }
+    };
+    const auto inside = [&](int b0, int b1, int b2) {
+      return static_cast<unsigned>(b0) < hi0 && static_cast<unsigned>(b1) < hi1 &&
+             static_cast<unsigned>(b2) < hi2;
+    };
+    walk([&](const T* dyp, const T* xn, int b0, int b1, int b2) {
+      if (!inside(b0, b1, b2)) return;
+      const Vec gv = load(dyp);
+      const T* xw = xn + (b0 * xs2 + b1 * xs3 + b2 * xs4);
+      Vec v[kG];
+#pragma unroll
+      for (int t = 0; t < kG; ++t) v[t] = load(xw + toff[t]);
+#pragma unroll
+      for (int t = 0; t < kG; ++t) {
+#pragma unroll
+        for (int j = 0; j < kV; ++j) acc[t][j] += to_float(gv.v[j]) * to_float(v[t].v[j]);
+      }
+    });
+    walk([&](const T* dyp, const T* xn, int b0, int b1, int b2) {
+      if (inside(b0, b1, b2)) return;
+      const Vec gv = load(dyp);
+      int q0 = s0, q1 = s1, q2 = s2;
+      Vec v[kG];
+      bool in[kG];
+#pragma unroll
+      for (int t = 0; t < kG; ++t) {
+        const int i0 = b0 + q0 * d0, i1 = b1 + q1 * d1, i2 = b2 + q2 * d2;
+        in[t] = t < count && static_cast<unsigned>(i0) < static_cast<unsigned>(in0) &&
+                static_cast<unsigned>(i1) < static_cast<unsigned>(in1) &&
+                static_cast<unsigned>(i2) < static_cast<unsigned>(in2);
+        v[t] = load(xn + (in[t] ? i0 * xs2 + i1 * xs3 + i2 * xs4 : 0));
+        q2 = q2 + 1 == f2 ? 0 : q2 + 1;
+        q1 = q2 == 0 ? (q1 + 1 == f1 ? 0 : q1 + 1) : q1;
+        q0 = q2 == 0 && q1 == 0 ? q0 + 1 : q0;
+      }
+#pragma unroll
+      for (int t = 0; t < kG; ++t) {
+#pragma unroll
+        for (int j = 0; j < kV; ++j) {
+          acc[t][j] += in[t] ? to_float(gv.v[j]) * to_float(v[t].v[j]) : 0.0f;
+        }
+      }
+    });
   }
   // The rows' sums in a fixed order, one tap at a time (count is the same for every thread).
 #pragma unroll
   for (int t = 0; t < kG; ++t) {
     if (t < count) {
-      rows[row][lane] = acc[t];
+#pragma unroll
+      for (int j = 0; j < kV; ++j) rows[row][lane * kV + j] = acc[t][j];
       __syncthreads();
-      if (row == 0 && k < a.k) {
+      // Row r of the block adds up channel slot lane + 32 r (of 32 kV).
+      const int slot = lane + kDepthwiseWgradLanes * row;
+      const int64_t kk = static_cast<int64_t>(blockIdx.x) * kDepthwiseWgradLanes * kV + slot;
+      if (row < kV && kk < a.k) {
         float sum = 0.0f;
 #pragma unroll
-        for (int i = 0; i < kDepthwiseWgradRows; ++i) sum += rows[i][lane];
-        partial[(slice * a.k + k) * taps + t0 + t] = sum;
+        for (int i = 0; i < kDepthwiseWgradRows; ++i) sum += rows[i][slot];
+        partial[(slice * a.k + kk) * taps + t0 + t] = sum;
       }
       __syncthreads();
     }
   }
 }
 
-// dw[k][tap] = the slices' partials summed in slice order; one thread per (k, tap). A
-// programmatic dependent launch: its blocks wait here for the partial kernel's writes.
+// dw[k][tap] = the slices' partials summed in a fixed order: blocks of 8 x 128 threads take 8
+// consecutive filter elements (one per lane: 32-byte reads), row r adding slices r, r + 128, ...
+// in order, then a fixed pairwise tree over the rows. A programmatic dependent launch: its
+// blocks wait here for the partial kernel's writes. (A warp per element with its lanes over the
+// slices read 32 lines per load: 7.1 us on 1296 elements of 349 slices; 32 elements per block of
+// 32 rows filled 41 SMs: 6.3 us; ncu, H100.)
+constexpr int kDepthwiseWgradReduceLanes = 8;
+constexpr int kDepthwiseWgradReduceRows = 128;
 template <class T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kDepthwiseWgradReduceLanes* kDepthwiseWgradReduceRows)
     conv_depthwise_wgrad_reduce_kernel(BooConvArgs a, const float* __restrict__ partial,
                                        int64_t slices) {
+  constexpr int kL = kDepthwiseWgradReduceLanes, kR = kDepthwiseWgradReduceRows;
+  __shared__ float sums[kR][kL];
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
   const int64_t f1 = a.filter[1], f2 = a.filter[2];
   const int64_t taps = a.filter[0] * f1 * f2;
   const int64_t total = a.k * taps;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int lane = threadIdx.x, row = threadIdx.y;
   T* __restrict__ w = static_cast<T*>(a.w);
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += step) {
-    // Eight slices' loads in flight at a time; the sum keeps the slice order.
+  for (int64_t i0 = static_cast<int64_t>(blockIdx.x) * kL; i0 < total;
+       i0 += static_cast<int64_t>(gridDim.x) * kL) {
+    const int64_t i = i0 + lane;
     float sum = 0.0f;
-    int64_t s = 0;
-    for (; s + 8 <= slices; s += 8) {
-      float u[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) u[j] = partial[(s + j) * total + i];
-#pragma unroll
-      for (int j = 0; j < 8; ++j) sum += u[j];
+    if (i < total) {
+      int64_t s = row;
+      for (; s + 3 * kR < slices; s += 4 * kR) {  // four slices' loads in flight
+        const float u0 = partial[s * total + i], u1 = partial[(s + kR) * total + i];
+        const float u2 = partial[(s + 2 * kR) * total + i];
+        const float u3 = partial[(s + 3 * kR) * total + i];
+        sum += u0;
+        sum += u1;
+        sum += u2;
+        sum += u3;
+      }
+      for (; s < slices; s += kR) sum += partial[s * total + i];
     }
-    for (; s < slices; ++s) sum += partial[s * total + i];
-    const int64_t k = i / taps, t = i % taps;
-    w[k * a.w_stride[0] + (t / (f1 * f2)) * a.w_stride[2] + (t / f2 % f1) * a.w_stride[3] +
-      (t % f2) * a.w_stride[4]] = from_float<T>(sum);
+    sums[row][lane] = sum;
+    __syncthreads();
+#pragma unroll
+    for (int half = kR / 2; half > 0; half /= 2) {
+      if (row < half) sums[row][lane] += sums[row + half][lane];
+      __syncthreads();
+    }
+    if (row == 0 && i < total) {
+      const int64_t k = i / taps, t = i % taps;
+      w[k * a.w_stride[0] + (t / (f1 * f2)) * a.w_stride[2] + (t / f2 % f1) * a.w_stride[3] +
+        (t % f2) * a.w_stride[4]] = from_float<T>(sums[0][lane]);
+    }
+    __syncthreads();
   }
 }
 
@@ -763,16 +825,29 @@ struct ConvDepthwiseWgradRunner {
     int64_t pixels = 0, slices = 1, per_slice = 0, chunks = 0, groups = 1, bytes = 0;
   };
 
-  // Enough slices for about eight blocks per SM, each thread at least
-  // kDepthwiseWgradMinPixels pixels deep where there are that many.
+  // Two channels per thread (one 2-element load per pixel and tap) where the layout allows:
+  // multiplier 1 and even channel counts and strides. The pointers' alignment is checked at the
+  // launch, which falls back to one channel; the plan (and the workspace) follows the layout.
+  static int vector_of(const BooConvArgs& a) {
+    bool even = a.k == a.c && a.c % 2 == 0 && a.x_stride[0] % 2 == 0 && a.y_stride[0] % 2 == 0;
+    for (int i = 2; i < 5; ++i) even = even && a.x_stride[i] % 2 == 0 && a.y_stride[i] % 2 == 0;
+    return even && BOO_DEPTHWISE_WGRAD_VECTOR == 2 ? 2 : 1;
+  }
+
+  // Enough slices for one wave of blocks (BOO_DEPTHWISE_WGRAD_BLOCKS per SM: more waves of
+  // shorter blocks spent a quarter of the kernel on each block's start and end, and left more
+  // partials to add), each thread at least kDepthwiseWgradMinPixels pixels deep where there are
+  // that many.
   static Plan plan_of(const BooConvArgs& a) {
     Plan p;
     p.pixels = a.n * a.out[0] * a.out[1] * a.out[2];
-    p.chunks = (a.k + kDepthwiseWgradLanes - 1) / kDepthwiseWgradLanes;
+    const int64_t per_block = int64_t{kDepthwiseWgradLanes} * vector_of(a);
+    p.chunks = (a.k + per_block - 1) / per_block;
     const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
     p.groups = (taps + kDepthwiseWgradGroup - 1) / kDepthwiseWgradGroup;
     const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
-    int64_t slices = (8 * sms + p.chunks * p.groups - 1) / (p.chunks * p.groups);
+    const int64_t wave = BOO_DEPTHWISE_WGRAD_BLOCKS * sms;
+    int64_t slices = (wave + p.chunks * p.groups - 1) / (p.chunks * p.groups);
     const int64_t rows = kDepthwiseWgradMinPixels * kDepthwiseWgradRows;
     const int64_t deepest = (p.pixels + rows - 1) / rows;
     if (slices > deepest) slices = deepest;
@@ -799,17 +874,30 @@ struct ConvDepthwiseWgradRunner {
     if (ready != BOO_OK || a.dry_run) return ready;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     float* partial = static_cast<float*>(ws);
-    const dim3 grid(static_cast<unsigned>(p.chunks), static_cast<unsigned>(p.slices),
-                    static_cast<unsigned>(p.groups));
-    conv_depthwise_wgrad_partial_kernel<T>
-        <<<grid, dim3(kDepthwiseWgradLanes, kDepthwiseWgradRows), 0, s>>>(a, partial, p.pixels,
-                                                                          p.per_slice);
+    const dim3 block(kDepthwiseWgradLanes, kDepthwiseWgradRows);
+    const auto aligned = [](const void* q) {
+      return reinterpret_cast<uintptr_t>(q) % (2 * sizeof(T)) == 0;
+    };
+    if (vector_of(a) == 2 && aligned(a.x) && aligned(a.y)) {
+      const dim3 grid(static_cast<unsigned>(p.chunks), static_cast<unsigned>(p.slices),
+                      static_cast<unsigned>(p.groups));
+      conv_depthwise_wgrad_partial_kernel<T, 2>
+          <<<grid, block, 0, s>>>(a, partial, p.pixels, p.per_slice);
+    } else {
+      const int64_t chunks = (a.k + kDepthwiseWgradLanes - 1) / kDepthwiseWgradLanes;
+      const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(p.slices),
+                      static_cast<unsigned>(p.groups));
+      conv_depthwise_wgrad_partial_kernel<T, 1>
+          <<<grid, block, 0, s>>>(a, partial, p.pixels, p.per_slice);
+    }
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
     const int64_t total = a.k * a.filter[0] * a.filter[1] * a.filter[2];
-    return cuda_result(
-        launch_dependent(conv_depthwise_wgrad_reduce_kernel<T>, dim3(conv_copy_grid(total)),
-                         dim3(256), s, a, static_cast<const float*>(partial), p.slices),
-        why, len);
+    const int64_t blocks = (total + kDepthwiseWgradReduceLanes - 1) / kDepthwiseWgradReduceLanes;
+    const unsigned grid = static_cast<unsigned>(blocks < 8 * 132 ? blocks : 8 * 132);
+    return cuda_result(launch_dependent(conv_depthwise_wgrad_reduce_kernel<T>, dim3(grid),
+                                        dim3(kDepthwiseWgradReduceLanes, kDepthwiseWgradReduceRows),
+                                        s, a, static_cast<const float*>(partial), p.slices),
+                       why, len);
   }
 };
 
