@@ -46,9 +46,10 @@ log() { echo "== $(date +%H:%M:%S) $*"; }
 list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
 # What a list needs in the environment (an algorithm ranked only when asked, until its list has
-# passed on a GPU; none at present).
+# passed on a GPU).
 list_env() {
   case "$1" in
+    *conv_pointwise*) echo BOO_CONV_POINTWISE=1 ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }
@@ -159,7 +160,7 @@ if want bench; then
 fi
 
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
-  tests/gpu/conv_depthwise_backward.txt
+  tests/gpu/conv_depthwise_backward.txt tests/gpu/conv_pointwise.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_split_wgrad.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
@@ -171,10 +172,10 @@ if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
     # The list's switch for this list only; what the caller set stays set for the rest.
-    saved_env=$(declare -p BOO_CONV_DEPTHWISE_BACKWARD 2>/dev/null || true)
+    saved_env=$(declare -p BOO_CONV_POINTWISE 2>/dev/null || true)
     export $(list_env "$f")
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    unset BOO_CONV_DEPTHWISE_BACKWARD
+    unset BOO_CONV_POINTWISE
     eval "$saved_env"
   done
 fi

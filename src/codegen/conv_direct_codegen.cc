@@ -1,6 +1,7 @@
 // The direct convolution kernels of our own, one translation unit per class: conv.direct, the
-// always-correct convolution (kernels/conv_direct.cuh), and conv.depthwise, the forward
-// depthwise kernel (kernels/conv_depthwise.cuh). Their runners take sizes, strides and layouts
+// always-correct convolution (kernels/conv_direct.cuh), conv.depthwise, the depthwise kernels
+// (kernels/conv_depthwise.cuh), and conv.pointwise, the few-channel 1x1 forward kernel
+// (kernels/conv_pointwise.cuh). Their runners take sizes, strides and layouts
 // at launch, so the class fixes only the element type, the direction and the forward epilogue;
 // the math mode does not matter (the kernels form exact fp32 products) and the spatial
 // dimensions only name the kernel.
@@ -65,6 +66,19 @@ core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls) 
   }
   return direct_source(std::string(kConvDepthwisePrefix) + cls.name(), "conv_depthwise.cuh",
                        "boo_kernels::ConvChannelsLastRunner<" + inner + ", " + t + ">");
+}
+
+core::Expected<KernelSource> conv_pointwise_source(const space::ConvClass& cls) {
+  BOO_RETURN_IF_ERROR(check_direct_class("conv.pointwise", cls));
+  if (cls.direction != ops::ConvDirection::kForward) {
+    return core::invalid_argument("conv.pointwise runs the forward pass only (class " + cls.name() +
+                                  ")");
+  }
+  const std::string t = cuda_type(cls.dtype);
+  return direct_source(std::string(kConvPointwisePrefix) + cls.name(), "conv_pointwise.cuh",
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvPointwiseRunner<" + t +
+                           ", " + bool_text(cls.bias) + ", " +
+                           std::to_string(static_cast<int>(cls.activation)) + ">, " + t + ">");
 }
 
 }  // namespace boo::codegen

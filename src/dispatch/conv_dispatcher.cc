@@ -24,6 +24,11 @@ using ops::ConvDirection;
 constexpr double kDepthwiseBandwidthShare = 0.4;
 constexpr double kDepthwiseTapRate = 2.2e12;
 constexpr double kNoLimit = 1e300;
+// conv.pointwise (kernels/conv_pointwise.cuh): the share of the copy bandwidth its staged loads
+// and stores reach, and its fp32 FMAs per second on 132 SMs (a quarter of the issue slots go to
+// reading the filter from shared memory). Estimates, not yet fitted on a GPU.
+constexpr double kPointwiseBandwidthShare = 0.7;
+constexpr double kPointwiseFmaRate = 18e12;
 // conv.split_wgrad: the slice counts dispatch tries, and the host time of one slice's launch
 // (CUTLASS params, event and stream calls; an estimate, not yet measured).
 constexpr int kSplitChoices[] = {4, 8, 16};
@@ -350,6 +355,47 @@ double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d
   return std::max(memory_us, compute_us) + copy_us + d.launch_us;
 }
 
+core::Status conv_pointwise_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  if (p.direction != ConvDirection::kForward) {
+    return core::unsupported("conv.pointwise runs the forward pass only");
+  }
+  bool pointwise = p.groups == 1;
+  for (size_t i = 0; i < p.filter.size(); ++i) {
+    pointwise = pointwise && p.filter[i] == 1 && p.stride[i] == 1 && p.padding[i] == 0;
+  }
+  if (!pointwise) {
+    return core::unsupported(
+        "conv.pointwise does not apply: it needs a 1x1 filter, stride 1, no padding and groups "
+        "1");
+  }
+  if (p.c > 64 || p.k > 64) {
+    return core::unsupported("conv.pointwise does not apply: C=" + std::to_string(p.c) +
+                             " K=" + std::to_string(p.k) + " (it takes at most 64 of each)");
+  }
+  if (core::is_fp8(p.dtype)) return core::unsupported("conv.pointwise: no fp8 convolutions");
+  return core::Status::ok();
+}
+
+double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why) {
+  const double memory_us =
+      static_cast<double>(p.min_bytes()) / (kPointwiseBandwidthShare * d.bandwidth_gbs * 1e3);
+  const double fmas = static_cast<double>(p.n * product(p.input)) * static_cast<double>(p.c) *
+                      static_cast<double>((p.k + 7) / 8 * 8);
+  const double compute_us = fmas / (kPointwiseFmaRate * d.sm_count / 132.0) * 1e6;
+  const int64_t copies = relayout_bytes(p);
+  const double copy_us =
+      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
+  if (why != nullptr) {
+    char text[160];
+    std::snprintf(text, sizeof(text), "pixel-streaming 1x1 kernel, %.1f us memory, %.1f us FMAs%s",
+                  memory_us, compute_us, copies > 0 ? ", + layout copies" : "");
+    *why = text;
+  }
+  return std::max(memory_us, compute_us) + copy_us + d.launch_us;
+}
+
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why) {
   // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
@@ -435,6 +481,9 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   if (auto env = core::get_env("BOO_CONV_DEPTHWISE_BACKWARD"); env && *env == "0") {
     options_.rank_conv_depthwise_backward = false;
   }
+  if (auto env = core::get_env("BOO_CONV_POINTWISE"); env && (*env == "0" || *env == "1")) {
+    options_.rank_conv_pointwise = *env == "1";
+  }
 }
 
 core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
@@ -489,6 +538,16 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       out.push_back({std::string(kConvDepthwise), forced, 0.0, "forced"});
       return out;
     }
+    if (forced.rfind(codegen::kConvPointwisePrefix, 0) == 0) {
+      if (const core::Status d = conv_pointwise_supports(p); !d.is_ok()) {
+        return core::unsupported("--config " + forced + ": " + d.message());
+      }
+      if (core::Status s = check_class_of(forced, codegen::kConvPointwisePrefix, p); !s.is_ok()) {
+        return core::invalid_argument("--config " + s.message());
+      }
+      out.push_back({std::string(kConvPointwise), forced, 0.0, "forced"});
+      return out;
+    }
     if (forced.rfind(codegen::kConvDirectPrefix, 0) == 0) {
       if (core::Status s = check_class_of(forced, codegen::kConvDirectPrefix, p); !s.is_ok()) {
         return core::invalid_argument("--config " + s.message());
@@ -514,6 +573,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
            check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
           (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
            check_class_of(row->config, codegen::kConvDepthwisePrefix, p).is_ok()) ||
+          (row->algorithm == kConvPointwise && conv_pointwise_supports(p).is_ok() &&
+           check_class_of(row->config, codegen::kConvPointwisePrefix, p).is_ok()) ||
           (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
       if (usable) {
         out.push_back({row->algorithm, row->algorithm == kConvGemm1x1 ? "" : row->config,
@@ -582,6 +643,35 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     const size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.max_compile_attempts));
     out.insert(out.end(), ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep));
   };
+  // A few channels that are not 16-byte vectors (C = 35): streaming pixels through CUDA-core
+  // FMAs beats padding them for tensor cores where it is predicted faster than the padded
+  // configs' best; otherwise it comes after the tensor-core algorithms.
+  const core::Status pointwise = conv_pointwise_supports(p);
+  ConvCandidate pointwise_candidate;
+  bool pointwise_first = false;
+  if (!pointwise.is_ok()) {
+    note(pointwise.message());
+  } else if (!options_.rank_conv_pointwise) {
+    note("conv.pointwise is not ranked (BOO_CONV_POINTWISE=1 ranks it)");
+  } else {
+    std::string why;
+    const double us = predict_conv_pointwise_us(p, gemm_.device_model(), &why);
+    char head[64];
+    std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+    pointwise_candidate = {
+        std::string(kConvPointwise),
+        std::string(codegen::kConvPointwisePrefix) + space::conv_class_of(p).name(), us,
+        head + why};
+    if (padded.is_ok()) {
+      double best_padded = kNoLimit;
+      for (const space::ConvSm90Config& c :
+           space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+        best_padded = std::min(best_padded, predict_conv_padded_us(p, c, gemm_.device_model()));
+      }
+      pointwise_first = us < best_padded;
+    }
+    if (pointwise_first) out.push_back(pointwise_candidate);
+  }
   // Channels that are not 16-byte vectors make the GEMM of a 1x1 convolution unaligned (the
   // slow GEMM paths): padding them first is faster.
   if (padded.is_ok()) {
@@ -615,6 +705,9 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
     note(sm90.message());
+  }
+  if (pointwise.is_ok() && options_.rank_conv_pointwise && !pointwise_first) {
+    out.push_back(pointwise_candidate);
   }
   if (const core::Status d = conv_depthwise_supports(p); !d.is_ok()) {
     note(d.message());
@@ -659,6 +752,12 @@ core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate
                          space::ConvClass::parse_name(std::string_view(c.config).substr(
                              codegen::kConvDepthwisePrefix.size())));
     return codegen::conv_depthwise_source(cls);
+  }
+  if (c.algorithm == kConvPointwise && c.config.rfind(codegen::kConvPointwisePrefix, 0) == 0) {
+    BOO_ASSIGN_OR_RETURN(space::ConvClass cls,
+                         space::ConvClass::parse_name(std::string_view(c.config).substr(
+                             codegen::kConvPointwisePrefix.size())));
+    return codegen::conv_pointwise_source(cls);
   }
   if (c.algorithm == kConvDirect && c.config.rfind(codegen::kConvDirectPrefix, 0) == 0) {
     BOO_ASSIGN_OR_RETURN(space::ConvClass cls,

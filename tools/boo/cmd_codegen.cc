@@ -143,7 +143,7 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     c.cluster_n = o.cluster_n;
     config = c;
   } else {
-    config = ConvDirectConfig{std::get<ConvClass>(cls), algorithm == kConvDepthwise};
+    config = ConvDirectConfig{std::get<ConvClass>(cls), conv_own(algorithm)};
   }
   if (core::Status s = check_config(*config); !s.is_ok()) {
     const std::string name = name_of(*config);

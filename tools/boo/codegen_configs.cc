@@ -17,16 +17,26 @@ struct Overloaded : Ts... {
   using Ts::operator()...;
 };
 
+const ConvOwnAlgorithm kConvOwn[] = {
+    {kConvDirect, codegen::kConvDirectPrefix, &codegen::conv_direct_source},
+    {kConvDepthwise, codegen::kConvDepthwisePrefix, &codegen::conv_depthwise_source},
+    {kConvPointwise, codegen::kConvPointwisePrefix, &codegen::conv_pointwise_source}};
+
 }  // namespace
+
+const ConvOwnAlgorithm* conv_own(std::string_view algorithm) {
+  for (const ConvOwnAlgorithm& a : kConvOwn) {
+    if (a.name == algorithm) return &a;
+  }
+  return nullptr;
+}
 
 std::string name_of(const AnyConfig& config) {
   return std::visit(Overloaded{[](const GemmFallbackConfig& c) {
                                  return std::string(codegen::kGemmFallbackPrefix) + c.cls.name();
                                },
                                [](const ConvDirectConfig& c) {
-                                 return std::string(c.depthwise ? codegen::kConvDepthwisePrefix
-                                                                : codegen::kConvDirectPrefix) +
-                                        c.cls.name();
+                                 return std::string(c.algorithm->prefix) + c.cls.name();
                                },
                                [](const auto& c) { return c.name(); }},
                     config);
@@ -36,9 +46,7 @@ ConfigFields fields_of(const AnyConfig& config) {
   return std::visit(
       Overloaded{
           [](const GemmFallbackConfig& c) { return space::config_fields(kGemmFallback, c.cls); },
-          [](const ConvDirectConfig& c) {
-            return space::config_fields(c.depthwise ? kConvDepthwise : kConvDirect, c.cls);
-          },
+          [](const ConvDirectConfig& c) { return space::config_fields(c.algorithm->name, c.cls); },
           [](const auto& c) { return space::config_fields(c); }},
       config);
 }
@@ -49,10 +57,7 @@ core::Expected<codegen::KernelSource> source_of(const AnyConfig& config) {
                  [](const space::GemmSkinnyConfig& c) { return codegen::gemm_skinny_source(c); },
                  [](const GemmFallbackConfig& c) { return codegen::gemm_fallback_source(c.cls); },
                  [](const space::ConvSm90Config& c) { return codegen::conv_sm90_source(c); },
-                 [](const ConvDirectConfig& c) {
-                   return c.depthwise ? codegen::conv_depthwise_source(c.cls)
-                                      : codegen::conv_direct_source(c.cls);
-                 },
+                 [](const ConvDirectConfig& c) { return c.algorithm->source(c.cls); },
                  [](const space::LayerNormRowwiseConfig& c) {
                    return codegen::layernorm_rowwise_source(c);
                  }},
@@ -76,13 +81,10 @@ core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
   }
   if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
   if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));
-  // conv.direct's and conv.depthwise's rules live in their generators (no fp8; bias and
-  // activation forward only).
-  if (algorithm == kConvDirect) {
-    return codegen::conv_direct_source(std::get<ConvClass>(cls)).status();
-  }
-  if (algorithm == kConvDepthwise) {
-    return codegen::conv_depthwise_source(std::get<ConvClass>(cls)).status();
+  // The direct convolution kernels' rules live in their generators (no fp8; bias and
+  // activation forward only; conv.pointwise forward only).
+  if (const ConvOwnAlgorithm* own = conv_own(algorithm)) {
+    return own->source(std::get<ConvClass>(cls)).status();
   }
   return core::Status::ok();  // gemm.fallback takes every class
 }
@@ -94,9 +96,7 @@ core::Status check_config(const AnyConfig& config) {
           [](const space::GemmSkinnyConfig& c) { return space::check_gemm_skinny(c); },
           [](const GemmFallbackConfig&) { return core::Status::ok(); },
           [](const space::ConvSm90Config& c) { return space::check_conv_sm90(c); },
-          [](const ConvDirectConfig& c) {
-            return check_class(c.depthwise ? kConvDepthwise : kConvDirect, c.cls);
-          },
+          [](const ConvDirectConfig& c) { return check_class(c.algorithm->name, c.cls); },
           [](const space::LayerNormRowwiseConfig& c) { return space::check_layernorm_rowwise(c); }},
       config);
 }
@@ -114,22 +114,25 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
     config = GemmFallbackConfig{*cls};
   } else if (starts(space::kConvSm90Prefix)) {
     BOO_ASSIGN_OR_RETURN(config, space::ConvSm90Config::parse_name(name));
-  } else if (starts(codegen::kConvDepthwisePrefix)) {
-    auto cls = ConvClass::parse_name(name.substr(codegen::kConvDepthwisePrefix.size()));
-    if (!cls) return cls.status().with_context("conv.depthwise config " + in_quotes(name) + ": ");
-    config = ConvDirectConfig{*cls, true};
-  } else if (starts(codegen::kConvDirectPrefix)) {
-    auto cls = ConvClass::parse_name(name.substr(codegen::kConvDirectPrefix.size()));
-    if (!cls) return cls.status().with_context("conv.direct config " + in_quotes(name) + ": ");
-    config = ConvDirectConfig{*cls};
   } else if (starts(space::kLayerNormRowwisePrefix)) {
     BOO_ASSIGN_OR_RETURN(config, space::LayerNormRowwiseConfig::parse_name(name));
   } else {
+    for (const ConvOwnAlgorithm& own : kConvOwn) {
+      if (!starts(own.prefix)) continue;
+      auto cls = ConvClass::parse_name(name.substr(own.prefix.size()));
+      if (!cls) {
+        return cls.status().with_context(std::string(own.name) + " config " + in_quotes(name) +
+                                         ": ");
+      }
+      config = ConvDirectConfig{*cls, &own};
+    }
+  }
+  if (!config) {
     return core::invalid_argument(in_quotes(name) +
                                   " is not a config name: it starts with gemm.sm90_, "
                                   "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
-                                  "conv.sm90_implicit_, conv.depthwise_, conv.direct_ or "
-                                  "layernorm.rowwise_");
+                                  "conv.sm90_implicit_, conv.depthwise_, conv.pointwise_, "
+                                  "conv.direct_ or layernorm.rowwise_");
   }
   if (core::Status s = check_config(*config); !s.is_ok()) {
     // Class-level rules do not repeat the name.
@@ -158,7 +161,7 @@ std::vector<AnyConfig> enumerate(std::string_view algorithm, const ClassOf& cls,
   } else if (algorithm == kConvSm90) {
     for (const auto& c : space::conv_sm90_space(std::get<ConvClass>(cls), rules)) out.push_back(c);
   } else {
-    out.push_back(ConvDirectConfig{std::get<ConvClass>(cls), algorithm == kConvDepthwise});
+    out.push_back(ConvDirectConfig{std::get<ConvClass>(cls), conv_own(algorithm)});
   }
   return out;
 }

@@ -23,13 +23,14 @@ inline constexpr char kGemmSkinny[] = "gemm.skinny";
 inline constexpr char kGemmFallback[] = "gemm.fallback";
 inline constexpr char kConvSm90[] = "conv.sm90_implicit";
 inline constexpr char kConvDepthwise[] = "conv.depthwise";
+inline constexpr char kConvPointwise[] = "conv.pointwise";
 inline constexpr char kConvDirect[] = "conv.direct";
 inline constexpr char kLayerNormRowwise[] = "layernorm.rowwise";
 // The algorithms with kernel sources of their own, in listing order (conv.gemm_1x1 and the
 // other convolution algorithms run these kernels).
 inline const std::vector<std::string> kAlgorithms = {
-    kGemmSm90, kGemmSm90Unaligned, kGemmSkinny, kGemmFallback,
-    kConvSm90, kConvDepthwise,     kConvDirect, kLayerNormRowwise};
+    kGemmSm90,      kGemmSm90Unaligned, kGemmSkinny, kGemmFallback,    kConvSm90,
+    kConvDepthwise, kConvPointwise,     kConvDirect, kLayerNormRowwise};
 // The element types of layer norm configs, in listing order (layernorm.rowwise takes no class:
 // a dtype and a direction fix its kernels).
 inline constexpr core::DType kLayerNormDTypes[] = {core::DType::kBF16, core::DType::kF16,
@@ -40,14 +41,21 @@ inline bool is_gemm(std::string_view algorithm) { return algorithm.rfind("gemm."
 // Quoted whole (core::quote cuts at 40 characters; config names run to about 120).
 inline std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-// gemm.fallback, conv.direct and conv.depthwise have one config per class: the class is the
-// config.
+// gemm.fallback and the direct convolution kernels (conv.direct, conv.depthwise,
+// conv.pointwise) have one config per class: the class is the config, named prefix + class.
 struct GemmFallbackConfig {
   space::GemmClass cls;
 };
+struct ConvOwnAlgorithm {
+  std::string_view name;
+  std::string_view prefix;
+  core::Expected<codegen::KernelSource> (*source)(const space::ConvClass&);
+};
+// The entry of a direct convolution algorithm, or nullptr.
+const ConvOwnAlgorithm* conv_own(std::string_view algorithm);
 struct ConvDirectConfig {
   space::ConvClass cls;
-  bool depthwise = false;  // conv.depthwise (else conv.direct)
+  const ConvOwnAlgorithm* algorithm = conv_own(kConvDirect);
 };
 using AnyConfig =
     std::variant<space::GemmSm90Config, space::GemmSkinnyConfig, GemmFallbackConfig,

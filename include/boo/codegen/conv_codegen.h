@@ -25,4 +25,10 @@ inline constexpr std::string_view kConvDirectPrefix = "conv.direct_";
 core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvDepthwisePrefix = "conv.depthwise_";
 
+// conv.pointwise: forward 1x1 convolutions (stride 1, no padding, groups 1) with at most 64
+// input and 64 output channels, a pixel-streaming kernel behind the channels-last copies. The
+// name is kConvPointwisePrefix + class name.
+core::Expected<KernelSource> conv_pointwise_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvPointwisePrefix = "conv.pointwise_";
+
 }  // namespace boo::codegen

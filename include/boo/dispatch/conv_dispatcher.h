@@ -26,6 +26,7 @@ inline constexpr std::string_view kConvPaddedChannels = "conv.padded_channels";
 inline constexpr std::string_view kConvGrouped = "conv.grouped";
 inline constexpr std::string_view kConvSplitWgrad = "conv.split_wgrad";
 inline constexpr std::string_view kConvDepthwise = "conv.depthwise";
+inline constexpr std::string_view kConvPointwise = "conv.pointwise";
 inline constexpr std::string_view kConvDirect = "conv.direct";
 
 struct ConvPlan {
@@ -92,6 +93,13 @@ double predict_conv_grouped_us(const ops::ConvProblem& p, const space::ConvSm90C
 // its analytical time (memory-bound, plus layout copies).
 core::Status conv_depthwise_supports(const ops::ConvProblem& p);
 double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why = nullptr);
+
+// Whether conv.pointwise takes the problem (forward 1x1, stride 1, no padding, groups 1, C and
+// K at most 64), or why not; its analytical time (x and y streamed once, or the FMAs of a
+// pixel per thread, whichever is longer; plus layout copies).
+core::Status conv_pointwise_supports(const ops::ConvProblem& p);
+double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why = nullptr);
 
 class ConvDispatcher {

@@ -99,8 +99,9 @@ TEST_F(CodegenCliTest, TinyListingCountsMatchTheSpaceFunctions) {
   for (const space::ConvClass& c : space::representative_conv_classes()) {
     want["conv.sm90_implicit"] += space::conv_sm90_space(c, RuleSet::kTiny).size();
     want["conv.direct"] += 1;
-    // conv.depthwise: one config per class.
+    // conv.depthwise: one config per class; conv.pointwise: one per forward class.
     want["conv.depthwise"] += 1;
+    if (c.direction == ops::ConvDirection::kForward) want["conv.pointwise"] += 1;
   }
   for (core::DType t : {core::DType::kBF16, core::DType::kF16, core::DType::kF32}) {
     for (bool backward : {false, true}) {

@@ -136,5 +136,29 @@ TEST(ConvDepthwiseCodegen, ForwardBehindTheChannelsLastCopies) {
   EXPECT_NE(fp8.status().message().find("conv.depthwise: no fp8"), std::string::npos);
 }
 
+TEST(ConvPointwiseCodegen, ForwardBehindTheChannelsLastCopies) {
+  EXPECT_TRUE(embedded_file("conv_pointwise.cuh").has_value());
+  const space::ConvClass c =
+      make_class(core::DType::kBF16, ops::ConvDirection::kForward, 2, true, ops::Activation::kRelu);
+  auto src = conv_pointwise_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.pointwise_bf16_f32acc_fprop_2d_bias.relu");
+  EXPECT_TRUE(contains(src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvPointwiseRunner<"
+                       "__nv_bfloat16, true, " +
+                           std::to_string(static_cast<int>(ops::Activation::kRelu)) +
+                           ">, __nv_bfloat16>"));
+  EXPECT_TRUE(contains(src->text, "struct ConvPointwiseRunner"));
+  // Forward only; no fp8.
+  auto dgrad = conv_pointwise_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardData, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(dgrad.has_value());
+  EXPECT_TRUE(contains(dgrad.status().message(), "forward pass only"));
+  auto fp8 = conv_pointwise_source(make_class(core::DType::kF8E4M3, ops::ConvDirection::kForward, 2,
+                                              false, ops::Activation::kNone));
+  ASSERT_FALSE(fp8.has_value());
+  EXPECT_TRUE(contains(fp8.status().message(), "conv.pointwise: no fp8"));
+}
+
 }  // namespace
 }  // namespace boo::codegen

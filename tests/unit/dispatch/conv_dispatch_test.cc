@@ -83,6 +83,64 @@ TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   EXPECT_EQ(c->back().algorithm, kConvDirect);
 }
 
+// conv.pointwise: a few-channel 1x1 forward (C = K = 35) streams pixels on CUDA cores before
+// the padded tensor-core configs once it is ranked (off by default until its GPU list passes);
+// with channels that are 16-byte vectors the GEMM stays first and conv.pointwise comes after
+// the tensor-core algorithms; other problems say why it does not apply.
+TEST_F(ConvDispatchTest, PointwiseStreamsFewChannelOneByOnesWhenRanked) {
+  const auto p =
+      conv("convbfp16 -n 128 -c 35 -H 48 -W 32 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  ASSERT_TRUE(conv_pointwise_supports(p).is_ok());
+  std::vector<std::string> notes;
+  auto off = dispatcher().candidates(p, &notes);
+  ASSERT_TRUE(off.has_value());
+  for (const std::string& a : algorithms(*off)) EXPECT_NE(a, kConvPointwise);
+  bool told = false;
+  for (const std::string& n : notes) told |= n.find("BOO_CONV_POINTWISE=1") != std::string::npos;
+  EXPECT_TRUE(told);
+  DispatchOptions on;
+  on.rank_conv_pointwise = true;
+  auto c = ConvDispatcher(*cache_, nullptr, *gemm_, on).candidates(p, nullptr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->front().algorithm, kConvPointwise);
+  EXPECT_EQ(c->front().config, "conv.pointwise_bf16_f32acc_fprop_2d_nobias.none");
+  EXPECT_NE(c->front().reason.find("pixel-streaming"), std::string::npos) << c->front().reason;
+  EXPECT_EQ(c->back().algorithm, kConvDirect);
+  // 64 channels each way: the GEMM first, conv.pointwise just before the fallback.
+  const auto aligned =
+      conv("convbfp16 -n 8 -c 64 -H 14 -W 14 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  auto a = ConvDispatcher(*cache_, nullptr, *gemm_, on).candidates(aligned, nullptr);
+  ASSERT_TRUE(a.has_value());
+  ASSERT_GE(a->size(), 3u);
+  EXPECT_EQ(a->front().algorithm, kConvGemm1x1);
+  EXPECT_EQ((*a)[a->size() - 2].algorithm, kConvPointwise);
+  // Why not, for what it does not take.
+  struct Case {
+    std::string command;
+    std::string why;
+  };
+  for (const Case& k : std::vector<Case>{
+           {"convbfp16 -n 2 -c 35 -H 9 -W 9 -k 35 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "1x1 filter"},
+           {"convbfp16 -n 2 -c 35 -H 9 -W 9 -k 35 -y 1 -x 1 -p 0 -q 0 -u 2 -v 2 -l 1 -j 1 -F 1",
+            "stride 1"},
+           {"convbfp16 -n 2 -c 65 -H 9 -W 9 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "at most 64"},
+           {"convbfp16 -n 2 -c 35 -H 9 -W 9 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 2",
+            "forward pass only"}}) {
+    const core::Status s = conv_pointwise_supports(conv(k.command + kNhwc));
+    EXPECT_FALSE(s.is_ok()) << k.command;
+    EXPECT_NE(s.message().find(k.why), std::string::npos) << s.message();
+  }
+  // A forced config runs whether ranked or not.
+  auto forced =
+      dispatcher("conv.pointwise_bf16_f32acc_fprop_2d_nobias.none").candidates(p, nullptr);
+  ASSERT_TRUE(forced.has_value()) << forced.status().message();
+  EXPECT_EQ(forced->front().algorithm, kConvPointwise);
+}
+
 TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
   struct Case {
     std::string command;

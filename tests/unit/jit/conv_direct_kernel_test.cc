@@ -291,6 +291,61 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   expect_verdicts(k, accepted, refused);
 }
 
+// conv.pointwise (kernels/conv_pointwise.cuh) behind the channels-last copies: forward 1x1
+// convolutions of at most 64 channels each way in every layout and dimensionality; the rest
+// refused with a reason.
+TEST_F(ConvDirectKernelTest, PointwiseTakesFewChannel1x1ForwardAndSaysWhyNotOtherwise) {
+  const auto kernel =
+      compile(codegen::conv_pointwise_source(forward_class(ops::Activation::kGelu)));
+  ASSERT_NE(kernel, nullptr);
+  const LoadedKernel& k = *kernel;
+  EXPECT_EQ(k.name, "conv.pointwise_bf16_f32acc_fprop_2d_bias.gelu");
+  auto pw = [](Layout layout, int64_t c, int64_t out_channels) {
+    ops::ConvProblem p =
+        problem_2d(core::DType::kBF16, ConvDirection::kForward, layout, layout, layout);
+    p.c = c;
+    p.k = out_channels;
+    p.filter = {1, 1};
+    p.padding = {0, 0};
+    p.bias = true;
+    p.activation = ops::Activation::kGelu;
+    return p;
+  };
+  std::vector<Accepted> accepted;
+  accepted.push_back({"NHWC, C = K = 35", pw(kLast, 35, 35), 0});
+  accepted.push_back({"NHWC, C = 3, K = 64", pw(kLast, 3, 64), 0});
+  accepted.push_back({"NHWC, C = 64, K = 1", pw(kLast, 64, 1), 0});
+  // NCHW: x and y are copied (2 x 5 x 9 x 11 and 2 x 7 x 9 x 11 bf16).
+  accepted.push_back(
+      {"NCHW", pw(kFirst, 5, 7), round256(2 * 5 * 99 * 2) + round256(2 * 7 * 99 * 2)});
+  ops::ConvProblem one_d = as_1d(pw(kLast, 35, 35), 1, 0);
+  one_d.filter = {1};
+  accepted.push_back({"1D", one_d, 0});
+  ops::ConvProblem three_d = as_3d(pw(kLast, 35, 35));
+  three_d.filter = {1, 1, 1};
+  three_d.stride = {1, 1, 1};
+  three_d.padding = {0, 0, 0};
+  accepted.push_back({"3D", three_d, 0});
+
+  std::vector<Refused> refused;
+  ops::ConvProblem three = pw(kLast, 35, 35);
+  three.filter = {3, 3};
+  three.padding = {1, 1};
+  refused.push_back({"3x3 filter", three, "1x1 filter"});
+  ops::ConvProblem strided = pw(kLast, 35, 35);
+  strided.stride = {2, 2};
+  refused.push_back({"stride 2", strided, "stride 1"});
+  ops::ConvProblem grouped = pw(kLast, 32, 32);
+  grouped.groups = 2;
+  refused.push_back({"groups 2", grouped, "groups = 1"});
+  refused.push_back({"C = 65", pw(kLast, 65, 35), "at most 64"});
+  refused.push_back({"K = 65", pw(kLast, 35, 65), "at most 64"});
+  ops::ConvProblem no_bias = pw(kLast, 35, 35);
+  no_bias.bias = false;
+  refused.push_back({"no bias pointer", no_bias, "bias"});
+  expect_verdicts(k, accepted, refused);
+}
+
 // conv.depthwise's backward data (ConvDepthwiseDgradRunner): stride 1 and K = C in every layout
 // and dimensionality, the forward kernel on dy with the filter flipped, no workspace of its own;
 // the rest refused with a reason.
