@@ -46,10 +46,9 @@ log() { echo "== $(date +%H:%M:%S) $*"; }
 list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # Compiles what dispatch will use for each list: preload_lists [PRELOAD-FLAGS...] -- FILE...
 # What a list needs in the environment (an algorithm ranked only when asked, until its list has
-# passed on a GPU).
+# passed on a GPU; none at present).
 list_env() {
   case "$1" in
-    *conv_pointwise*) echo BOO_CONV_POINTWISE=1 ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }

@@ -481,8 +481,8 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   if (auto env = core::get_env("BOO_CONV_DEPTHWISE_BACKWARD"); env && *env == "0") {
     options_.rank_conv_depthwise_backward = false;
   }
-  if (auto env = core::get_env("BOO_CONV_POINTWISE"); env && (*env == "0" || *env == "1")) {
-    options_.rank_conv_pointwise = *env == "1";
+  if (auto env = core::get_env("BOO_CONV_POINTWISE"); env && *env == "0") {
+    options_.rank_conv_pointwise = false;
   }
 }
 
@@ -652,7 +652,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   if (!pointwise.is_ok()) {
     note(pointwise.message());
   } else if (!options_.rank_conv_pointwise) {
-    note("conv.pointwise is not ranked (BOO_CONV_POINTWISE=1 ranks it)");
+    note("conv.pointwise is not ranked: BOO_CONV_POINTWISE=0 leaves it out");
   } else {
     std::string why;
     const double us = predict_conv_pointwise_us(p, gemm_.device_model(), &why);

@@ -59,9 +59,9 @@ struct DispatchOptions {
   // on 2026-11-24, 23/23); BOO_CONV_DEPTHWISE_BACKWARD=0 turns them off. Forced configs use
   // them either way.
   bool rank_conv_depthwise_backward = true;
-  // conv.pointwise, until tests/gpu/conv_pointwise.txt passes on a GPU: BOO_CONV_POINTWISE=1
-  // ranks it, =0 leaves it out. Forced configs use it either way.
-  bool rank_conv_pointwise = false;
+  // conv.pointwise (tests/gpu/conv_pointwise.txt passed on an H100 on 2026-11-25, 13/13);
+  // BOO_CONV_POINTWISE=0 turns it off. Forced configs use it either way.
+  bool rank_conv_pointwise = true;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

@@ -83,24 +83,25 @@ TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   EXPECT_EQ(c->back().algorithm, kConvDirect);
 }
 
-// conv.pointwise: a few-channel 1x1 forward (C = K = 35) streams pixels on CUDA cores before
-// the padded tensor-core configs once it is ranked (off by default until its GPU list passes);
-// with channels that are 16-byte vectors the GEMM stays first and conv.pointwise comes after
-// the tensor-core algorithms; other problems say why it does not apply.
-TEST_F(ConvDispatchTest, PointwiseStreamsFewChannelOneByOnesWhenRanked) {
+// conv.pointwise: a few-channel 1x1 forward (C = K = 35) streams pixels through its own kernel
+// before the padded tensor-core configs (BOO_CONV_POINTWISE=0 leaves it out); with channels
+// that are 16-byte vectors the GEMM stays first and conv.pointwise comes after the tensor-core
+// algorithms; other problems say why it does not apply.
+TEST_F(ConvDispatchTest, PointwiseStreamsFewChannelOneByOnes) {
   const auto p =
       conv("convbfp16 -n 128 -c 35 -H 48 -W 32 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1" +
            std::string(kNhwc));
   ASSERT_TRUE(conv_pointwise_supports(p).is_ok());
   std::vector<std::string> notes;
-  auto off = dispatcher().candidates(p, &notes);
+  DispatchOptions off_options;
+  off_options.rank_conv_pointwise = false;
+  auto off = ConvDispatcher(*cache_, nullptr, *gemm_, off_options).candidates(p, &notes);
   ASSERT_TRUE(off.has_value());
   for (const std::string& a : algorithms(*off)) EXPECT_NE(a, kConvPointwise);
   bool told = false;
-  for (const std::string& n : notes) told |= n.find("BOO_CONV_POINTWISE=1") != std::string::npos;
+  for (const std::string& n : notes) told |= n.find("BOO_CONV_POINTWISE=0") != std::string::npos;
   EXPECT_TRUE(told);
-  DispatchOptions on;
-  on.rank_conv_pointwise = true;
+  const DispatchOptions on;
   auto c = ConvDispatcher(*cache_, nullptr, *gemm_, on).candidates(p, nullptr);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->front().algorithm, kConvPointwise);
@@ -230,17 +231,20 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
   const core::Status dgrad = conv_padded_supports(conv(stem + "2" + kNhwc));
   EXPECT_NE(dgrad.message().find("unit-stride"), std::string::npos) << dgrad.message();
 
-  // K = 35 too, and a 1x1 whose GEMM would be unaligned: the padded implicit GEMM comes first,
-  // the GEMM second. NCHW tensors are relaid in the same copies.
+  // K = 35 too, and a 1x1 whose GEMM would be unaligned: without conv.pointwise (which takes it
+  // first, PointwiseStreamsFewChannelOneByOnes) the padded implicit GEMM comes first, the GEMM
+  // second. NCHW tensors are relaid in the same copies.
   const ops::ConvProblem one =
       conv("convbfp16 -n 128 -c 35 -H 48 -W 32 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1");
   const ops::ConvProblem q = padded_problem(one);
   EXPECT_EQ(q.c, 40);
   EXPECT_EQ(q.k, 40);
   EXPECT_EQ(q.in_layout, core::Layout::kChannelsLast);
-  auto list = dispatcher().candidates(one, nullptr);
+  DispatchOptions no_pointwise;
+  no_pointwise.rank_conv_pointwise = false;
+  auto list = ConvDispatcher(*cache_, nullptr, *gemm_, no_pointwise).candidates(one, nullptr);
   ASSERT_TRUE(list.has_value());
-  EXPECT_EQ(list->front().algorithm, kConvPaddedChannels);
+  ASSERT_EQ(list->front().algorithm, kConvPaddedChannels);
   const std::vector<std::string> names = algorithms(*list);
   EXPECT_NE(std::find(names.begin(), names.end(), std::string(kConvGemm1x1)), names.end());
   // The copies are charged: the padded problem costs more than the same problem aligned.

@@ -1,0 +1,52 @@
+// The sm_80 primitives gemm.skinny and conv.pointwise share: warp-level tensor-core MMA
+// (mma.sync, the m16n8k16 shape with fp32 accumulators) and asynchronous 16-byte copies from
+// global to shared memory (cp.async). Fragments (PTX ISA, row.col), with
+// g = lane / 4 and t = lane % 4: A (16 x 16) a[0] = row g, columns 2t and 2t + 1; a[1] = row
+// g + 8; a[2], a[3] = the same rows, columns 2t + 8 and 2t + 9. B (16 x 8) b[0] = rows 2t and
+// 2t + 1 of column g; b[1] = rows 2t + 8 and 2t + 9. C (16 x 8) c[0], c[1] = row g, columns 2t
+// and 2t + 1; c[2], c[3] = row g + 8.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace boo_kernels {
+
+// c += a b with fp16 (MT = __half) or bf16 (otherwise) operands.
+template <class MT>
+__device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
+                                          const uint32_t (&b)[2]) {
+  if constexpr (std::is_same_v<MT, __half>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+}
+
+
+// 16 bytes global -> shared, bypassing L1; bytes past `src_bytes` (0..16) are zero-filled.
+__device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
+               "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n"); }
+
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+}  // namespace boo_kernels
