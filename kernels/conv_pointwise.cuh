@@ -1,15 +1,16 @@
 // conv.pointwise: forward 1x1 convolutions (stride 1, no padding, groups 1) with few channels,
-// C and K at most kPointwiseMaxChannels, which tensor-core tiles waste (C = 35: a 35-wide K loop
-// in 32-wide k-blocks, 35 outputs in a 64-wide tile, and copies to pad both to 8). Each output
-// pixel is the product of its C input channels with the K x C filter, so the kernel streams
-// pixels: blocks stage a tile of pixels' channels in shared memory (coalesced, any channel
-// count), each thread multiplies one pixel by the filter (fp32 FMAs, the filter read from shared
-// memory four outputs at a time), adds bias, applies the activation, and the tile goes back
-// out through shared memory. The target is the memory floor: x read once, y written once.
+// C and K at most kPointwiseMaxChannels, which tensor-core GEMM tiles waste (C = 35: a 35-wide K
+// loop in 32-wide k-blocks, 35 outputs in a 64-wide tile, and copies to pad both to 8). Each
+// output pixel is the product of its C input channels with the K x C filter, so the kernels
+// stream pixels: blocks stage tiles of 256 pixels' channels in shared memory, multiply them by
+// the filter (16-bit types: mma.sync over rows padded to 16 channels; fp32: a pixel per thread,
+// CUDA-core FMAs with the filter read from shared memory four outputs at a time), add bias,
+// apply the activation, and send the tile back out through shared memory. The target is the
+// memory floor: x read once, y written once.
 //
 // ConvPointwiseRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x and
-// y arrive packed channels-last, so they are P x C and P x K matrices (P = N x spatial).
-// Products are summed over the channels in order: deterministic.
+// y arrive packed channels-last with 16-byte aligned pointers, so they are P x C and P x K
+// matrices (P = N x spatial). Sums over the channels run in a fixed order: deterministic.
 #pragma once
 
 #include <cuda_runtime.h>
