@@ -25,9 +25,10 @@ constexpr double kDepthwiseBandwidthShare = 0.4;
 constexpr double kDepthwiseTapRate = 2.2e12;
 constexpr double kNoLimit = 1e300;
 // conv.pointwise (kernels/conv_pointwise.cuh): the share of the copy bandwidth its staged loads
-// and stores reach, and its fp32 FMAs per second on 132 SMs (a quarter of the issue slots go to
-// reading the filter from shared memory). Estimates, not yet fitted on a GPU.
-constexpr double kPointwiseBandwidthShare = 0.7;
+// and stores reach (0.35 measured at C = K = 35 on an H100: 26.1 us for 27.5 MB,
+// bench/results/2026-11-25-conv-pointwise-h100.md), and the fp32 kernel's FMAs per second on
+// 132 SMs (an estimate: a quarter of the issue slots read the filter from shared memory).
+constexpr double kPointwiseBandwidthShare = 0.35;
 constexpr double kPointwiseFmaRate = 18e12;
 // conv.split_wgrad: the slice counts dispatch tries, and the host time of one slice's launch
 // (CUTLASS params, event and stream calls; an estimate, not yet measured).
@@ -333,26 +334,36 @@ core::Status conv_depthwise_supports(const ops::ConvProblem& p) {
   return core::Status::ok();
 }
 
-double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
-                                 std::string* why) {
-  // x read once and y written once at part of the copy bandwidth (the filter stays on chip), or
-  // the taps applied to every output element, whichever is longer; plus the layout copies of
-  // tensors that are not channels-last.
-  const double memory_us =
-      static_cast<double>(p.min_bytes()) / (kDepthwiseBandwidthShare * d.bandwidth_gbs * 1e3);
-  const double taps =
-      static_cast<double>(p.y_desc().element_count()) * static_cast<double>(product(p.filter));
-  const double compute_us = taps / (kDepthwiseTapRate * d.sm_count / 132.0) * 1e6;
+namespace {
+
+// A direct kernel of ours: x read once and y written once at `share` of the copy bandwidth (the
+// filter stays on chip), or its arithmetic (`compute_us`), whichever is longer; plus the layout
+// copies of tensors that are not channels-last, and a launch.
+double predict_direct_us(const ops::ConvProblem& p, const DeviceModel& d, double share,
+                         double compute_us, const char* kernel, const char* arithmetic,
+                         std::string* why) {
+  const double memory_us = static_cast<double>(p.min_bytes()) / (share * d.bandwidth_gbs * 1e3);
   const int64_t copies = relayout_bytes(p);
   const double copy_us =
       copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
   if (why != nullptr) {
     char text[160];
-    std::snprintf(text, sizeof(text), "direct depthwise kernel, %.1f us memory, %.1f us taps%s",
-                  memory_us, compute_us, copies > 0 ? ", + layout copies" : "");
+    std::snprintf(text, sizeof(text), "%s, %.1f us memory, %.1f us %s%s", kernel, memory_us,
+                  compute_us, arithmetic, copies > 0 ? ", + layout copies" : "");
     *why = text;
   }
   return std::max(memory_us, compute_us) + copy_us + d.launch_us;
+}
+
+}  // namespace
+
+double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why) {
+  const double taps =
+      static_cast<double>(p.y_desc().element_count()) * static_cast<double>(product(p.filter));
+  return predict_direct_us(p, d, kDepthwiseBandwidthShare,
+                           taps / (kDepthwiseTapRate * d.sm_count / 132.0) * 1e6,
+                           "direct depthwise kernel", "taps", why);
 }
 
 core::Status conv_pointwise_supports(const ops::ConvProblem& p) {
@@ -379,21 +390,15 @@ core::Status conv_pointwise_supports(const ops::ConvProblem& p) {
 
 double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
-  const double memory_us =
-      static_cast<double>(p.min_bytes()) / (kPointwiseBandwidthShare * d.bandwidth_gbs * 1e3);
-  const double fmas = static_cast<double>(p.n * product(p.input)) * static_cast<double>(p.c) *
-                      static_cast<double>((p.k + 7) / 8 * 8);
-  const double compute_us = fmas / (kPointwiseFmaRate * d.sm_count / 132.0) * 1e6;
-  const int64_t copies = relayout_bytes(p);
-  const double copy_us =
-      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
-  if (why != nullptr) {
-    char text[160];
-    std::snprintf(text, sizeof(text), "pixel-streaming 1x1 kernel, %.1f us memory, %.1f us FMAs%s",
-                  memory_us, compute_us, copies > 0 ? ", + layout copies" : "");
-    *why = text;
-  }
-  return std::max(memory_us, compute_us) + copy_us + d.launch_us;
+  // fp32 multiplies on CUDA cores; 16-bit types on tensor cores, whose time hides under the
+  // memory's.
+  const double fmas = p.dtype == core::DType::kF32
+                          ? static_cast<double>(p.n * product(p.input)) * static_cast<double>(p.c) *
+                                static_cast<double>((p.k + 7) / 8 * 8)
+                          : 0.0;
+  return predict_direct_us(p, d, kPointwiseBandwidthShare,
+                           fmas / (kPointwiseFmaRate * d.sm_count / 132.0) * 1e6,
+                           "pixel-streaming 1x1 kernel", "FMAs", why);
 }
 
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
