@@ -109,7 +109,6 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* p) {
                : "r"(a));
 }
 
-
 // The multiply type: fp16 when both inputs are fp16, else bf16 (fp8 values are exact in bf16);
 // fp32 inputs take the scalar loop (kMma false) and stage as float.
 template <class TR, class TS>
