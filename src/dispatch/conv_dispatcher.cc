@@ -473,6 +473,27 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
   return us;
 }
 
+namespace {
+
+core::Status takes_every_problem(const ops::ConvProblem&) { return core::Status::ok(); }
+
+// The direct kernels of our own: one config per class, named prefix + class name, a source per
+// class; forced configs, tuning-DB rows and sources treat them alike.
+struct OwnKernel {
+  std::string_view algorithm;
+  std::string_view prefix;
+  core::Status (*supports)(const ops::ConvProblem&);
+  core::Expected<codegen::KernelSource> (*source)(const space::ConvClass&);
+};
+const OwnKernel kOwnKernels[] = {
+    {kConvDepthwise, codegen::kConvDepthwisePrefix, &conv_depthwise_supports,
+     &codegen::conv_depthwise_source},
+    {kConvPointwise, codegen::kConvPointwisePrefix, &conv_pointwise_supports,
+     &codegen::conv_pointwise_source},
+    {kConvDirect, codegen::kConvDirectPrefix, &takes_every_problem, &codegen::conv_direct_source}};
+
+}  // namespace
+
 ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
                                DispatchOptions options)
     : cache_(cache), db_(db), gemm_(gemm), options_(std::move(options)) {
@@ -533,31 +554,15 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                      0.0, "forced"});
       return out;
     }
-    if (forced.rfind(codegen::kConvDepthwisePrefix, 0) == 0) {
-      if (const core::Status d = conv_depthwise_supports(p); !d.is_ok()) {
+    for (const OwnKernel& own : kOwnKernels) {
+      if (forced.rfind(own.prefix, 0) != 0) continue;
+      if (const core::Status d = own.supports(p); !d.is_ok()) {
         return core::unsupported("--config " + forced + ": " + d.message());
       }
-      if (core::Status s = check_class_of(forced, codegen::kConvDepthwisePrefix, p); !s.is_ok()) {
+      if (core::Status s = check_class_of(forced, own.prefix, p); !s.is_ok()) {
         return core::invalid_argument("--config " + s.message());
       }
-      out.push_back({std::string(kConvDepthwise), forced, 0.0, "forced"});
-      return out;
-    }
-    if (forced.rfind(codegen::kConvPointwisePrefix, 0) == 0) {
-      if (const core::Status d = conv_pointwise_supports(p); !d.is_ok()) {
-        return core::unsupported("--config " + forced + ": " + d.message());
-      }
-      if (core::Status s = check_class_of(forced, codegen::kConvPointwisePrefix, p); !s.is_ok()) {
-        return core::invalid_argument("--config " + s.message());
-      }
-      out.push_back({std::string(kConvPointwise), forced, 0.0, "forced"});
-      return out;
-    }
-    if (forced.rfind(codegen::kConvDirectPrefix, 0) == 0) {
-      if (core::Status s = check_class_of(forced, codegen::kConvDirectPrefix, p); !s.is_ok()) {
-        return core::invalid_argument("--config " + s.message());
-      }
-      out.push_back({std::string(kConvDirect), forced, 0.0, "forced"});
+      out.push_back({std::string(own.algorithm), forced, 0.0, "forced"});
       return out;
     }
     return core::invalid_argument("--config " + forced +
@@ -574,12 +579,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
           (row->algorithm == kConvGrouped && conv_grouped_supports(p).is_ok() &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
-          (row->algorithm == kConvDirect &&
-           check_class_of(row->config, codegen::kConvDirectPrefix, p).is_ok()) ||
-          (row->algorithm == kConvDepthwise && conv_depthwise_supports(p).is_ok() &&
-           check_class_of(row->config, codegen::kConvDepthwisePrefix, p).is_ok()) ||
-          (row->algorithm == kConvPointwise && conv_pointwise_supports(p).is_ok() &&
-           check_class_of(row->config, codegen::kConvPointwisePrefix, p).is_ok()) ||
+          std::any_of(std::begin(kOwnKernels), std::end(kOwnKernels),
+                      [&](const OwnKernel& own) {
+                        return row->algorithm == own.algorithm && own.supports(p).is_ok() &&
+                               check_class_of(row->config, own.prefix, p).is_ok();
+                      }) ||
           (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
       if (usable) {
         out.push_back({row->algorithm, row->algorithm == kConvGemm1x1 ? "" : row->config,
@@ -648,9 +652,20 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     const size_t keep = std::min(ranked.size(), static_cast<size_t>(options_.max_compile_attempts));
     out.insert(out.end(), ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep));
   };
-  // A few channels that are not 16-byte vectors (C = 35): streaming pixels through CUDA-core
-  // FMAs beats padding them for tensor cores where it is predicted faster than the padded
-  // configs' best; otherwise it comes after the tensor-core algorithms.
+  // The best predicted time over conv.sm90_implicit's space for the problem's class.
+  const auto best_sm90 = [&](double (*predict)(const ops::ConvProblem&,
+                                               const space::ConvSm90Config&, const DeviceModel&,
+                                               std::string*)) {
+    double best = kNoLimit;
+    for (const space::ConvSm90Config& c :
+         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+      best = std::min(best, predict(p, c, gemm_.device_model(), nullptr));
+    }
+    return best;
+  };
+  // A few channels that are not 16-byte vectors (C = 35): conv.pointwise's streaming kernel
+  // comes before the padded configs where it is predicted faster than their best; otherwise
+  // after the tensor-core algorithms.
   const core::Status pointwise = conv_pointwise_supports(p);
   ConvCandidate pointwise_candidate;
   bool pointwise_first = false;
@@ -668,12 +683,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
         std::string(codegen::kConvPointwisePrefix) + space::conv_class_of(p).name(), us,
         head + why};
     if (padded.is_ok()) {
-      double best_padded = kNoLimit;
-      for (const space::ConvSm90Config& c :
-           space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
-        best_padded = std::min(best_padded, predict_conv_padded_us(p, c, gemm_.device_model()));
-      }
-      pointwise_first = us < best_padded;
+      pointwise_first = us < best_sm90(predict_conv_padded_us);
     }
     if (pointwise_first) out.push_back(pointwise_candidate);
   }
@@ -699,12 +709,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     note("conv.split_wgrad is not ranked: BOO_CONV_SPLIT_WGRAD=0 leaves it out");
   } else {
     // Before the unsplit kernel only where it is predicted faster than the best of those.
-    double unsplit = kNoLimit;
-    for (const space::ConvSm90Config& c :
-         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
-      unsplit = std::min(unsplit, predict_conv_sm90_us(p, c, gemm_.device_model()));
-    }
-    add_ranked(kConvSplitWgrad, unsplit);
+    add_ranked(kConvSplitWgrad, best_sm90(predict_conv_sm90_us));
   }
   if (sm90.is_ok()) {
     add_ranked(kConvSm90Implicit, kNoLimit);
@@ -752,23 +757,12 @@ core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
   }
-  if (c.algorithm == kConvDepthwise && c.config.rfind(codegen::kConvDepthwisePrefix, 0) == 0) {
-    BOO_ASSIGN_OR_RETURN(space::ConvClass cls,
-                         space::ConvClass::parse_name(std::string_view(c.config).substr(
-                             codegen::kConvDepthwisePrefix.size())));
-    return codegen::conv_depthwise_source(cls);
-  }
-  if (c.algorithm == kConvPointwise && c.config.rfind(codegen::kConvPointwisePrefix, 0) == 0) {
-    BOO_ASSIGN_OR_RETURN(space::ConvClass cls,
-                         space::ConvClass::parse_name(std::string_view(c.config).substr(
-                             codegen::kConvPointwisePrefix.size())));
-    return codegen::conv_pointwise_source(cls);
-  }
-  if (c.algorithm == kConvDirect && c.config.rfind(codegen::kConvDirectPrefix, 0) == 0) {
-    BOO_ASSIGN_OR_RETURN(space::ConvClass cls,
-                         space::ConvClass::parse_name(
-                             std::string_view(c.config).substr(codegen::kConvDirectPrefix.size())));
-    return codegen::conv_direct_source(cls);
+  for (const OwnKernel& own : kOwnKernels) {
+    if (c.algorithm != own.algorithm || c.config.rfind(own.prefix, 0) != 0) continue;
+    BOO_ASSIGN_OR_RETURN(
+        space::ConvClass cls,
+        space::ConvClass::parse_name(std::string_view(c.config).substr(own.prefix.size())));
+    return own.source(cls);
   }
   return core::invalid_argument(c.algorithm + " " + c.config + " has no kernel source of its own");
 }
