@@ -21,6 +21,15 @@ inline const char* conv_geometry_error(const BooConvArgs& a) {
   return nullptr;
 }
 
+// Whether a tensor of `n` images of `ext` (D, H, W) points and `channels` channels has the
+// element strides (N, C, D, H, W) of a packed channels-last layout (N stride free when n = 1).
+inline bool packed_channels_last(const int64_t stride[5], const int64_t ext[3], int64_t channels,
+                                 int64_t n) {
+  return stride[1] == 1 && stride[4] == channels && stride[3] == ext[2] * channels &&
+         stride[2] == ext[1] * ext[2] * channels &&
+         (n == 1 || stride[0] == ext[0] * ext[1] * ext[2] * channels);
+}
+
 // nullptr when a wrapper's workspace at `base` holds the `need` bytes it plans in `have`,
 // 16-byte aligned, else why not.
 inline const char* conv_workspace_error(const void* base, int64_t need, int64_t have) {

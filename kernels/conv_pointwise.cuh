@@ -54,6 +54,25 @@ __device__ __forceinline__ void copy_tile(T* __restrict__ dst, const T* __restri
   for (int e = vectors * kPer + threadIdx.x; e < count; e += kPointwiseThreads) dst[e] = src[e];
 }
 
+// dst[i] = value(i) for i < count (at most kPer * kPointwiseThreads): each thread computes all of
+// its values, their global loads in flight together, before it stores any. Staging the filter one
+// load at a time cost each block a load latency per element (18 at C = K = 64): 5 to 8 us of
+// fixed cost on small problems (bench/results/2026-11-25-conv-pointwise-h100.md).
+template <int kPer, class D, class F>
+__device__ __forceinline__ void fill_in_flight(D* __restrict__ dst, int count, F value) {
+  D v[kPer];
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int i = threadIdx.x + j * kPointwiseThreads;
+    if (i < count) v[j] = value(i);
+  }
+#pragma unroll
+  for (int j = 0; j < kPer; ++j) {
+    const int i = threadIdx.x + j * kPointwiseThreads;
+    if (i < count) dst[i] = v[j];
+  }
+}
+
 // kK: K rounded up to a multiple of 8 (the accumulators a thread keeps); the filter sits in
 // shared memory as fp32 [C][kK] (zero past K), the bias as fp32 [kK], then the pixel tile
 // (kPointwiseThreads rows of max(C, K) elements: x's channels, later y's).
@@ -68,11 +87,11 @@ __global__ void __launch_bounds__(kPointwiseThreads, kPointwiseBlocksPerSm)
   const T* __restrict__ x = static_cast<const T*>(a.x);
   const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
-#pragma unroll 4
-  for (int i = threadIdx.x; i < c_count * kK; i += kPointwiseThreads) {
-    const int c = i / kK, k = i % kK;
-    filter[i] = k < k_count ? to_float(w[k * a.w_stride[0] + c * a.w_stride[1]]) : 0.0f;
-  }
+  fill_in_flight<(kPointwiseMaxChannels * kK + kPointwiseThreads - 1) / kPointwiseThreads>(
+      filter, c_count * kK, [&](int i) {
+        const int c = i / kK, k = i % kK;
+        return k < k_count ? to_float(w[k * a.w_stride[0] + c * a.w_stride[1]]) : 0.0f;
+      });
   for (int k = threadIdx.x; k < kK; k += kPointwiseThreads) {
     bias[k] = kHasBias && k < k_count ? to_float(static_cast<const T*>(a.bias)[k]) : 0.0f;
   }
@@ -141,17 +160,6 @@ __global__ void __launch_bounds__(kPointwiseThreads)
   const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
   const T zero = from_float<T>(0.0f);
-  for (int i = threadIdx.x; i < kKp * cs; i += kPointwiseThreads) {
-    const int k = i / cs, c = i % cs;
-    filter[i] = k < k_count && c < c_count ? w[k * a.w_stride[0] + c * a.w_stride[1]] : zero;
-  }
-  for (int k = threadIdx.x; k < kKp; k += kPointwiseThreads) {
-    bias[k] = kHasBias && k < k_count ? to_float(static_cast<const T*>(a.bias)[k]) : 0.0f;
-  }
-  // x's padding columns stay zero: the tiles write columns below C only.
-  for (int i = threadIdx.x; i < kPointwiseThreads * cs; i += kPointwiseThreads) {
-    if (i % cs >= c_count) xs[i] = zero;
-  }
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   // x's tiles (rows x C elements, contiguous) come into `raw` by asynchronous 16-byte copies,
@@ -172,6 +180,20 @@ __global__ void __launch_bounds__(kPointwiseThreads)
   };
   int64_t p0 = static_cast<int64_t>(blockIdx.x) * kPointwiseThreads;
   if (p0 < pixels) fetch(p0);
+  // The filter, bias and padding while the first tile is in flight (the bias load too: a
+  // thread's value, kKp <= 64 threads).
+  const float bias_k = kHasBias && threadIdx.x < k_count
+                           ? to_float(static_cast<const T*>(a.bias)[threadIdx.x])
+                           : 0.0f;
+  constexpr int kMaxRow = kPointwiseMaxChannels + 8;  // cs at C = 64
+  fill_in_flight<(kKp * kMaxRow + kPointwiseThreads - 1) / kPointwiseThreads>(
+      filter, kKp * cs, [&](int i) {
+        const int k = i / cs, c = i - k * cs;
+        return k < k_count && c < c_count ? w[k * a.w_stride[0] + c * a.w_stride[1]] : zero;
+      });
+  if (threadIdx.x < kKp) bias[threadIdx.x] = bias_k;
+  // x's padding columns stay zero: the tiles write columns below C only. A row per thread.
+  for (int c = c_count; c < cs; ++c) xs[threadIdx.x * cs + c] = zero;
   for (; p0 < pixels; p0 += step) {
     const int rows = rows_at(p0);
     cp_async_wait<0>();
@@ -250,11 +272,8 @@ struct ConvPointwiseRunner {
       return "conv.pointwise takes at most 64 input and 64 output channels";
     }
     // Packed channels-last x and y (what ConvChannelsLastRunner hands over): P x C and P x K.
-    const int64_t spatial = a.in[0] * a.in[1] * a.in[2];
-    if (a.x_stride[1] != 1 || a.x_stride[4] != a.c || a.x_stride[3] != a.in[2] * a.c ||
-        a.x_stride[2] != a.in[1] * a.in[2] * a.c || (a.n > 1 && a.x_stride[0] != spatial * a.c) ||
-        a.y_stride[1] != 1 || a.y_stride[4] != a.k || a.y_stride[3] != a.out[2] * a.k ||
-        a.y_stride[2] != a.out[1] * a.out[2] * a.k || (a.n > 1 && a.y_stride[0] != spatial * a.k)) {
+    if (!packed_channels_last(a.x_stride, a.in, a.c, a.n) ||
+        !packed_channels_last(a.y_stride, a.out, a.k, a.n)) {
       return "conv.pointwise needs packed channels-last x and y";
     }
     if (kHasBias && a.bias == nullptr) {
