@@ -1,10 +1,11 @@
-// The sm_80 primitives gemm.skinny and conv.pointwise share: warp-level tensor-core MMA
-// (mma.sync, the m16n8k16 shape with fp32 accumulators) and asynchronous 16-byte copies from
-// global to shared memory (cp.async). Fragments (PTX ISA, row.col), with
-// g = lane / 4 and t = lane % 4: A (16 x 16) a[0] = row g, columns 2t and 2t + 1; a[1] = row
-// g + 8; a[2], a[3] = the same rows, columns 2t + 8 and 2t + 9. B (16 x 8) b[0] = rows 2t and
-// 2t + 1 of column g; b[1] = rows 2t + 8 and 2t + 9. C (16 x 8) c[0], c[1] = row g, columns 2t
-// and 2t + 1; c[2], c[3] = row g + 8.
+// The sm_80 primitives that gemm.skinny, conv.pointwise and conv.grouped's direct kernel share:
+// warp-level tensor-core MMA (mma.sync, the m16n8k16 shape with fp32 accumulators), fragment
+// loads from shared memory (ldmatrix) and asynchronous 16-byte copies from global to shared
+// memory (cp.async). Fragments (PTX ISA, row.col), with g = lane / 4 and t = lane % 4: A
+// (16 x 16) a[0] = row g, columns 2t and 2t + 1; a[1] = row g + 8; a[2], a[3] = the same rows,
+// columns 2t + 8 and 2t + 9. B (16 x 8) b[0] = rows 2t and 2t + 1 of column g; b[1] = rows
+// 2t + 8 and 2t + 9. C (16 x 8) c[0], c[1] = row g, columns 2t and 2t + 1; c[2], c[3] = row
+// g + 8.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -46,6 +47,28 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// Four (x4) or two (x2) 8 x 8 matrices of 16-bit elements from shared memory: lanes 8 i to
+// 8 i + 7 give the 16-byte rows of matrix i, and lane (g, t) receives row g, elements 2t and
+// 2t + 1 of each matrix (r[i] from matrix i). With A's matrices ordered (rows 0-7, k 0-7),
+// (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15), r is mma_16816's a; with B stored
+// n-major (a row per output column n, its k contiguous), two matrices (k 0-7, k 8-15) are its b.
+// `s`: a shared-memory address (shared_address).
+__device__ __forceinline__ uint32_t shared_address(const void* smem) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t s) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
+}
+
+__device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t s) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(s));
 }
 
 }  // namespace boo_kernels

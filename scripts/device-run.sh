@@ -160,7 +160,8 @@ fi
 
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
   tests/gpu/conv_depthwise_backward.txt tests/gpu/conv_pointwise.txt
-  tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_split_wgrad.txt)
+  tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
+  tests/gpu/conv_split_wgrad.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"

@@ -1,7 +1,8 @@
 // The direct convolution kernels of our own, one translation unit per class: conv.direct, the
 // always-correct convolution (kernels/conv_direct.cuh), conv.depthwise, the depthwise kernels
-// (kernels/conv_depthwise.cuh), and conv.pointwise, the few-channel 1x1 forward kernel
-// (kernels/conv_pointwise.cuh). Their runners take sizes, strides and layouts
+// (kernels/conv_depthwise.cuh), conv.pointwise, the few-channel 1x1 forward kernel
+// (kernels/conv_pointwise.cuh), and conv.grouped's direct kernel for narrow groups
+// (kernels/conv_grouped_direct.cuh). Their runners take sizes, strides and layouts
 // at launch, so the class fixes only the element type, the direction and the forward epilogue;
 // the math mode does not matter (the kernels form exact fp32 products) and the spatial
 // dimensions only name the kernel.
@@ -77,6 +78,25 @@ core::Expected<KernelSource> conv_pointwise_source(const space::ConvClass& cls) 
   const std::string t = cuda_type(cls.dtype);
   return direct_source(std::string(kConvPointwisePrefix) + cls.name(), "conv_pointwise.cuh",
                        "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvPointwiseRunner<" + t +
+                           ", " + bool_text(cls.bias) + ", " +
+                           std::to_string(static_cast<int>(cls.activation)) + ">, " + t + ">");
+}
+
+core::Expected<KernelSource> conv_grouped_direct_source(const space::ConvClass& cls) {
+  BOO_RETURN_IF_ERROR(check_direct_class("conv.grouped", cls));
+  if (cls.direction != ops::ConvDirection::kForward) {
+    return core::invalid_argument(
+        "conv.grouped's direct kernel runs the forward pass only (class " + cls.name() + ")");
+  }
+  if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16) {
+    return core::invalid_argument(
+        "conv.grouped's direct kernel runs on fp16 and bf16 tensor cores only (class " +
+        cls.name() + ")");
+  }
+  const std::string t = cuda_type(cls.dtype);
+  return direct_source(std::string(kConvGroupedDirectPrefix) + cls.name(),
+                       "conv_grouped_direct.cuh",
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvGroupedRunner<" + t +
                            ", " + bool_text(cls.bias) + ", " +
                            std::to_string(static_cast<int>(cls.activation)) + ">, " + t + ">");
 }

@@ -30,6 +30,11 @@ constexpr double kNoLimit = 1e300;
 // 132 SMs (an estimate: a quarter of the issue slots read the filter from shared memory).
 constexpr double kPointwiseBandwidthShare = 0.35;
 constexpr double kPointwiseFmaRate = 18e12;
+// conv.grouped's direct kernel (kernels/conv_grouped_direct.cuh): the share of the copy
+// bandwidth it reaches and its mma.sync FLOPs per second on 132 SMs (estimates before its first
+// measurement: a ldmatrix.x4 of 512 bytes per 4096-FLOP mma bounds it near 150 TFLOP/s).
+constexpr double kGroupedDirectBandwidthShare = 0.5;
+constexpr double kGroupedDirectMmaRate = 100e12;
 // conv.split_wgrad: the slice counts dispatch tries, and the host time of one slice's launch
 // (CUTLASS params, event and stream calls; an estimate, not yet measured).
 constexpr int kSplitChoices[] = {4, 8, 16};
@@ -401,6 +406,39 @@ double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d
                            "pixel-streaming 1x1 kernel", "FMAs", why);
 }
 
+core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  const std::string head = "conv.grouped's direct kernel does not apply: ";
+  if (p.direction != ConvDirection::kForward) {
+    return core::unsupported(head + "it runs the forward pass only");
+  }
+  if (p.groups < 2 || p.groups == p.c) {
+    return core::unsupported(head + "groups = " + std::to_string(p.groups));
+  }
+  if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16) {
+    return core::unsupported(head + "it runs fp16 and bf16 only");
+  }
+  const int64_t cg = p.c / p.groups, kg = p.k / p.groups;
+  if (cg % 8 != 0 || kg % 8 != 0 || cg > 32 || kg > 32) {
+    return core::unsupported(head + "C/G = " + std::to_string(cg) + " and K/G = " +
+                             std::to_string(kg) + " (it takes multiples of 8 up to 32)");
+  }
+  return core::Status::ok();
+}
+
+double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                      std::string* why) {
+  // The mma steps: output pixels (in m-tiles of 16) x K/G (n-tiles of 8) x the reduction in
+  // steps of 16 (taps x C/G, rounded up), per group.
+  const int64_t cg = p.c / p.groups, kg = p.k / p.groups;
+  const double steps = static_cast<double>((product(p.filter) * cg + 15) / 16);
+  const double flops = static_cast<double>(p.n * product(p.output()) * p.groups) *
+                       static_cast<double>(kg) * steps * 16.0 * 2.0;
+  return predict_direct_us(p, d, kGroupedDirectBandwidthShare,
+                           flops / (kGroupedDirectMmaRate * d.sm_count / 132.0) * 1e6,
+                           "per-group mma.sync kernel", "tensor-core steps", why);
+}
+
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why) {
   // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
@@ -490,6 +528,8 @@ const OwnKernel kOwnKernels[] = {
      &codegen::conv_depthwise_source},
     {kConvPointwise, codegen::kConvPointwisePrefix, &conv_pointwise_supports,
      &codegen::conv_pointwise_source},
+    {kConvGrouped, codegen::kConvGroupedDirectPrefix, &conv_grouped_direct_supports,
+     &codegen::conv_grouped_direct_source},
     {kConvDirect, codegen::kConvDirectPrefix, &takes_every_problem, &codegen::conv_direct_source}};
 
 }  // namespace
@@ -509,6 +549,9 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   }
   if (auto env = core::get_env("BOO_CONV_POINTWISE"); env && *env == "0") {
     options_.rank_conv_pointwise = false;
+  }
+  if (auto env = core::get_env("BOO_CONV_GROUPED_DIRECT"); env && *env == "0") {
+    options_.rank_conv_grouped_direct = false;
   }
 }
 
@@ -736,8 +779,33 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
   const double direct_us = p.flops() / 10e12 * 1e6;
-  if (const core::Status g = conv_grouped_supports(p); !g.is_ok()) {
-    note(g.message());
+  // conv.grouped: the direct kernel for narrow groups, and the dense expansion (G times the
+  // work). The direct kernel comes first where it is predicted faster than the expansion's best
+  // config (or the expansion is out), else after it.
+  const core::Status grouped = conv_grouped_supports(p);
+  const bool rank_dense = grouped.is_ok() && options_.rank_conv_grouped;
+  ConvCandidate direct_grouped;
+  bool direct_first = false;
+  if (const core::Status narrow = conv_grouped_direct_supports(p); !narrow.is_ok()) {
+    if (p.groups > 1 && p.groups < p.c) note(narrow.message());
+  } else if (!options_.rank_conv_grouped_direct || !options_.rank_conv_grouped) {
+    note(std::string("conv.grouped's direct kernel is not ranked: ") +
+         (options_.rank_conv_grouped ? "BOO_CONV_GROUPED_DIRECT=0" : "BOO_CONV_GROUPED=0") +
+         " leaves it out");
+  } else {
+    std::string why;
+    const double us = predict_conv_grouped_direct_us(p, gemm_.device_model(), &why);
+    char head[64];
+    std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+    direct_grouped = {
+        std::string(kConvGrouped),
+        std::string(codegen::kConvGroupedDirectPrefix) + space::conv_class_of(p).name(), us,
+        head + why};
+    direct_first = !rank_dense || us < best_sm90(predict_conv_grouped_us);
+    if (direct_first) out.push_back(direct_grouped);
+  }
+  if (!grouped.is_ok()) {
+    note(grouped.message());
   } else if (!options_.rank_conv_grouped) {
     note("conv.grouped is not ranked: BOO_CONV_GROUPED=0 leaves it out");
   } else {
@@ -745,6 +813,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     // ResNeXt layer (638 us, bench/results/2026-11-23-conv-h100.md).
     add_ranked(kConvGrouped, 3.4 * direct_us);
   }
+  if (!direct_grouped.algorithm.empty() && !direct_first) out.push_back(direct_grouped);
   out.push_back({std::string(kConvDirect),
                  std::string(codegen::kConvDirectPrefix) + space::conv_class_of(p).name(),
                  direct_us, "fallback: always correct"});
@@ -752,8 +821,13 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
 }
 
 core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate& c) const {
-  if (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels ||
-      c.algorithm == kConvGrouped || c.algorithm == kConvSplitWgrad) {
+  // conv.grouped has configs of both kinds: its direct kernel's and conv.sm90_implicit's.
+  const bool own_config =
+      std::any_of(std::begin(kOwnKernels), std::end(kOwnKernels), [&](const OwnKernel& own) {
+        return c.algorithm == own.algorithm && c.config.rfind(own.prefix, 0) == 0;
+      });
+  if (!own_config && (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels ||
+                      c.algorithm == kConvGrouped || c.algorithm == kConvSplitWgrad)) {
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
   }

@@ -20,7 +20,8 @@ struct Overloaded : Ts... {
 const ConvOwnAlgorithm kConvOwn[] = {
     {kConvDirect, codegen::kConvDirectPrefix, &codegen::conv_direct_source},
     {kConvDepthwise, codegen::kConvDepthwisePrefix, &codegen::conv_depthwise_source},
-    {kConvPointwise, codegen::kConvPointwisePrefix, &codegen::conv_pointwise_source}};
+    {kConvPointwise, codegen::kConvPointwisePrefix, &codegen::conv_pointwise_source},
+    {kConvGrouped, codegen::kConvGroupedDirectPrefix, &codegen::conv_grouped_direct_source}};
 
 }  // namespace
 
@@ -82,7 +83,7 @@ core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
   if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
   if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));
   // The direct convolution kernels' rules live in their generators (no fp8; bias and
-  // activation forward only; conv.pointwise forward only).
+  // activation forward only; conv.pointwise and conv.grouped forward only).
   if (const ConvOwnAlgorithm* own = conv_own(algorithm)) {
     return own->source(std::get<ConvClass>(cls)).status();
   }
@@ -132,7 +133,7 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
                                   " is not a config name: it starts with gemm.sm90_, "
                                   "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
                                   "conv.sm90_implicit_, conv.depthwise_, conv.pointwise_, "
-                                  "conv.direct_ or layernorm.rowwise_");
+                                  "conv.grouped_, conv.direct_ or layernorm.rowwise_");
   }
   if (core::Status s = check_config(*config); !s.is_ok()) {
     // Class-level rules do not repeat the name.

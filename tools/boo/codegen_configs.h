@@ -24,13 +24,14 @@ inline constexpr char kGemmFallback[] = "gemm.fallback";
 inline constexpr char kConvSm90[] = "conv.sm90_implicit";
 inline constexpr char kConvDepthwise[] = "conv.depthwise";
 inline constexpr char kConvPointwise[] = "conv.pointwise";
+inline constexpr char kConvGrouped[] = "conv.grouped";  // its direct kernel's configs
 inline constexpr char kConvDirect[] = "conv.direct";
 inline constexpr char kLayerNormRowwise[] = "layernorm.rowwise";
 // The algorithms with kernel sources of their own, in listing order (conv.gemm_1x1 and the
 // other convolution algorithms run these kernels).
 inline const std::vector<std::string> kAlgorithms = {
-    kGemmSm90,      kGemmSm90Unaligned, kGemmSkinny, kGemmFallback,    kConvSm90,
-    kConvDepthwise, kConvPointwise,     kConvDirect, kLayerNormRowwise};
+    kGemmSm90,      kGemmSm90Unaligned, kGemmSkinny,  kGemmFallback, kConvSm90,
+    kConvDepthwise, kConvPointwise,     kConvGrouped, kConvDirect,   kLayerNormRowwise};
 // The element types of layer norm configs, in listing order (layernorm.rowwise takes no class:
 // a dtype and a direction fix its kernels).
 inline constexpr core::DType kLayerNormDTypes[] = {core::DType::kBF16, core::DType::kF16,
@@ -42,7 +43,8 @@ inline bool is_gemm(std::string_view algorithm) { return algorithm.rfind("gemm."
 inline std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 // gemm.fallback and the direct convolution kernels (conv.direct, conv.depthwise,
-// conv.pointwise) have one config per class: the class is the config, named prefix + class.
+// conv.pointwise, conv.grouped's direct kernel) have one config per class: the class is the config,
+// named prefix + class.
 struct GemmFallbackConfig {
   space::GemmClass cls;
 };

@@ -31,4 +31,12 @@ inline constexpr std::string_view kConvDepthwisePrefix = "conv.depthwise_";
 core::Expected<KernelSource> conv_pointwise_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvPointwisePrefix = "conv.pointwise_";
 
+// conv.grouped's direct kernel: forward grouped convolutions with C/G and K/G in 8..32 (multiples
+// of 8), each group its own small implicit GEMM on mma.sync, behind the channels-last copies
+// (kernels/conv_grouped_direct.cuh); 16-bit types only. The name is kConvGroupedDirectPrefix +
+// class name. (conv.grouped's other configs are conv.sm90_implicit configs run on the dense
+// expansion.)
+core::Expected<KernelSource> conv_grouped_direct_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvGroupedDirectPrefix = "conv.grouped_";
+
 }  // namespace boo::codegen

@@ -102,6 +102,13 @@ core::Status conv_pointwise_supports(const ops::ConvProblem& p);
 double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why = nullptr);
 
+// Whether conv.grouped's direct kernel takes the problem (forward, 16-bit, 1 < G < C, C/G and K/G
+// multiples of 8 up to 32), or why not; its analytical time (x and y streamed once, or its
+// tensor-core steps, whichever is longer; plus layout copies).
+core::Status conv_grouped_direct_supports(const ops::ConvProblem& p);
+double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                      std::string* why = nullptr);
+
 class ConvDispatcher {
  public:
   ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,

@@ -62,6 +62,10 @@ struct DispatchOptions {
   // conv.pointwise (tests/gpu/conv_pointwise.txt passed on an H100 on 2026-11-25, 13/13);
   // BOO_CONV_POINTWISE=0 turns it off. Forced configs use it either way.
   bool rank_conv_pointwise = true;
+  // conv.grouped's direct kernel (narrow groups, kernels/conv_grouped_direct.cuh);
+  // BOO_CONV_GROUPED_DIRECT=0 turns it off (and BOO_CONV_GROUPED=0, which turns off all of
+  // conv.grouped). Forced configs use it either way.
+  bool rank_conv_grouped_direct = true;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

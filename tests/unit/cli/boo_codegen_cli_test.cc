@@ -99,9 +99,14 @@ TEST_F(CodegenCliTest, TinyListingCountsMatchTheSpaceFunctions) {
   for (const space::ConvClass& c : space::representative_conv_classes()) {
     want["conv.sm90_implicit"] += space::conv_sm90_space(c, RuleSet::kTiny).size();
     want["conv.direct"] += 1;
-    // conv.depthwise: one config per class; conv.pointwise: one per forward class.
+    // conv.depthwise: one config per class; conv.pointwise: one per forward class;
+    // conv.grouped's direct kernel: one per 16-bit forward class.
     want["conv.depthwise"] += 1;
     if (c.direction == ops::ConvDirection::kForward) want["conv.pointwise"] += 1;
+    if (c.direction == ops::ConvDirection::kForward &&
+        (c.dtype == core::DType::kF16 || c.dtype == core::DType::kBF16)) {
+      want["conv.grouped"] += 1;
+    }
   }
   for (core::DType t : {core::DType::kBF16, core::DType::kF16, core::DType::kF32}) {
     for (bool backward : {false, true}) {

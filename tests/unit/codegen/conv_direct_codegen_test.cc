@@ -160,5 +160,28 @@ TEST(ConvPointwiseCodegen, ForwardBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(fp8.status().message(), "conv.pointwise: no fp8"));
 }
 
+TEST(ConvGroupedDirectCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
+  EXPECT_TRUE(embedded_file("conv_grouped_direct.cuh").has_value());
+  auto src = conv_grouped_direct_source(
+      make_class(core::DType::kF16, ops::ConvDirection::kForward, 2, true, ops::Activation::kGelu));
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.grouped_fp16_f32acc_fprop_2d_bias.gelu");
+  EXPECT_TRUE(contains(src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvGroupedRunner<"
+                       "__half, true, " +
+                           std::to_string(static_cast<int>(ops::Activation::kGelu)) +
+                           ">, __half>"));
+  EXPECT_TRUE(contains(src->text, "struct ConvGroupedRunner"));
+  // Forward only, tensor-core types only.
+  auto wgrad = conv_grouped_direct_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(wgrad.has_value());
+  EXPECT_TRUE(contains(wgrad.status().message(), "forward pass only"));
+  auto fp32 = conv_grouped_direct_source(make_class(core::DType::kF32, ops::ConvDirection::kForward,
+                                                    2, false, ops::Activation::kNone));
+  ASSERT_FALSE(fp32.has_value());
+  EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
+}
+
 }  // namespace
 }  // namespace boo::codegen

@@ -142,6 +142,72 @@ TEST_F(ConvDispatchTest, PointwiseStreamsFewChannelOneByOnes) {
   EXPECT_EQ(forced->front().algorithm, kConvPointwise);
 }
 
+// conv.grouped's direct kernel: the ResNeXt G = 32 layer (8 channels a group) runs each group's
+// small GEMM on its own kernel, first, before the dense expansion (32x the work);
+// BOO_CONV_GROUPED_DIRECT=0 leaves it out; problems it does not take say why; a forced config
+// runs and its source is the direct kernel's, not a conv.sm90_implicit one.
+TEST_F(ConvDispatchTest, GroupedDirectKernelComesBeforeTheDenseExpansion) {
+  const auto p = conv(
+      "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 32 "
+      "-F 1" +
+      std::string(kNhwc));
+  ASSERT_TRUE(conv_grouped_direct_supports(p).is_ok());
+  const DispatchOptions on;
+  auto c = ConvDispatcher(*cache_, nullptr, *gemm_, on).candidates(p, nullptr);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  ASSERT_GE(c->size(), 3u);
+  EXPECT_EQ(c->front().algorithm, kConvGrouped);
+  EXPECT_EQ(c->front().config, "conv.grouped_bf16_f32acc_fprop_2d_nobias.none");
+  EXPECT_NE(c->front().reason.find("per-group mma.sync"), std::string::npos) << c->front().reason;
+  EXPECT_EQ((*c)[1].algorithm, kConvGrouped);
+  EXPECT_NE((*c)[1].config.find("_dense"), std::string::npos) << (*c)[1].config;
+  EXPECT_EQ(c->back().algorithm, kConvDirect);
+  DispatchOptions off_options;
+  off_options.rank_conv_grouped_direct = false;
+  std::vector<std::string> notes;
+  auto off = ConvDispatcher(*cache_, nullptr, *gemm_, off_options).candidates(p, &notes);
+  ASSERT_TRUE(off.has_value());
+  for (const ConvCandidate& k : *off) {
+    EXPECT_NE(k.config.rfind("conv.grouped_", 0), 0u) << k.config;
+  }
+  bool told = false;
+  for (const std::string& n : notes)
+    told |= n.find("BOO_CONV_GROUPED_DIRECT=0") != std::string::npos;
+  EXPECT_TRUE(told);
+  struct Case {
+    std::string command;
+    std::string why;
+  };
+  for (const Case& k : std::vector<Case>{
+           {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 16 -F "
+            "1",
+            "C/G = 4"},
+           {"convbfp16 -n 2 -c 128 -H 9 -W 9 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
+            "-F 1",
+            "up to 32"},
+           {"conv -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 8 -F 1",
+            "fp16 and bf16"},
+           {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 8 -F "
+            "2",
+            "forward pass only"},
+           {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F "
+            "1",
+            "groups = 64"}}) {
+    const core::Status s = conv_grouped_direct_supports(conv(k.command + kNhwc));
+    EXPECT_FALSE(s.is_ok()) << k.command;
+    EXPECT_NE(s.message().find(k.why), std::string::npos) << s.message();
+  }
+  const ConvDispatcher forced_dispatcher =
+      dispatcher("conv.grouped_bf16_f32acc_fprop_2d_nobias.none");
+  auto forced = forced_dispatcher.candidates(p, nullptr);
+  ASSERT_TRUE(forced.has_value()) << forced.status().message();
+  ASSERT_EQ(forced->size(), 1u);
+  EXPECT_EQ(forced->front().algorithm, kConvGrouped);
+  auto src = forced_dispatcher.source(forced->front());
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_NE(src->text.find("ConvGroupedRunner"), std::string::npos);
+}
+
 TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
   struct Case {
     std::string command;
@@ -168,7 +234,9 @@ TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
     EXPECT_FALSE(s.is_ok()) << c.command;
     EXPECT_NE(s.message().find(c.why), std::string::npos) << s.message();
     std::vector<std::string> notes;
-    auto list = dispatcher().candidates(p, &notes);
+    DispatchOptions no_grouped_direct;  // (it takes the G = 4 problem: its own test)
+    no_grouped_direct.rank_conv_grouped_direct = false;
+    auto list = ConvDispatcher(*cache_, nullptr, *gemm_, no_grouped_direct).candidates(p, &notes);
     ASSERT_TRUE(list.has_value());
     // Only the padding copies make the C = 35 problem an implicit GEMM.
     ASSERT_FALSE(list->empty());
@@ -276,8 +344,11 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
 
 TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   // ResNeXt's G = 32 layer of 8 channels per group: the dense problem on the implicit GEMM comes
-  // before conv.direct, in every direction (ranked by default).
-  ConvDispatcher ranked = dispatcher();
+  // before conv.direct, in every direction (ranked by default; forward has a direct kernel that
+  // comes first, GroupedDirectKernelComesBeforeTheDenseExpansion).
+  DispatchOptions no_grouped_direct;
+  no_grouped_direct.rank_conv_grouped_direct = false;
+  ConvDispatcher ranked(*cache_, nullptr, *gemm_, no_grouped_direct);
   const std::string resnext =
       "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 "
       "-v 1 -l 1 -j 1 -g 32 -F ";
@@ -471,8 +542,8 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
     std::string why;
   };
   const Case cases[] = {
-      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 4 -F 1",
-       "groups (4) is not C (64)"},
+      {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 16 -F 1",
+       "groups (16) is not C (64)"},
       {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 64 -F 2",
        "backward data needs stride 1"},
       {"convbfp16 -n 2 -c 64 -H 9 -W 9 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 64 -F 2",

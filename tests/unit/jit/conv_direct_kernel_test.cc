@@ -346,6 +346,57 @@ TEST_F(ConvDirectKernelTest, PointwiseTakesFewChannel1x1ForwardAndSaysWhyNotOthe
   expect_verdicts(k, accepted, refused);
 }
 
+// conv.grouped's direct kernel (kernels/conv_grouped_direct.cuh) behind the channels-last
+// copies: forward grouped convolutions with C/G and K/G in 8..32 in every layout and
+// dimensionality, any stride, padding and dilation whose tile fits in shared memory; the rest
+// refused with a reason.
+TEST_F(ConvDirectKernelTest, GroupedDirectTakesNarrowGroupsAndSaysWhyNotOtherwise) {
+  const auto kernel =
+      compile(codegen::conv_grouped_direct_source(forward_class(ops::Activation::kSilu)));
+  ASSERT_NE(kernel, nullptr);
+  const LoadedKernel& k = *kernel;
+  EXPECT_EQ(k.name, "conv.grouped_bf16_f32acc_fprop_2d_bias.silu");
+  auto gp = [](Layout layout, int64_t c, int64_t out_channels, int64_t groups) {
+    ops::ConvProblem p =
+        problem_2d(core::DType::kBF16, ConvDirection::kForward, layout, layout, layout);
+    p.c = c;
+    p.k = out_channels;
+    p.groups = groups;
+    p.bias = true;
+    p.activation = ops::Activation::kSilu;
+    return p;
+  };
+  std::vector<Accepted> accepted;
+  accepted.push_back({"NHWC, G = 2 of 8", gp(kLast, 16, 32, 2), 0});
+  accepted.push_back({"NHWC, G = 4 of 32 x 8", gp(kLast, 128, 32, 4), 0});
+  accepted.push_back({"NHWC, G = 3 of 24", gp(kLast, 72, 72, 3), 0});
+  // NCHW: x and y are copied, the filter too (K x C/G x 3 x 3 to K x 3 x 3 x C/G).
+  accepted.push_back(
+      {"NCHW", gp(kFirst, 16, 32, 2),
+       round256(2 * 16 * 99 * 2) + round256(32 * 8 * 9 * 2) + round256(2 * 32 * 99 * 2)});
+  ops::ConvProblem strided = gp(kLast, 16, 32, 2);
+  strided.stride = {2, 3};
+  strided.dilation = {2, 1};
+  strided.padding = {2, 0};
+  accepted.push_back({"stride 2x3, dilation 2x1", strided, 0});
+  accepted.push_back({"1D", as_1d(gp(kLast, 16, 32, 2), 2, 2), 0});
+  accepted.push_back({"3D", as_3d(gp(kLast, 16, 32, 2)), 0});
+  std::vector<Refused> refused;
+  refused.push_back({"C/G = 4", gp(kLast, 16, 32, 4), "C/G and K/G"});
+  refused.push_back({"C/G = 64", gp(kLast, 128, 128, 2), "C/G and K/G"});
+  ops::ConvProblem wide = gp(kLast, 64, 64, 2);
+  wide.input = {40, 40};
+  wide.filter = {11, 11};
+  wide.padding = {5, 5};
+  wide.dilation = {3, 3};
+  wide.padding = {15, 15};
+  refused.push_back({"11x11 dilated by 3", wide, "shared memory"});
+  ops::ConvProblem no_bias = gp(kLast, 16, 32, 2);
+  no_bias.bias = false;
+  refused.push_back({"no bias pointer", no_bias, "bias"});
+  expect_verdicts(k, accepted, refused);
+}
+
 // conv.depthwise's backward data (ConvDepthwiseDgradRunner): stride 1 and K = C in every layout
 // and dimensionality, the forward kernel on dy with the filter flipped, no workspace of its own;
 // the rest refused with a reason.
