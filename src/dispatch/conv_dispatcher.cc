@@ -31,9 +31,11 @@ constexpr double kNoLimit = 1e300;
 constexpr double kPointwiseBandwidthShare = 0.35;
 constexpr double kPointwiseFmaRate = 18e12;
 // conv.grouped's direct kernel (kernels/conv_grouped_direct.cuh): the share of the copy
-// bandwidth it reaches and its mma.sync FLOPs per second on 132 SMs (estimates before its first
-// measurement: a ldmatrix.x4 of 512 bytes per 4096-FLOP mma bounds it near 150 TFLOP/s).
-constexpr double kGroupedDirectBandwidthShare = 0.5;
+// bandwidth it reaches (0.37 fitted on an H100: 42.7 us for the 51.4 MB of the public ResNeXt
+// line, bench/results/2026-11-25-conv-grouped-direct-h100.md) and its mma.sync FLOPs per second
+// on 132 SMs (an estimate: a ldmatrix.x4 of 512 bytes per 4096-FLOP mma bounds it near 150
+// TFLOP/s).
+constexpr double kGroupedDirectBandwidthShare = 0.37;
 constexpr double kGroupedDirectMmaRate = 100e12;
 // conv.split_wgrad: the slice counts dispatch tries, and the host time of one slice's launch
 // (CUTLASS params, event and stream calls; an estimate, not yet measured).

@@ -391,6 +391,11 @@ TEST_F(ConvDirectKernelTest, GroupedDirectTakesNarrowGroupsAndSaysWhyNotOtherwis
   wide.dilation = {3, 3};
   wide.padding = {15, 15};
   refused.push_back({"11x11 dilated by 3", wide, "shared memory"});
+  // 64 output columns at stride 17: the input tile spans 1072 columns (its tables pack 10 bits).
+  ops::ConvProblem far = as_1d(gp(kLast, 16, 32, 2), 17, 0);
+  far.input = {1088};
+  far.filter = {1};
+  refused.push_back({"stride 17 over 64 columns", far, "1024 rows or columns"});
   ops::ConvProblem no_bias = gp(kLast, 16, 32, 2);
   no_bias.bias = false;
   refused.push_back({"no bias pointer", no_bias, "bias"});
