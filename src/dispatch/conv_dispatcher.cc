@@ -534,6 +534,24 @@ const OwnKernel kOwnKernels[] = {
      &codegen::conv_grouped_direct_source},
     {kConvDirect, codegen::kConvDirectPrefix, &takes_every_problem, &codegen::conv_direct_source}};
 
+// A candidate the heuristic ranks, with its predicted time and why (what --explain shows).
+ConvCandidate predicted(std::string_view algorithm, std::string config, double us,
+                        const std::string& why) {
+  char head[64];
+  std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
+  return {std::string(algorithm), std::move(config), us, head + why};
+}
+
+// The candidate of a direct kernel of ours (one config per class: prefix + the problem's class).
+ConvCandidate own_candidate(std::string_view algorithm, std::string_view prefix,
+                            const ops::ConvProblem& p, const DeviceModel& model,
+                            double (*predict)(const ops::ConvProblem&, const DeviceModel&,
+                                              std::string*)) {
+  std::string why;
+  const double us = predict(p, model, &why);
+  return predicted(algorithm, std::string(prefix) + space::conv_class_of(p).name(), us, why);
+}
+
 }  // namespace
 
 ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
@@ -676,9 +694,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                           : dense        ? predict_conv_grouped_us(p, config, model, &why)
                           : pad_channels ? predict_conv_padded_us(p, config, model, &why)
                                          : predict_conv_sm90_us(p, config, model, &why);
-        char head[64];
-        std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-        ranked.push_back({std::string(algorithm), config.name(), us, head + why});
+        ranked.push_back(predicted(algorithm, config.name(), us, why));
       }
     }
     note(std::string(algorithm) + ": " + std::to_string(ranked.size()) + " valid configs in the " +
@@ -719,16 +735,10 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else if (!options_.rank_conv_pointwise) {
     note("conv.pointwise is not ranked: BOO_CONV_POINTWISE=0 leaves it out");
   } else {
-    std::string why;
-    const double us = predict_conv_pointwise_us(p, gemm_.device_model(), &why);
-    char head[64];
-    std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-    pointwise_candidate = {
-        std::string(kConvPointwise),
-        std::string(codegen::kConvPointwisePrefix) + space::conv_class_of(p).name(), us,
-        head + why};
+    pointwise_candidate = own_candidate(kConvPointwise, codegen::kConvPointwisePrefix, p,
+                                        gemm_.device_model(), &predict_conv_pointwise_us);
     if (padded.is_ok()) {
-      pointwise_first = us < best_sm90(predict_conv_padded_us);
+      pointwise_first = pointwise_candidate.predicted_us < best_sm90(predict_conv_padded_us);
     }
     if (pointwise_first) out.push_back(pointwise_candidate);
   }
@@ -771,13 +781,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
         "conv.depthwise's backward passes are not ranked: BOO_CONV_DEPTHWISE_BACKWARD=0 leaves "
         "them out");
   } else {
-    std::string why;
-    const double us = predict_conv_depthwise_us(p, gemm_.device_model(), &why);
-    char head[64];
-    std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-    out.push_back({std::string(kConvDepthwise),
-                   std::string(codegen::kConvDepthwisePrefix) + space::conv_class_of(p).name(), us,
-                   head + why});
+    out.push_back(own_candidate(kConvDepthwise, codegen::kConvDepthwisePrefix, p,
+                                gemm_.device_model(), &predict_conv_depthwise_us));
   }
   // Roughly 10 TFLOP/s of fp32 FMAs for a thread per output element.
   const double direct_us = p.flops() / 10e12 * 1e6;
@@ -795,15 +800,9 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
          (options_.rank_conv_grouped ? "BOO_CONV_GROUPED_DIRECT=0" : "BOO_CONV_GROUPED=0") +
          " leaves it out");
   } else {
-    std::string why;
-    const double us = predict_conv_grouped_direct_us(p, gemm_.device_model(), &why);
-    char head[64];
-    std::snprintf(head, sizeof(head), "heuristic: predicted %.1f us; ", us);
-    direct_grouped = {
-        std::string(kConvGrouped),
-        std::string(codegen::kConvGroupedDirectPrefix) + space::conv_class_of(p).name(), us,
-        head + why};
-    direct_first = !rank_dense || us < best_sm90(predict_conv_grouped_us);
+    direct_grouped = own_candidate(kConvGrouped, codegen::kConvGroupedDirectPrefix, p,
+                                   gemm_.device_model(), &predict_conv_grouped_direct_us);
+    direct_first = !rank_dense || direct_grouped.predicted_us < best_sm90(predict_conv_grouped_us);
     if (direct_first) out.push_back(direct_grouped);
   }
   if (!grouped.is_ok()) {
