@@ -27,6 +27,23 @@ core::Status check_direct_class(std::string_view algorithm, const space::ConvCla
   return core::Status::ok();
 }
 
+// Forward-only kernels refuse the backward classes.
+core::Status check_forward(std::string_view kernel, const space::ConvClass& cls) {
+  if (cls.direction == ops::ConvDirection::kForward) return core::Status::ok();
+  return core::invalid_argument(std::string(kernel) + " runs the forward pass only (class " +
+                                cls.name() + ")");
+}
+
+// The template arguments of a forward epilogue: "bias, activation".
+std::string epilogue_args(const space::ConvClass& cls) {
+  return bool_text(cls.bias) + ", " + std::to_string(static_cast<int>(cls.activation));
+}
+
+// An inner runner of element type T behind the channels-last copies.
+std::string channels_last(const std::string& inner, const std::string& t) {
+  return "boo_kernels::ConvChannelsLastRunner<" + inner + ", " + t + ">";
+}
+
 // `header` defines `runner` (a template of element type and, as the class asks, direction,
 // bias and activation); the translation unit exports it under `name`.
 core::Expected<KernelSource> direct_source(const std::string& name, std::string_view header,
@@ -47,8 +64,7 @@ core::Expected<KernelSource> conv_direct_source(const space::ConvClass& cls) {
   return direct_source(std::string(kConvDirectPrefix) + cls.name(), "conv_direct.cuh",
                        "boo_kernels::ConvDirectRunner<" + cuda_type(cls.dtype) + ", " +
                            std::to_string(static_cast<int>(cls.direction)) + ", " +
-                           bool_text(cls.bias) + ", " +
-                           std::to_string(static_cast<int>(cls.activation)) + ">");
+                           epilogue_args(cls) + ">");
 }
 
 core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls) {
@@ -62,43 +78,40 @@ core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls) 
   } else if (cls.direction == ops::ConvDirection::kBackwardWeight) {
     inner = "boo_kernels::ConvDepthwiseWgradRunner<" + t + ">";
   } else {
-    inner = "boo_kernels::ConvDepthwiseRunner<" + t + ", " + bool_text(cls.bias) + ", " +
-            std::to_string(static_cast<int>(cls.activation)) + ">";
+    inner = "boo_kernels::ConvDepthwiseRunner<" + t + ", " + epilogue_args(cls) + ">";
   }
   return direct_source(std::string(kConvDepthwisePrefix) + cls.name(), "conv_depthwise.cuh",
-                       "boo_kernels::ConvChannelsLastRunner<" + inner + ", " + t + ">");
+                       channels_last(inner, t));
 }
 
 core::Expected<KernelSource> conv_pointwise_source(const space::ConvClass& cls) {
   BOO_RETURN_IF_ERROR(check_direct_class("conv.pointwise", cls));
-  if (cls.direction != ops::ConvDirection::kForward) {
-    return core::invalid_argument("conv.pointwise runs the forward pass only (class " + cls.name() +
-                                  ")");
-  }
+  BOO_RETURN_IF_ERROR(check_forward("conv.pointwise", cls));
   const std::string t = cuda_type(cls.dtype);
-  return direct_source(std::string(kConvPointwisePrefix) + cls.name(), "conv_pointwise.cuh",
-                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvPointwiseRunner<" + t +
-                           ", " + bool_text(cls.bias) + ", " +
-                           std::to_string(static_cast<int>(cls.activation)) + ">, " + t + ">");
+  return direct_source(
+      std::string(kConvPointwisePrefix) + cls.name(), "conv_pointwise.cuh",
+      channels_last("boo_kernels::ConvPointwiseRunner<" + t + ", " + epilogue_args(cls) + ">", t));
 }
 
 core::Expected<KernelSource> conv_grouped_direct_source(const space::ConvClass& cls) {
   BOO_RETURN_IF_ERROR(check_direct_class("conv.grouped", cls));
-  if (cls.direction != ops::ConvDirection::kForward) {
-    return core::invalid_argument(
-        "conv.grouped's direct kernel runs the forward pass only (class " + cls.name() + ")");
-  }
+  BOO_RETURN_IF_ERROR(check_forward("conv.grouped's direct kernel", cls));
   if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16) {
     return core::invalid_argument(
         "conv.grouped's direct kernel runs on fp16 and bf16 tensor cores only (class " +
         cls.name() + ")");
   }
   const std::string t = cuda_type(cls.dtype);
-  return direct_source(std::string(kConvGroupedDirectPrefix) + cls.name(),
-                       "conv_grouped_direct.cuh",
-                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvGroupedRunner<" + t +
-                           ", " + bool_text(cls.bias) + ", " +
-                           std::to_string(static_cast<int>(cls.activation)) + ">, " + t + ">");
+  return direct_source(
+      std::string(kConvGroupedDirectPrefix) + cls.name(), "conv_grouped_direct.cuh",
+      channels_last("boo_kernels::ConvGroupedRunner<" + t + ", " + epilogue_args(cls) + ">", t));
+}
+
+const ConvOwnKernel* conv_own_kernel(std::string_view algorithm) {
+  for (const ConvOwnKernel& k : kConvOwnKernels) {
+    if (k.name == algorithm) return &k;
+  }
+  return nullptr;
 }
 
 }  // namespace boo::codegen

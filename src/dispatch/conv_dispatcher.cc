@@ -515,24 +515,15 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
 
 namespace {
 
-core::Status takes_every_problem(const ops::ConvProblem&) { return core::Status::ok(); }
-
-// The direct kernels of our own: one config per class, named prefix + class name, a source per
-// class; forced configs, tuning-DB rows and sources treat them alike.
-struct OwnKernel {
-  std::string_view algorithm;
-  std::string_view prefix;
-  core::Status (*supports)(const ops::ConvProblem&);
-  core::Expected<codegen::KernelSource> (*source)(const space::ConvClass&);
-};
-const OwnKernel kOwnKernels[] = {
-    {kConvDepthwise, codegen::kConvDepthwisePrefix, &conv_depthwise_supports,
-     &codegen::conv_depthwise_source},
-    {kConvPointwise, codegen::kConvPointwisePrefix, &conv_pointwise_supports,
-     &codegen::conv_pointwise_source},
-    {kConvGrouped, codegen::kConvGroupedDirectPrefix, &conv_grouped_direct_supports,
-     &codegen::conv_grouped_direct_source},
-    {kConvDirect, codegen::kConvDirectPrefix, &takes_every_problem, &codegen::conv_direct_source}};
+// The direct kernels of our own (codegen::kConvOwnKernels: one config per class, named prefix +
+// class name, a source per class): forced configs, tuning-DB rows and sources treat them alike.
+// Whether one takes the problem (conv.direct takes every valid one).
+core::Status own_supports(std::string_view algorithm, const ops::ConvProblem& p) {
+  if (algorithm == kConvDepthwise) return conv_depthwise_supports(p);
+  if (algorithm == kConvPointwise) return conv_pointwise_supports(p);
+  if (algorithm == kConvGrouped) return conv_grouped_direct_supports(p);
+  return core::Status::ok();
+}
 
 // A candidate the heuristic ranks, with its predicted time and why (what --explain shows).
 ConvCandidate predicted(std::string_view algorithm, std::string config, double us,
@@ -617,15 +608,15 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                      0.0, "forced"});
       return out;
     }
-    for (const OwnKernel& own : kOwnKernels) {
+    for (const codegen::ConvOwnKernel& own : codegen::kConvOwnKernels) {
       if (forced.rfind(own.prefix, 0) != 0) continue;
-      if (const core::Status d = own.supports(p); !d.is_ok()) {
+      if (const core::Status d = own_supports(own.name, p); !d.is_ok()) {
         return core::unsupported("--config " + forced + ": " + d.message());
       }
       if (core::Status s = check_class_of(forced, own.prefix, p); !s.is_ok()) {
         return core::invalid_argument("--config " + s.message());
       }
-      out.push_back({std::string(own.algorithm), forced, 0.0, "forced"});
+      out.push_back({std::string(own.name), forced, 0.0, "forced"});
       return out;
     }
     return core::invalid_argument("--config " + forced +
@@ -642,9 +633,9 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
           (row->algorithm == kConvGrouped && conv_grouped_supports(p).is_ok() &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
-          std::any_of(std::begin(kOwnKernels), std::end(kOwnKernels),
-                      [&](const OwnKernel& own) {
-                        return row->algorithm == own.algorithm && own.supports(p).is_ok() &&
+          std::any_of(std::begin(codegen::kConvOwnKernels), std::end(codegen::kConvOwnKernels),
+                      [&](const codegen::ConvOwnKernel& own) {
+                        return row->algorithm == own.name && own_supports(own.name, p).is_ok() &&
                                check_class_of(row->config, own.prefix, p).is_ok();
                       }) ||
           (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
@@ -824,16 +815,17 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
 core::Expected<codegen::KernelSource> ConvDispatcher::source(const ConvCandidate& c) const {
   // conv.grouped has configs of both kinds: its direct kernel's and conv.sm90_implicit's.
   const bool own_config =
-      std::any_of(std::begin(kOwnKernels), std::end(kOwnKernels), [&](const OwnKernel& own) {
-        return c.algorithm == own.algorithm && c.config.rfind(own.prefix, 0) == 0;
-      });
+      std::any_of(std::begin(codegen::kConvOwnKernels), std::end(codegen::kConvOwnKernels),
+                  [&](const codegen::ConvOwnKernel& own) {
+                    return c.algorithm == own.name && c.config.rfind(own.prefix, 0) == 0;
+                  });
   if (!own_config && (c.algorithm == kConvSm90Implicit || c.algorithm == kConvPaddedChannels ||
                       c.algorithm == kConvGrouped || c.algorithm == kConvSplitWgrad)) {
     BOO_ASSIGN_OR_RETURN(space::ConvSm90Config config, space::ConvSm90Config::parse_name(c.config));
     return codegen::conv_sm90_source(config);
   }
-  for (const OwnKernel& own : kOwnKernels) {
-    if (c.algorithm != own.algorithm || c.config.rfind(own.prefix, 0) != 0) continue;
+  for (const codegen::ConvOwnKernel& own : codegen::kConvOwnKernels) {
+    if (c.algorithm != own.name || c.config.rfind(own.prefix, 0) != 0) continue;
     BOO_ASSIGN_OR_RETURN(
         space::ConvClass cls,
         space::ConvClass::parse_name(std::string_view(c.config).substr(own.prefix.size())));

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "boo/codegen/conv_codegen.h"
 #include "boo/codegen/layernorm_codegen.h"
 
 namespace boo::cli {
@@ -17,20 +16,7 @@ struct Overloaded : Ts... {
   using Ts::operator()...;
 };
 
-const ConvOwnAlgorithm kConvOwn[] = {
-    {kConvDirect, codegen::kConvDirectPrefix, &codegen::conv_direct_source},
-    {kConvDepthwise, codegen::kConvDepthwisePrefix, &codegen::conv_depthwise_source},
-    {kConvPointwise, codegen::kConvPointwisePrefix, &codegen::conv_pointwise_source},
-    {kConvGrouped, codegen::kConvGroupedDirectPrefix, &codegen::conv_grouped_direct_source}};
-
 }  // namespace
-
-const ConvOwnAlgorithm* conv_own(std::string_view algorithm) {
-  for (const ConvOwnAlgorithm& a : kConvOwn) {
-    if (a.name == algorithm) return &a;
-  }
-  return nullptr;
-}
 
 std::string name_of(const AnyConfig& config) {
   return std::visit(Overloaded{[](const GemmFallbackConfig& c) {
@@ -118,7 +104,7 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
   } else if (starts(space::kLayerNormRowwisePrefix)) {
     BOO_ASSIGN_OR_RETURN(config, space::LayerNormRowwiseConfig::parse_name(name));
   } else {
-    for (const ConvOwnAlgorithm& own : kConvOwn) {
+    for (const ConvOwnAlgorithm& own : codegen::kConvOwnKernels) {
       if (!starts(own.prefix)) continue;
       auto cls = ConvClass::parse_name(name.substr(own.prefix.size()));
       if (!cls) {

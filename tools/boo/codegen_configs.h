@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "boo/codegen/conv_codegen.h"
 #include "boo/codegen/gemm_codegen.h"
 #include "boo/core/dtype.h"
 #include "boo/core/status.h"
@@ -48,13 +49,11 @@ inline std::string in_quotes(std::string_view s) { return "'" + std::string(s) +
 struct GemmFallbackConfig {
   space::GemmClass cls;
 };
-struct ConvOwnAlgorithm {
-  std::string_view name;
-  std::string_view prefix;
-  core::Expected<codegen::KernelSource> (*source)(const space::ConvClass&);
-};
+using ConvOwnAlgorithm = codegen::ConvOwnKernel;
 // The entry of a direct convolution algorithm, or nullptr.
-const ConvOwnAlgorithm* conv_own(std::string_view algorithm);
+inline const ConvOwnAlgorithm* conv_own(std::string_view algorithm) {
+  return codegen::conv_own_kernel(algorithm);
+}
 struct ConvDirectConfig {
   space::ConvClass cls;
   const ConvOwnAlgorithm* algorithm = conv_own(kConvDirect);

@@ -39,4 +39,20 @@ inline constexpr std::string_view kConvPointwisePrefix = "conv.pointwise_";
 core::Expected<KernelSource> conv_grouped_direct_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvGroupedDirectPrefix = "conv.grouped_";
 
+// The direct kernels of our own, each with one config per class (prefix + class name) and its
+// generator: the one list that dispatch (forced configs, tuning-DB rows, sources) and
+// `boo codegen` read.
+struct ConvOwnKernel {
+  std::string_view name;  // the algorithm
+  std::string_view prefix;
+  core::Expected<KernelSource> (*source)(const space::ConvClass&);
+};
+inline constexpr ConvOwnKernel kConvOwnKernels[] = {
+    {"conv.direct", kConvDirectPrefix, &conv_direct_source},
+    {"conv.depthwise", kConvDepthwisePrefix, &conv_depthwise_source},
+    {"conv.pointwise", kConvPointwisePrefix, &conv_pointwise_source},
+    {"conv.grouped", kConvGroupedDirectPrefix, &conv_grouped_direct_source}};
+// The entry of `algorithm`, or nullptr.
+const ConvOwnKernel* conv_own_kernel(std::string_view algorithm);
+
 }  // namespace boo::codegen
