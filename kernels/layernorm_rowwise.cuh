@@ -528,8 +528,8 @@ __device__ __forceinline__ void write_column_sums(const float (&acc)[kItems][kVe
   }
 }
 
-// Register configs (kItems > 0) with BackwardShape::kPipelined. Each group walks its rows (row
-// group + k * gridDim.x * kRows);
+// Register configs (kItems > 0) with BackwardShape::kPipelined. Each block takes a contiguous
+// run of rows, each group every kRows-th row of it;
 // x and dy of the next kStages - 1 rows are in flight into shared memory while a row is
 // computed; each thread copies and reads only its own columns, so the stages need no barrier.
 // Each thread adds its columns' dweight and dbias terms over all its rows in registers (a fixed
@@ -553,8 +553,13 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
 #pragma unroll
     for (int j = 0; j < kVec; ++j) acc_w[i][j] = acc_b[i][j] = 0.0f;
   }
-  const int64_t first = int64_t{blockIdx.x} * kRows;
-  const int64_t stride = int64_t{gridDim.x} * kRows;
+  // The block's rows: a contiguous run of rows / blocks rows (split at row granularity, so the
+  // blocks' shares differ by one row at most); its groups take them kRows apart. Measured on an
+  // H100 against rows kRows * gridDim.x apart: 2 KB rows (fp16 16384 x 1024) 42.2 -> 39.2 us,
+  // 8 KB rows unchanged (bench/results/2026-11-25-layernorm-bwd-balance-h100.md).
+  const int64_t first = p.rows * blockIdx.x / gridDim.x;
+  const int64_t last = p.rows * (blockIdx.x + 1) / gridDim.x;
+  constexpr int64_t stride = kRows;
   // dbias alone needs dy only: x, mean and rstd are not read.
   const bool need_x = io.dx != nullptr || p.partial_dw != nullptr;
   // This group's x (then dy) of stage s.
@@ -564,7 +569,7 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
   // Starts the copies of the group's k-th row (none past the end) as one cp.async group.
   const auto issue = [&](int64_t k) {
     const int64_t row = first + k * stride + group;
-    if (row < p.rows) {
+    if (row < last) {
       T* sx = stage(k);
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
@@ -581,19 +586,19 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
   // mean and rstd load one row ahead too: a load issued where they are needed would add its
   // whole latency to every row.
   float next_mean = 0.0f, next_rstd = 0.0f;
-  if (need_x && first + group < p.rows) {
+  if (need_x && first + group < last) {
     next_mean = p.mean[first + group];
     next_rstd = p.rstd[first + group];
   }
   // Every thread runs the same number of iterations (see forward_kernel).
   int64_t k = 0;
-  for (int64_t base = first; base < p.rows; base += stride, ++k) {
+  for (int64_t base = first; base < last; base += stride, ++k) {
     const int64_t row = base + group;
-    const bool valid = row < p.rows;
+    const bool valid = row < last;
     const int64_t off = row * p.cols;
     const float mean = next_mean;
     const float rstd = next_rstd;
-    if (need_x && row + stride < p.rows) {
+    if (need_x && row + stride < last) {
       next_mean = p.mean[row + stride];
       next_rstd = p.rstd[row + stride];
     }
