@@ -4,7 +4,8 @@
 # twice per row from global memory; =2 also keeps the row's xhat and dy in registers between the
 # two passes instead of reading and widening them from shared memory again (patch:
 # 2026-11-26-layernorm-bwd-hold-experiments.diff).
-# Usage (device machine, .deps/device carried): VARIANTS="base HOLD=1 HOLD=2" REPS="1 2 3" bash <this>
+# Usage (device machine, .deps/device carried; the patch applied first with `git apply`):
+#   VARIANTS="base HOLD=1 HOLD=2" REPS="1 2 3" bash <this>
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"

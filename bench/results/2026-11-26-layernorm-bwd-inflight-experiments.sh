@@ -4,7 +4,9 @@
 # N KB of a block's rows are in flight while it computes one (stages = 1 + ceil(N KB / stage),
 # at most BOO_LAYERNORM_PIPE_LIMIT_KB of shared memory); without it, the shipped rule (stages
 # of ~32 KB in all, 160 KB at most).
-# Usage (device machine, .deps/device carried): VARIANTS="base 64 128" REPS="1 2 3" bash <this>
+# Usage (device machine, .deps/device carried; the patch applied first with `git apply
+# bench/results/2026-11-26-layernorm-bwd-inflight-experiments.diff`):
+#   VARIANTS="base 64 96 128" REPS="1 2 3" bash <this>
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
