@@ -61,11 +61,13 @@ Expected<ParsedCommand> parse_miopen_layernorm(std::string_view op,
   BOO_ASSIGN_OR_RETURN(p.shape, parse_shape(f.spelled("input"), f.get("input")));
   BOO_ASSIGN_OR_RETURN(const int64_t dim, f.get_int("normalized_dim"));
   if (dim < 0 || dim >= static_cast<int64_t>(p.shape.size())) {
-    return invalid_argument(f.spelled("normalized_dim") +
-                            ": the first normalized dim must be in "
-                            "[0, " +
-                            std::to_string(p.shape.size() - 1) + "] for " + f.spelled("input") +
-                            " " + std::string(f.get("input")) + ", got " + std::to_string(dim));
+    return invalid_argument(
+        f.spelled("normalized_dim") +
+        ": the first normalized dim must be in "
+        "[0, " +
+        std::to_string(p.shape.size() - 1) + "] for " + f.spelled("input") + " " +
+        std::string(f.get("input")) + ", got " + std::to_string(dim) +
+        (f.given("normalized_dim") ? "" : " (MIOpenDriver's default; pass -o)"));
   }
   p.normalized_dim = static_cast<int>(dim);
   BOO_ASSIGN_OR_RETURN(p.eps, f.get_double("eps"));
