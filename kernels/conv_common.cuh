@@ -38,6 +38,13 @@ inline const char* conv_workspace_error(const void* base, int64_t need, int64_t 
   return nullptr;
 }
 
+// A wrapper's workspace() from its plan (valid, inner_bytes, total): -1 when the plan is invalid
+// or its inner runner refuses the rewritten problem.
+template <class Plan>
+inline int64_t planned_workspace(const Plan& p) {
+  return !p.valid || p.inner_bytes < 0 ? -1 : p.total;
+}
+
 // BOO_OK when a wrapper (space-to-depth, the dense group expansion, split backward weight) may
 // launch: the arguments are its (`rejected` is null), its inner runner takes the rewritten
 // problem (`inner_bytes` >= 0, else `inner_refusal`) and the workspace holds the plan; else the

@@ -366,11 +366,8 @@ struct ConvChannelsLastRunner {
     return p;
   }
 
-  // Stand-in for the workspace while planning: 256-byte aligned, never dereferenced.
-  static char* stand_in() { return reinterpret_cast<char*>(uintptr_t{1} << 20); }
-
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
-    const Plan p = make_plan(a, stand_in());
+    const Plan p = make_plan(a, planning_workspace());
     if (!p.valid) {
       write_why(why, len, "invalid sizes, direction or a missing tensor pointer");
       return BOO_UNSUPPORTED;
@@ -379,9 +376,7 @@ struct ConvChannelsLastRunner {
   }
 
   static int64_t workspace(const BooConvArgs& a) {
-    const Plan p = make_plan(a, stand_in());
-    if (!p.valid || p.inner_bytes < 0) return -1;
-    return p.total;
+    return planned_workspace(make_plan(a, planning_workspace()));
   }
 
   // Copies an input tensor into its slot (padding it with zeros), or the output's slot out to

@@ -177,20 +177,13 @@ struct ConvSpaceToDepthRunner {
     return p;
   }
 
-  static char* stand_in() { return reinterpret_cast<char*>(uintptr_t{1} << 20); }
-
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
-    return Inner::supports(make_plan(a, stand_in()).inner, why, len);
+    if (const char* r = reject(a)) return reject_verdict(r, why, len);
+    return Inner::supports(make_plan(a, planning_workspace()).inner, why, len);
   }
 
   static int64_t workspace(const BooConvArgs& a) {
-    const Plan p = make_plan(a, stand_in());
-    if (!p.valid || p.inner_bytes < 0) return -1;
-    return p.total;
+    return planned_workspace(make_plan(a, planning_workspace()));
   }
 
   static cudaError_t launch(const void* src, void* dst, const BooConvArgs& a, const SpaceToDepth& g,

@@ -114,9 +114,8 @@ struct ConvSplitWgradRunner {
   }
   static int64_t inner_bytes(const BooConvArgs& a) {
     int64_t most = 0;
-    float* stand_in = reinterpret_cast<float*>(uintptr_t{1} << 20);
     for (int s = 0; s < kSplits; ++s) {
-      const int64_t b = Inner::workspace(inner_args(a, s, stand_in));
+      const int64_t b = Inner::workspace(inner_args(a, s, planning_workspace<float>()));
       if (b < 0) return -1;
       most = b > most ? b : most;
     }
@@ -124,12 +123,8 @@ struct ConvSplitWgradRunner {
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
-    if (const char* r = reject(a)) {
-      write_why(why, len, r);
-      return BOO_UNSUPPORTED;
-    }
-    float* stand_in = reinterpret_cast<float*>(uintptr_t{1} << 20);
-    return Inner::supports(inner_args(a, 0, stand_in), why, len);
+    if (const char* r = reject(a)) return reject_verdict(r, why, len);
+    return Inner::supports(inner_args(a, 0, planning_workspace<float>()), why, len);
   }
 
   static int64_t workspace(const BooConvArgs& a) {

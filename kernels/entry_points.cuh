@@ -14,6 +14,13 @@ inline void write_why(char* why, int32_t len, const char* text) {
   if (why != nullptr && len > 0) std::snprintf(why, static_cast<size_t>(len), "%s", text);
 }
 
+// Stand-in for a wrapper's workspace while it plans (supports, workspace): 256-byte aligned,
+// never dereferenced.
+template <class T = char>
+inline T* planning_workspace() {
+  return reinterpret_cast<T*>(uintptr_t{1} << 20);
+}
+
 // A runner's supports() from its reject(): BOO_OK when nothing is rejected, else
 // BOO_UNSUPPORTED with the reason in `why`.
 inline int32_t reject_verdict(const char* rejected, char* why, int32_t len) {

@@ -170,13 +170,12 @@ struct GemmPaddedRunner {
       write_why(why, len, "empty problem");
       return BOO_UNSUPPORTED;
     }
-    // Stand-in for the workspace: 256-byte aligned, never dereferenced.
-    const Plan p = make_plan(a, reinterpret_cast<char*>(uintptr_t{1} << 20));
+    const Plan p = make_plan(a, planning_workspace());
     return Inner::supports(p.inner, why, len);
   }
 
   static int64_t workspace(const BooGemmArgs& a) {
-    const Plan p = make_plan(a, reinterpret_cast<char*>(uintptr_t{1} << 20));
+    const Plan p = make_plan(a, planning_workspace());
     if (p.inner_bytes < 0) return -1;
     return p.total;
   }

@@ -137,15 +137,13 @@ struct GemmSplitParallelRunner {
   }
 
   static int64_t inner_bytes(const BooGemmArgs& a) {
-    float* stand_in = reinterpret_cast<float*>(uintptr_t{1} << 20);
-    const int64_t b = Inner::workspace(inner_args(a, stand_in));
+    const int64_t b = Inner::workspace(inner_args(a, planning_workspace<float>()));
     return b < 0 ? -1 : round_up(b, 256);
   }
 
   static int32_t supports(const BooGemmArgs& a, char* why, int32_t len) {
     if (const char* r = reject(a)) return reject_verdict(r, why, len);
-    float* stand_in = reinterpret_cast<float*>(uintptr_t{1} << 20);
-    return Inner::supports(inner_args(a, stand_in), why, len);
+    return Inner::supports(inner_args(a, planning_workspace<float>()), why, len);
   }
 
   static int64_t workspace(const BooGemmArgs& a) {
