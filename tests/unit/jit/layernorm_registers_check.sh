@@ -5,6 +5,10 @@
 # and slows down by far more than its code change suggests: moving the backward's row bounds into
 # a struct once took v4_t256_r2_i4 from 64 to 82 registers, one block per SM instead of two,
 # and dx alone from 68.7 to 87.7 us on an H100 (bench/results/2026-11-23-layernorm-bwd-h100.md).
+# Each limit is the count of the code a benchmark last measured: contiguous rows per block
+# (2409885) took fp16 v8_t64_r8_i2 from 64 to 80 registers, and the sweep after it
+# (bench/results/2026-11-25-layernorm-bwd-balance-h100.md: 38.6 us, the best fp16 config; not
+# dispatch's pick) ran it with one block per SM.
 # Usage: layernorm_registers_check.sh BOO_BINARY NVCC
 set -uo pipefail
 boo=$1
@@ -18,7 +22,7 @@ checks=(
   "layernorm.rowwise_bf16_bwd_v4_t256_r2_i4 backward_regs_kernel 64 two 512-thread blocks per SM"
   "layernorm.rowwise_bf16_bwd_v4_t256_r2_i4 backward_pipe_kernel 64 two 512-thread blocks per SM"
   "layernorm.rowwise_fp16_bwd_v8_t128_r8_i1 backward_pipe_kernel 64 one 1024-thread block per SM"
-  "layernorm.rowwise_fp16_bwd_v8_t64_r8_i2 backward_pipe_kernel 64 two 512-thread blocks per SM"
+  "layernorm.rowwise_fp16_bwd_v8_t64_r8_i2 backward_pipe_kernel 80 one 512-thread block per SM, as in the 2026-11-25 sweep"
   "layernorm.rowwise_bf16_fwd_v8_t256_r1_i2 forward_kernel 40 six 256-thread blocks per SM"
 )
 status=0
