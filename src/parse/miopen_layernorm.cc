@@ -62,9 +62,7 @@ Expected<ParsedCommand> parse_miopen_layernorm(std::string_view op,
   BOO_ASSIGN_OR_RETURN(const int64_t dim, f.get_int("normalized_dim"));
   if (dim < 0 || dim >= static_cast<int64_t>(p.shape.size())) {
     return invalid_argument(
-        f.spelled("normalized_dim") +
-        ": the first normalized dim must be in "
-        "[0, " +
+        f.spelled("normalized_dim") + ": the first normalized dim must be in [0, " +
         std::to_string(p.shape.size() - 1) + "] for " + f.spelled("input") + " " +
         std::string(f.get("input")) + ", got " + std::to_string(dim) +
         (f.given("normalized_dim") ? "" : " (MIOpenDriver's default; pass -o)"));
