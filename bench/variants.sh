@@ -2,7 +2,7 @@
 # A/B of compile-time kernel variants and forced configs on the device machine (.deps/device
 # carried; boo built by scripts/device-run.sh build when it is not there yet). Each variant is
 # `base` (no flags) or macros joined by `+`, each passed as -DBOO_<macro> in BOO_NVCC_FLAGS (part
-# of the kernel cache key): `LAYERNORM_HOLD=2`, `LAYERNORM_INFLIGHT_KB=64+LAYERNORM_PIPE_LIMIT_KB=220`.
+# of the kernel cache key): `LAYERNORM_INFLIGHT_KB=64+LAYERNORM_PIPE_LIMIT_KB=220`.
 # A kernel's experiment patch (bench/results/*-experiments.diff) is applied before the build.
 #
 # Usage: JOBS=FILE VARIANTS="base X=1 ..." REPS="1 2 3" [BACKENDS=boo,cublaslt] [REF=FILE]

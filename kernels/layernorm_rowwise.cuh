@@ -6,8 +6,8 @@
 //
 //   kItems > 0: the row's kItems * kVec values per thread stay in registers between the passes
 //               (mean, then the centred variance, then the output): x and dy are read once
-//               (the pipelined backward keeps them in shared memory instead, see
-//               backward_pipe_kernel).
+//               (the pipelined backward stages them in shared memory, and holds them in
+//               registers between the passes when they fit, see backward_pipe_kernel).
 //   kItems = 0: any cols; each pass reads the row again (from L2 unless the rows in flight
 //               outgrow it). With kVec = 1 this is the fallback for every problem.
 //
@@ -476,6 +476,13 @@ struct BackwardShape {
                                          : 2;
   static constexpr int kStages = kWanted < 2 ? 2 : kWanted > 8 ? 8 : static_cast<int>(kWanted);
   static constexpr bool kPipelined = kItems > 0 && kStages* kStageBytes <= int64_t{160} * 1024;
+  // Pipelined configs whose registers take five fp32 values per column a thread owns (w, xhat,
+  // dy, and the two column sums) plus ~24 of state within the launch bound's share (at most
+  // 255) hold w, xhat and dy between a row's passes (backward_row_held). More values spill
+  // (ptxas 13.0: bf16 v4_t256_r4_i4 held, 64 registers, 348 bytes of spills, 86.6 -> 150 us).
+  static constexpr int kRegisterShare =
+      65536 / (kThreads * kRows) < 255 ? 65536 / (kThreads * kRows) : 255;
+  static constexpr bool kHolds = kPipelined && 5 * kItems * kVec + 24 <= kRegisterShare;
   // backward_pipe_kernel: the stages, which the end of the kernel reuses to add the groups'
   // column sums, one output at a time (kRows > 1 only).
   static constexpr int64_t kSumBytes = kRows > 1 ? int64_t{kRows} * kCols * 4 : 0;
@@ -528,13 +535,66 @@ __device__ __forceinline__ void write_column_sums(const float (&acc)[kItems][kVe
   }
 }
 
+// One row of a pipelined config that holds its row (BackwardShape::kHolds), as every thread of
+// its group sees it: x and dy are read from the group's stage once and kept (as xhat and dy, in
+// fp32) for the second pass, and w comes from registers (w_held, loaded once per thread). The
+// same arithmetic as backward_row in the same order; measured on an H100
+// against backward_row (the stage read in both passes, w from L1 in each): bf16 8192x4096 -F 14
+// 86.1 -> 74.0 us (v4_t256_r2_i4), fp16 16384x1024 -F 14 40.3 -> 37.9 us (v8_t128_r8_i1)
+// (bench/results/2026-11-26-layernorm-bwd-hold-h100.md).
+template <class T, int kVec, int kThreads, int kRows, int kItems>
+__device__ __forceinline__ void backward_row_held(const Params& p, T* dx, float* smem, int group,
+                                                  int lane, bool valid, int64_t off, float mean,
+                                                  float rstd, bool need_x, const T* sx,
+                                                  const T* sdy, const float (&w_held)[kItems][kVec],
+                                                  float (&acc_w)[kItems][kVec],
+                                                  float (&acc_b)[kItems][kVec]) {
+  using V = Vector<T, kVec>;
+  float xhat[kItems][kVec], dyv[kItems][kVec];
+  float s[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) xhat[i][j] = dyv[i][j] = 0.0f;
+    if (!valid || c >= p.cols) continue;
+    if (need_x) widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xhat[i]);
+    widen<T, kVec>(*reinterpret_cast<const V*>(sdy + c), dyv[i]);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      xhat[i][j] = (xhat[i][j] - mean) * rstd;
+      const float g = w_held[i][j] * dyv[i][j];
+      s[0] += g;
+      s[1] += g * xhat[i][j];
+      acc_w[i][j] += dyv[i][j] * xhat[i][j];
+      acc_b[i][j] += dyv[i][j];
+    }
+  }
+  if (dx == nullptr) return;
+  row_sum<kThreads, kRows, 2, true>(s, smem, group, lane);
+  const float mg = s[0] * p.inv_cols;
+  const float mgx = s[1] * p.inv_cols;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+    if (!valid || c >= p.cols) continue;
+    float o[kVec];
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      o[j] = rstd * (w_held[i][j] * dyv[i][j] - mg - xhat[i][j] * mgx);
+    }
+    store<T, kVec>(dx, off + c, o);
+  }
+}
+
 // Register configs (kItems > 0) with BackwardShape::kPipelined. Each block takes a contiguous
 // run of rows, each group every kRows-th row of it;
 // x and dy of the next kStages - 1 rows are in flight into shared memory while a row is
 // computed; each thread copies and reads only its own columns, so the stages need no barrier.
-// Each thread adds its columns' dweight and dbias terms over all its rows in registers (a fixed
-// order). At the end the block adds its groups' sums in group order and writes one workspace
-// row per output.
+// Configs with BackwardShape::kHolds read a row's stage once (backward_row_held); the others
+// read it in both passes (backward_row). Each thread adds its columns' dweight and dbias terms over
+// all its rows in registers (a fixed order). At the end the block adds its groups' sums in group
+// order and writes one workspace row per output.
 template <class T, int kVec, int kThreads, int kRows, int kItems>
 __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p) {
   using V = Vector<T, kVec>;
@@ -590,6 +650,20 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
     next_mean = p.mean[first + group];
     next_rstd = p.rstd[first + group];
   }
+  // w of this thread's columns, when the config holds its rows (1 without w: the same bits).
+  float w_held[kItems][kVec];
+  if constexpr (Shape::kHolds) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const int64_t c = (int64_t{i} * kThreads + lane) * kVec;
+      if (io.w != nullptr && c < p.cols) {
+        load<T, kVec>(io.w, c, w_held[i]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kVec; ++j) w_held[i][j] = 1.0f;
+      }
+    }
+  }
   // Every thread runs the same number of iterations (see forward_kernel).
   int64_t k = 0;
   for (int64_t base = first; base < last; base += stride, ++k) {
@@ -602,29 +676,35 @@ __global__ void __launch_bounds__(kThreads* kRows) backward_pipe_kernel(Params p
       next_mean = p.mean[row + stride];
       next_rstd = p.rstd[row + stride];
     }
-    // x and dy of the row are in this group's stage: read twice from there (registers hold
-    // the column sums instead).
     issue(k + kStages - 1);
     copy_wait<kStages - 1>();
     const T* sx = stage(k);
-    backward_row<T, kVec, kThreads, kRows, kItems>(
-        p, io.w, io.dx, smem, group, lane, valid, off, mean, rstd,
-        [&](int, int64_t c, float(&xv)[kVec], float(&dyv)[kVec]) {
-          if (need_x) {
-            widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
-          } else {
+    if constexpr (Shape::kHolds) {
+      backward_row_held<T, kVec, kThreads, kRows, kItems>(p, io.dx, smem, group, lane, valid, off,
+                                                          mean, rstd, need_x, sx, sx + kCols,
+                                                          w_held, acc_w, acc_b);
+    } else {
+      // x and dy of the row are in this group's stage: read twice from there (registers hold
+      // the column sums instead).
+      backward_row<T, kVec, kThreads, kRows, kItems>(
+          p, io.w, io.dx, smem, group, lane, valid, off, mean, rstd,
+          [&](int, int64_t c, float(&xv)[kVec], float(&dyv)[kVec]) {
+            if (need_x) {
+              widen<T, kVec>(*reinterpret_cast<const V*>(sx + c), xv);
+            } else {
 #pragma unroll
-            for (int j = 0; j < kVec; ++j) xv[j] = 0.0f;
-          }
-          widen<T, kVec>(*reinterpret_cast<const V*>(sx + kCols + c), dyv);
-        },
-        [&](int i, const float(&xhat)[kVec], const float(&dyv)[kVec]) {
+              for (int j = 0; j < kVec; ++j) xv[j] = 0.0f;
+            }
+            widen<T, kVec>(*reinterpret_cast<const V*>(sx + kCols + c), dyv);
+          },
+          [&](int i, const float(&xhat)[kVec], const float(&dyv)[kVec]) {
 #pragma unroll
-          for (int j = 0; j < kVec; ++j) {
-            acc_w[i][j] += dyv[j] * xhat[j];
-            acc_b[i][j] += dyv[j];
-          }
-        });
+            for (int j = 0; j < kVec; ++j) {
+              acc_w[i][j] += dyv[j] * xhat[j];
+              acc_b[i][j] += dyv[j];
+            }
+          });
+    }
   }
   if (!io.column_sums) return;
   copy_wait<0>();  // (the groups past the end are empty)

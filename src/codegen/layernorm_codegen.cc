@@ -23,6 +23,7 @@ core::Expected<KernelSource> layernorm_rowwise_source(const space::LayerNormRoww
     // Dispatch's model reads the kernel's shared memory from the space
     // (LayerNormRowwiseConfig::backward_smem_bytes); the compiler checks that they agree.
     b += "static_assert(Runner::Shape::kPipelined == " + bool_text(config.backward_pipelined()) +
+         " && Runner::Shape::kHolds == " + bool_text(config.backward_holds()) +
          " && Runner::Shape::kSmemBytes == " + std::to_string(config.backward_smem_bytes()) +
          ", \"space::LayerNormRowwiseConfig mirrors BackwardShape\");\n";
   }

@@ -50,10 +50,15 @@ LayerNormPointers fake_pointers(const ops::LayerNormProblem& p, int64_t alignmen
 
 // Registers per thread the kernel needs, roughly (ptxas 13.0 on sm_90a): the values it holds
 // (forward: x; backward: x and dy, widened, with the column sums in shared memory; pipelined
-// backward: the column sums, with x and dy in shared memory) plus addressing and loop state.
+// backward: the column sums, with x and dy in shared memory, and when it holds its rows w, xhat
+// and dy too: bf16 v4_t256_r2_i4 126 registers) plus addressing and loop state, within the
+// launch bound's share.
 int registers_per_thread(const LayerNormRowwiseConfig& c, bool pipelined) {
   const int held = c.items > 0 ? c.vec * c.items : c.vec;
   if (!c.backward) return held + 24;
+  if (pipelined && c.backward_holds()) {
+    return std::min({6 * held + 30, 255, 65536 / c.block_threads()});
+  }
   return pipelined ? (9 * held) / 4 + 24 : (5 * held) / 2 + 24;
 }
 
@@ -110,6 +115,7 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   // pipelined kernel there (without column sums, the register kernel).
   const bool persistent = sums;
   const bool pipelined = sums && c.backward_pipelined();
+  const bool held = pipelined && c.backward_holds();
   // Residency: blocks per SM from registers (64K per SM), the backward's shared memory, threads
   // (2048) and blocks (32).
   const int64_t by_regs =
@@ -149,14 +155,16 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   const double wide_row = std::clamp(std::log2(row_kb / 2.0) / 2.0, 0.0, 1.0);  // 2 to 8 KB
   const double f_width =
       fwd         ? pick(access, {{16, 1.0}, {8, 1.12}, {4, 1.6}, {2, 2.0}}, 2.2)
+      : held      ? pick(access, {{8, 1.0}, {16, 1.0 + 0.03 * wide_row}, {4, 1.08}, {2, 1.2}}, 1.5)
       : pipelined ? pick(access, {{8, 1.0}, {16, 0.98 + 0.22 * wide_row}, {4, 1.2}, {2, 1.3}}, 1.5)
                   : pick(access, {{8, 1.0}, {16, 1.08}, {4, 1.2}, {2, 1.3}}, 1.5);
   const double f_items =
       // A stream config walks the row in a loop of dependent passes: ~3% per step of the loop.
       c.items == 0
           ? (fwd ? 1.0 + 0.03 * std::ceil(static_cast<double>(cols) / c.vec / c.threads) : 5.0)
-      : fwd ? pick(c.items, {{1, 1.03}, {2, 1.0}, {3, 1.0}, {4, 1.04}, {5, 1.1}, {6, 1.12}},
-                   1.22 + 0.05 * std::max(0, c.items - 8))
+      : fwd  ? pick(c.items, {{1, 1.03}, {2, 1.0}, {3, 1.0}, {4, 1.04}, {5, 1.1}, {6, 1.12}},
+                    1.22 + 0.05 * std::max(0, c.items - 8))
+      : held ? pick(c.items, {{1, 1.0}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.02}, {16, 1.1}}, 1.2)
       : pipelined
           ? pick(c.items, {{1, 1.0}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.1}, {16, 1.45}}, 1.3)
           : pick(c.items, {{1, 1.1}, {2, 1.0}, {3, 1.02}, {4, 1.0}, {8, 1.12}}, 1.15);
@@ -174,10 +182,16 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
                   {512, 1.08},
                   {1024, 1.3}},
                  1.0);
-  const double f_block = fwd ? (c.rows > 1 && c.threads >= 128 ? 1.03 : 1.0)
-                         : pipelined
-                             ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.02}, {256, 1.12}}, 1.2)
-                             : pick(c.block_threads(), {{512, 1.0}, {256, 1.05}, {1024, 1.1}}, 1.1);
+  // A pipelined backward that holds its rows reads its stage and w once a row instead of twice:
+  // against the best config that does not, 8 KB rows 0.88x, 2 KB rows 0.95x; with 256 to 1024
+  // threads a block, and at 16 resident warps per SM as fast as at 32
+  // (bench/results/2026-11-26-layernorm-bwd-hold-h100.md, every config's sweep).
+  const double f_holds = held ? 0.94 - 0.07 * wide_row : 1.0;
+  const double f_block =
+      fwd         ? (c.rows > 1 && c.threads >= 128 ? 1.03 : 1.0)
+      : held      ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.0}, {256, 1.0}}, 1.1)
+      : pipelined ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.02}, {256, 1.12}}, 1.2)
+                  : pick(c.block_threads(), {{512, 1.0}, {256, 1.05}, {1024, 1.1}}, 1.1);
   // Lanes that hold columns (register configs cover up to twice the row).
   const double lanes =
       c.items > 0 ? static_cast<double>(cols) / c.vec / (static_cast<double>(c.threads) * c.items)
@@ -188,7 +202,7 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   const double warps =
       std::min<double>(static_cast<double>(per_sm), static_cast<double>(grid) / d.sm_count) *
       c.block_threads() / 32.0;
-  const double f_occupancy = fwd ? 1.0 : 1.0 + 0.1 * std::max(0.0, (32.0 - warps) / 16.0);
+  const double f_occupancy = fwd || held ? 1.0 : 1.0 + 0.1 * std::max(0.0, (32.0 - warps) / 16.0);
   // Row groups in flight over the GPU and the waves they take: a last partial wave idles SMs.
   const double waves_exact =
       static_cast<double>(groups) / static_cast<double>(persistent ? grid : resident);
@@ -199,10 +213,12 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
                           ? 1.0
                           : std::max(waves_exact / waves, 0.5);
   const double bytes = static_cast<double>(p.min_bytes());
-  const double factor = f_width * f_items * f_threads * f_block * f_lanes * f_occupancy;
+  const double factor = f_width * f_items * f_threads * f_block * f_lanes * f_occupancy * f_holds;
   const double memory_us = bytes / (d.bandwidth_gbs * 1e3) * factor / fill;
-  // A row's latency chain (loads, reductions, stores) bounds a GPU that is not full.
-  const double chain_us = waves * (1.5 + (c.threads > 32 ? 0.3 : 0.0));
+  // A row's latency chain (loads, reductions, stores) bounds a GPU that is not full. The
+  // pipelined backward's loads are in flight before the row starts: its chain is the row's sums
+  // and stores (bf16 8192x4096 -F 14, v4_t256_r2_i4 held: 31 rows a group in 74 us on an H100).
+  const double chain_us = waves * (pipelined ? 0.6 : 1.5 + (c.threads > 32 ? 0.3 : 0.0));
   // The smaller term still counts a little, so that latency-bound ties go to the config that
   // moves the bytes best.
   double us =

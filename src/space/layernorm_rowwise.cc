@@ -124,6 +124,11 @@ bool LayerNormRowwiseConfig::backward_pipelined() const {
   return items > 0 && backward_stages() * backward_stage_bytes() <= int64_t{160} * 1024;
 }
 
+bool LayerNormRowwiseConfig::backward_holds() const {
+  const int share = std::min(255, 65536 / block_threads());
+  return backward_pipelined() && 5 * items * vec + 24 <= share;
+}
+
 int64_t LayerNormRowwiseConfig::backward_smem_bytes() const {
   if (items == 0) return 0;
   if (!backward_pipelined()) return int64_t{rows} * 2 * max_cols() * 4;

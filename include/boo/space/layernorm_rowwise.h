@@ -52,6 +52,10 @@ struct LayerNormRowwiseConfig {
   int64_t backward_stage_bytes() const;
   int backward_stages() const;
   bool backward_pipelined() const;
+  // A pipelined backward holds a row in registers between its passes (w, xhat and dy) when five
+  // fp32 values per column a thread owns plus 24 fit the block's share of the 64K registers
+  // (at most 255 a thread). Mirrors kernels/layernorm_rowwise.cuh (BackwardShape::kHolds).
+  bool backward_holds() const;
   // Dynamic shared memory of the backward kernel (bytes): the stages (or, if more, one fp32
   // value per column per row group), or the column sums' two fp32 slots per column per group;
   // 0 for stream configs.

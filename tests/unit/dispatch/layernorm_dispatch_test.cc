@@ -182,8 +182,8 @@ TEST_F(LayerNormDispatchTest, PointerAlignmentBoundsTheVectorWidth) {
 
 TEST_F(LayerNormDispatchTest, HeuristicPicksTheConfigsMeasuredBestOnAnH100) {
   // bench/workloads/layernorm_public.txt, measured best by sweeping every config (H100). The
-  // backward's sweep (bench/results/2026-11-23-layernorm-bwd-sweep-h100.csv) puts several configs
-  // within 2% of the best, about the noise between runs: the pick must be one of them.
+  // backward's sweep (bench/results/2026-11-26-layernorm-bwd-hold-sweep-h100.csv) puts several
+  // configs within 3% of the best, about the noise between runs: the pick must be one of them.
   struct Case {
     std::string command;
     std::vector<std::string> best;
@@ -196,10 +196,13 @@ TEST_F(LayerNormDispatchTest, HeuristicPicksTheConfigsMeasuredBestOnAnH100) {
       {"layernormbfp16 -X 64x56x56x96 -o 3 -e 1e-6 -m 1 -F 1",
        {"layernorm.rowwise_bf16_fwd_v8_t4_r32_i3"}},
       {"layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 14",
-       {"layernorm.rowwise_bf16_bwd_v4_t256_r4_i4", "layernorm.rowwise_bf16_bwd_v4_t256_r2_i4"}},
+       {"layernorm.rowwise_bf16_bwd_v4_t256_r2_i4", "layernorm.rowwise_bf16_bwd_v4_t256_r1_i4",
+        "layernorm.rowwise_bf16_bwd_v4_t128_r2_i8"}},
       {"layernormfp16 -X 16x1024x1024 -o 2 -e 1e-5 -m 1 -F 14",
-       {"layernorm.rowwise_fp16_bwd_v8_t64_r8_i2", "layernorm.rowwise_fp16_bwd_v8_t128_r8_i1",
-        "layernorm.rowwise_fp16_bwd_v8_t32_r16_i4", "layernorm.rowwise_fp16_bwd_v8_t128_r4_i1"}},
+       {"layernorm.rowwise_fp16_bwd_v8_t128_r4_i1", "layernorm.rowwise_fp16_bwd_v4_t64_r4_i4",
+        "layernorm.rowwise_fp16_bwd_v8_t64_r8_i2", "layernorm.rowwise_fp16_bwd_v4_t128_r4_i2",
+        "layernorm.rowwise_fp16_bwd_v8_t32_r8_i4", "layernorm.rowwise_fp16_bwd_v8_t32_r4_i4",
+        "layernorm.rowwise_fp16_bwd_v4_t64_r8_i4", "layernorm.rowwise_fp16_bwd_v8_t128_r8_i1"}},
   };
   LayerNormDispatcher d(*cache_, nullptr, DeviceModel{});
   for (const Case& k : cases) {

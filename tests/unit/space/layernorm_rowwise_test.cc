@@ -366,6 +366,27 @@ TEST(LayerNormRowwise, BackwardStagesAndSharedMemory) {
   }
 }
 
+// Which pipelined configs hold a row in registers between the passes (BackwardShape::kHolds):
+// five fp32 values per owned column plus 24 within the block's share of 64K registers, at most
+// 255 (tests/unit/jit/layernorm_registers_check.sh checks with ptxas that these do not spill).
+TEST(LayerNormRowwise, BackwardHoldsRowsThatFitTheRegisterShare) {
+  // 512 threads (128 registers): 16 values a thread (104) hold, 24 (144) do not.
+  EXPECT_TRUE(make(DType::kBF16, true, 4, 256, 2, 4).backward_holds());
+  EXPECT_TRUE(make(DType::kF16, true, 4, 128, 4, 5).backward_holds());  // 20 values: 124
+  EXPECT_FALSE(make(DType::kBF16, true, 8, 128, 4, 3).backward_holds());
+  // 1024 threads (64 registers): 8 values (64) hold, 16 do not.
+  EXPECT_TRUE(make(DType::kF16, true, 8, 128, 8, 1).backward_holds());
+  EXPECT_FALSE(make(DType::kBF16, true, 4, 256, 4, 4).backward_holds());
+  // 256 threads or fewer (255 registers): up to 46 values.
+  EXPECT_TRUE(make(DType::kF32, true, 4, 8, 8, 11).backward_holds());     // 44 values: 244
+  EXPECT_FALSE(make(DType::kBF16, true, 8, 128, 1, 6).backward_holds());  // 48 values: 264
+  // Only pipelined configs hold: not the register kernel's long rows, not stream configs.
+  const LayerNormRowwiseConfig wide = make(DType::kF32, true, 4, 256, 1, 16);
+  EXPECT_FALSE(wide.backward_pipelined());
+  EXPECT_FALSE(wide.backward_holds());
+  EXPECT_FALSE(make(DType::kF32, true, 1, 256, 1, 0).backward_holds());
+}
+
 TEST(LayerNormRowwise, ConfigFields) {
   auto c = LayerNormRowwiseConfig::parse_name("layernorm.rowwise_bf16_bwd_v8_t128_r2_i3");
   ASSERT_TRUE(c.has_value()) << c.status().message();
