@@ -39,10 +39,12 @@ Stride make_dynamic_stride(int64_t s0, int64_t s1, int64_t s2) {
 }
 
 // kBiasPadded: the caller pads the bias buffer to a multiple of 16 bytes (gemm_padded.cuh), so
-// any M is fine for it.
+// any M is fine for it. kSwapAB: the kernel computes D^T = op(B)^T op(A)^T over the problem N x M
+// (its A is op(B)^T, its B op(A)^T, its D row-major); kAlignA and kAlignB are the problem's.
 template <class Gemm, bool kHasC, bool kHasBias, bool kScaled, bool kStreamK, int kAlignA,
-          int kAlignB, int kAlignD, bool kBiasPadded = false>
+          int kAlignB, int kAlignD, bool kBiasPadded = false, bool kSwapAB = false>
 struct GemmSm90Runner {
+  static_assert(!kSwapAB || (!kHasBias && !kStreamK), "swapped operands: no bias, persistent");
   using Kernel = typename Gemm::GemmKernel;
   using Arguments = typename Gemm::Arguments;
   using Params = typename Kernel::Params;
@@ -87,24 +89,39 @@ struct GemmSm90Runner {
     return nullptr;
   }
 
+  // The kernel's problem shape (M, N, K, batch): N x M with swapped operands.
+  static cute::Shape<int, int, int, int> kernel_shape(int64_t m, int64_t n, int64_t k,
+                                                      int64_t batch) {
+    return {static_cast<int>(kSwapAB ? n : m), static_cast<int>(kSwapAB ? m : n),
+            static_cast<int>(k), static_cast<int>(batch)};
+  }
+
   static Arguments make_arguments(const BooGemmArgs& a) {
     // op(A) is M x K: column-major (N) has M-stride 1, K-stride lda; T swaps them.
-    const StrideA sa =
-        make_dynamic_stride<StrideA>(a.trans_a ? a.lda : 1, a.trans_a ? 1 : a.lda, a.stride_a);
+    const int64_t a_rows = a.trans_a ? a.lda : 1, a_k = a.trans_a ? 1 : a.lda;
     // CUTLASS 3 sees B as N x K: stored K x N (N) has N-stride ldb, K-stride 1.
-    const StrideB sb =
-        make_dynamic_stride<StrideB>(a.trans_b ? 1 : a.ldb, a.trans_b ? a.ldb : 1, a.stride_b);
-    const StrideC sc = make_dynamic_stride<StrideC>(1, a.ldc, a.stride_c);
-    const StrideD sd = make_dynamic_stride<StrideD>(1, a.ldd, a.stride_d);
+    const int64_t b_rows = a.trans_b ? 1 : a.ldb, b_k = a.trans_b ? a.ldb : 1;
+    // D is column-major (M-stride 1, N-stride ldd); swapped, the kernel's D is D^T: its M-stride
+    // is ldd and its N-stride 1 (make_dynamic_stride sets only the dynamic entries).
+    const StrideC sc = kSwapAB ? make_dynamic_stride<StrideC>(a.ldc, 1, a.stride_c)
+                               : make_dynamic_stride<StrideC>(1, a.ldc, a.stride_c);
+    const StrideD sd = kSwapAB ? make_dynamic_stride<StrideD>(a.ldd, 1, a.stride_d)
+                               : make_dynamic_stride<StrideD>(1, a.ldd, a.stride_d);
     Arguments args{};
     args.mode = a.batch > 1 ? cutlass::gemm::GemmUniversalMode::kBatched
                             : cutlass::gemm::GemmUniversalMode::kGemm;
-    args.problem_shape = {static_cast<int>(a.m), static_cast<int>(a.n), static_cast<int>(a.k),
-                          static_cast<int>(a.batch)};
-    args.mainloop.ptr_A = static_cast<const ElementA*>(a.a);
-    args.mainloop.dA = sa;
-    args.mainloop.ptr_B = static_cast<const ElementB*>(a.b);
-    args.mainloop.dB = sb;
+    args.problem_shape = kernel_shape(a.m, a.n, a.k, a.batch);
+    if constexpr (kSwapAB) {
+      args.mainloop.ptr_A = static_cast<const ElementA*>(a.b);
+      args.mainloop.dA = make_dynamic_stride<StrideA>(b_rows, b_k, a.stride_b);
+      args.mainloop.ptr_B = static_cast<const ElementB*>(a.a);
+      args.mainloop.dB = make_dynamic_stride<StrideB>(a_rows, a_k, a.stride_a);
+    } else {
+      args.mainloop.ptr_A = static_cast<const ElementA*>(a.a);
+      args.mainloop.dA = make_dynamic_stride<StrideA>(a_rows, a_k, a.stride_a);
+      args.mainloop.ptr_B = static_cast<const ElementB*>(a.b);
+      args.mainloop.dB = make_dynamic_stride<StrideB>(b_rows, b_k, a.stride_b);
+    }
     auto& thread = args.epilogue.thread;
     thread.alpha = a.alpha;
     thread.beta = kHasC ? a.beta : 0.0f;
@@ -147,7 +164,7 @@ struct GemmSm90Runner {
     // on extents rounded up to 16; the GPU tests cover odd M, N and K.
     Arguments args = make_arguments(a);
     auto up16 = [](int64_t x) { return static_cast<int>((x + 15) / 16 * 16); };
-    args.problem_shape = {up16(a.m), up16(a.n), up16(a.k), static_cast<int>(a.batch)};
+    args.problem_shape = kernel_shape(up16(a.m), up16(a.n), up16(a.k), a.batch);
     if (Gemm::can_implement(args) != cutlass::Status::kSuccess) {
       write_why(why, len, "CUTLASS can_implement rejected the problem");
       return BOO_UNSUPPORTED;

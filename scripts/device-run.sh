@@ -75,7 +75,7 @@ if want build || [ ! -x "$boo" ]; then
     || { tail -30 "$OUT/build.log"; exit 1; }
 fi
 
-gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_unaligned_fp8.txt
+gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_swapped.txt tests/gpu/gemm_unaligned_fp8.txt
   tests/gpu/gemm_split_parallel.txt bench/workloads/gemm_public.log)
 misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt)
 # A shorter run (one device call on a fresh machine): BOO_GEMM_LISTS / BOO_MISALIGNED_LISTS

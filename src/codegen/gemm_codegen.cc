@@ -53,17 +53,26 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   b += "#include \"cutlass/epilogue/fusion/operations.hpp\"\n";
   b += "#include \"cutlass/epilogue/thread/activation.h\"\n\n";
   b += "namespace {\n";
-  b += "using ElementA = " + cutlass_type(c.a) + ";\n";
-  b += "using ElementB = " + cutlass_type(c.b) + ";\n";
+  // Swapped operands: the kernel's A is op(B)^T (N x K), its B is op(A)^T (K x M) and its D is
+  // D^T, so each operand's layout flips and D is row-major. kAlignA and kAlignB stay the
+  // problem's (the runner checks the problem's leading dimensions with them).
+  const bool swap = config.swap_ab;
+  const bool kernel_a_t = swap ? c.trans_b == ops::Transpose::kN : c.trans_a == ops::Transpose::kT;
+  const bool kernel_b_t = swap ? c.trans_a == ops::Transpose::kN : c.trans_b == ops::Transpose::kT;
+  b += "using ElementA = " + cutlass_type(swap ? c.b : c.a) + ";\n";
+  b += "using ElementB = " + cutlass_type(swap ? c.a : c.b) + ";\n";
   b += "using ElementC = " + element_c + ";\n";
   b += "using ElementD = " + element_d + ";\n";
   b += std::string("using LayoutA = cutlass::layout::") +
-       (c.trans_a == ops::Transpose::kT ? "RowMajor" : "ColumnMajor") + ";  // op(A) is M x K\n";
+       (kernel_a_t ? "RowMajor" : "ColumnMajor") + ";  // the kernel's A is M x K\n";
   b += std::string("using LayoutB = cutlass::layout::") +
-       (c.trans_b == ops::Transpose::kT ? "RowMajor" : "ColumnMajor") + ";  // op(B) is K x N\n";
-  b += "using LayoutD = cutlass::layout::ColumnMajor;\n";
+       (kernel_b_t ? "RowMajor" : "ColumnMajor") + ";  // the kernel's B is K x N\n";
+  b += std::string("using LayoutD = cutlass::layout::") + (swap ? "RowMajor" : "ColumnMajor") +
+       ";\n";
   b += "constexpr int kAlignA = " + std::to_string(alignment(c.a)) + ";\n";
   b += "constexpr int kAlignB = " + std::to_string(alignment(c.b)) + ";\n";
+  b += "constexpr int kMmaAlignA = " + std::to_string(alignment(swap ? c.b : c.a)) + ";\n";
+  b += "constexpr int kMmaAlignB = " + std::to_string(alignment(swap ? c.a : c.b)) + ";\n";
   b += "constexpr int kAlignD = " +
        std::to_string(parallel ? alignment(DType::kF32) : alignment(c.d)) + ";\n";
   b += "using TileShape = cute::Shape<cute::_" + std::to_string(config.tile_m) + ", cute::_" +
@@ -79,8 +88,8 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        std::string(coop ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized") +
        ", FusionOp>::CollectiveOp;\n";
   b += "using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
-       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kAlignA,\n"
-       "    ElementB, LayoutB, kAlignB, float, TileShape, ClusterShape,\n"
+       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kMmaAlignA,\n"
+       "    ElementB, LayoutB, kMmaAlignB, float, TileShape, ClusterShape,\n"
        "    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
        "        sizeof(typename Epilogue::SharedStorage))>,\n"
        "    cutlass::gemm::" +
@@ -97,7 +106,10 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
                  "kAlignD>"
                : "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
                      bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " + bool_text(stream_k) +
-                     ", kAlignA, kAlignB, kAlignD" + (config.unaligned ? ", true>" : ">");
+                     ", kAlignA, kAlignB, kAlignD" +
+                     (config.unaligned ? ", true>"
+                      : swap           ? ", false, true>"
+                                       : ">");
   if (parallel) {
     b += "using Runner = boo_kernels::GemmSplitParallelRunner<" + sm90_runner + ", " +
          cuda_type(c.d) + ", " + cuda_type(c.bias ? c.bias_type : DType::kF32) + ", " +

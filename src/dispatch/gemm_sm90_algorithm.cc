@@ -78,6 +78,30 @@ PaddedCopies padded_copies(const ops::GemmProblem& p) {
   return out;
 }
 
+// The problem a swapped-operand kernel runs: D^T = op(B)^T op(A)^T, N x M (GemmSm90Config::
+// swap_ab). The same bytes and FLOPs; the model sees its tile grid and operands.
+ops::GemmProblem swapped_problem(const ops::GemmProblem& p) {
+  auto flip = [](ops::Transpose t) {
+    return t == ops::Transpose::kN ? ops::Transpose::kT : ops::Transpose::kN;
+  };
+  ops::GemmProblem q = p;
+  q.m = p.n;
+  q.n = p.m;
+  q.trans_a = flip(p.trans_b);
+  q.trans_b = flip(p.trans_a);
+  q.lda = p.ldb;
+  q.ldb = p.lda;
+  q.stride_a = p.stride_b;
+  q.stride_b = p.stride_a;
+  q.a_type = p.b_type;
+  q.b_type = p.a_type;
+  return q;
+}
+
+// Swapped operands are ranked for narrow-M problems only (M <= 32 < N): there they stream the
+// large operand in tiles 64 or 128 rows tall, as the narrow-N form does.
+bool swap_pays(const ops::GemmProblem& p) { return p.m <= 32 && p.n > 32; }
+
 }  // namespace
 
 // Parallel split-K's slice count for a problem: the most slices that keep every (tile, slice)
@@ -120,6 +144,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   for (GemmSm90Config c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
     // Split-K only where the K loop is long enough to split.
     if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
+    if (c.swap_ab && (unaligned || !swap_pays(p))) continue;
     if (c.scheduler == GemmScheduler::kSplitKParallel) {
       if (unaligned) continue;
       c.splits = parallel_splits_for(p, c, d);
@@ -279,6 +304,11 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     }
     return inner_us + reduce_us;
   }
+  if (c.swap_ab) {
+    GemmSm90Config inner = c;
+    inner.swap_ab = false;
+    return predict_gemm_sm90_us(swapped_problem(p), inner, d, why);
+  }
   const double peak = p.a_type == core::DType::kF32 ? d.tflops_tf32
                       : core::is_fp8(p.a_type)      ? d.tflops_fp8
                                                     : d.tflops_16bit;
@@ -358,7 +388,14 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // 17.4 us, on 64 CTAs of 64x16 at 17.4 us; bench/results/2026-11-23-gemm-narrow-tiles-h100.md).
   // (Split-K over such tiles measured slower than predicted: 256x8x65536 at 47.4 us.)
   const bool narrow = c.tile_n <= 32 && c.scheduler == GemmScheduler::kPersistent;
-  const double per_cta_share = narrow ? 4.0 : c.tile_m >= 128 ? 2.0 : 0.85;
+  // Over a narrow-M problem the narrow tile instead streams the large operand (B) in slabs
+  // tile_n rows tall, about 0.4 of a fair share per 16 rows (H100, 2026-11-26: 16 x 4096 x
+  // 4096 on 256 CTAs of 64x16 at 34.5 us, on 128 CTAs of 64x32 at 21.0;
+  // bench/results/2026-11-26-gemm-swap-h100.md). Swapped operands (swap_ab) avoid that.
+  const double per_cta_share = narrow && swap_pays(p) ? 0.4 * c.tile_n / 16.0
+                               : narrow               ? 4.0
+                               : c.tile_m >= 128      ? 2.0
+                                                      : 0.85;
   const double hbm =
       0.75 * std::min(1.0, per_cta_share * active / d.sm_count) * d.bandwidth_gbs * 1e9;
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));

@@ -61,6 +61,7 @@ ConfigFields config_fields(const GemmSm90Config& c) {
              {"cluster", shape_text(c.cluster_m, c.cluster_n)},
              {"schedule", c.schedule == GemmSchedule::kCooperative ? "coop" : "pingpong"},
              {"scheduler", scheduler},
+             {"operands", c.swap_ab ? "swapped" : "as-given"},
              {"splits", std::to_string(c.splits)},
              {"swizzle", std::to_string(c.swizzle)},
              {"raster", raster}});

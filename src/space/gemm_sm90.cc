@@ -59,15 +59,15 @@ std::string GemmSm90Config::name() const {
   return std::string(prefix_of(*this)) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_" + std::string(schedule_token(schedule)) + "_" +
-         scheduler_token(*this, false) + "_sw" + std::to_string(swizzle) + "." +
-         std::string(raster_token(raster));
+         scheduler_token(*this, false) + (swap_ab ? "_swap" : "") + "_sw" +
+         std::to_string(swizzle) + "." + std::string(raster_token(raster));
 }
 
 std::string GemmSm90Config::kernel_name() const {
   return std::string(prefix_of(*this)) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
          "x" + std::to_string(cluster_n) + "_" + std::string(schedule_token(schedule)) + "_" +
-         scheduler_token(*this, true);
+         scheduler_token(*this, true) + (swap_ab ? "_swap" : "");
 }
 
 core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text) {
@@ -84,9 +84,13 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
   if (parts.size() < 9) return bad("too few fields");
   const std::string_view order = parts.back();
   parts.pop_back();
-  const size_t n = parts.size();
   GemmSm90Config c;
   c.unaligned = unaligned;
+  if (parts.back() == "swap") {
+    c.swap_ab = true;
+    parts.pop_back();
+  }
+  const size_t n = parts.size();
   const std::string_view cls_text =
       rest.substr(0, static_cast<size_t>(parts[n - 4].data() - rest.data()) - 1);
   auto cls = GemmClass::parse_name(cls_text);
@@ -244,6 +248,11 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
   if (parallel && c.unaligned) {
     return invalid("parallel split-K runs on aligned operands only (no padded copies)");
   }
+  if (c.swap_ab && (c.scheduler != GemmScheduler::kPersistent || c.unaligned || c.cls.bias ||
+                    !is_16bit(c.cls.a))) {
+    return invalid(
+        "swapped operands run persistent, 16-bit, without bias and on aligned operands only");
+  }
 
   if (c.swizzle != 1 && c.swizzle != 2 && c.swizzle != 4 && c.swizzle != 8) {
     return invalid("swizzle must be 1, 2, 4 or 8");
@@ -308,6 +317,18 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
                 {8, GemmRaster::kAlongN}};
       break;
   }
+  // A config of the class with this tile, cluster and schedule (the rest as defaults).
+  const auto config = [&](const Shape& t, int cm, int cn, GemmSchedule sch) {
+    GemmSm90Config c;
+    c.cls = cls;
+    c.tile_m = t.m;
+    c.tile_n = t.n;
+    c.tile_k = t.k;
+    c.cluster_m = cm;
+    c.cluster_n = cn;
+    c.schedule = sch;
+    return c;
+  };
   for (const Shape& t : tiles) {
     for (auto [cm, cn] : clusters) {
       for (GemmSchedule sch : schedules) {
@@ -320,14 +341,7 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
             continue;
           }
           for (auto [swizzle, raster] : orders) {
-            GemmSm90Config c;
-            c.cls = cls;
-            c.tile_m = t.m;
-            c.tile_n = t.n;
-            c.tile_k = t.k;
-            c.cluster_m = cm;
-            c.cluster_n = cn;
-            c.schedule = sch;
+            GemmSm90Config c = config(t, cm, cn, sch);
             c.scheduler = sched;
             c.splits = splits;
             c.swizzle = swizzle;
@@ -335,6 +349,26 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
             if (check_gemm_sm90(c).is_ok()) out.push_back(c);
           }
         }
+      }
+    }
+  }
+  // Swapped operands (narrow-M problems as narrow-N ones): the narrow tiles, persistent.
+  std::vector<Shape> swapped;
+  std::vector<std::pair<int, int>> swapped_clusters = {{1, 1}};
+  if (rules == RuleSet::kDefault && !fp8) {
+    swapped = {{128, 16, k16}, {64, 16, 2 * k16}, {128, 32, k16}};
+  } else if (rules == RuleSet::kFull) {
+    for (const Shape& t : tiles) {
+      if (t.n <= 32) swapped.push_back(t);
+    }
+    swapped_clusters = {{1, 1}, {2, 1}};
+  }
+  for (const Shape& t : swapped) {
+    for (auto [cm, cn] : swapped_clusters) {
+      for (GemmSchedule sch : schedules) {
+        GemmSm90Config c = config(t, cm, cn, sch);
+        c.swap_ab = true;
+        if (check_gemm_sm90(c).is_ok()) out.push_back(c);
       }
     }
   }

@@ -45,6 +45,7 @@ struct CodegenOptions {
   // One config from flags.
   int tile_m = 128, tile_n = 128, tile_k = 0, cluster_m = 1, cluster_n = 1, splits = 1;
   int swizzle = 1;
+  bool swap_ab = false;
   std::string schedule = "coop", scheduler = "persistent", raster = "heuristic", narrow = "n";
   const CLI::App* sub = nullptr;  // tells which flags were given
 };
@@ -54,12 +55,13 @@ bool given(const CodegenOptions& o, const std::string& flag) { return o.sub->cou
 // The flags that shape one config (write mode only).
 const std::vector<std::string> kShapeFlags = {
     "--tile-m",    "--tile-n", "--tile-k",  "--cluster-m", "--cluster-n", "--schedule",
-    "--scheduler", "--splits", "--swizzle", "--raster",    "--narrow"};
+    "--scheduler", "--splits", "--swizzle", "--raster",    "--narrow",    "--swap-ab"};
 
 // Which shape flags each algorithm takes.
 bool takes_flag(std::string_view algorithm, std::string_view flag) {
   const bool tile = flag.rfind("--tile-", 0) == 0 || flag.rfind("--cluster-", 0) == 0;
-  if (algorithm == kGemmSm90 || algorithm == kGemmSm90Unaligned) return flag != "--narrow";
+  if (algorithm == kGemmSm90) return flag != "--narrow";
+  if (algorithm == kGemmSm90Unaligned) return flag != "--narrow" && flag != "--swap-ab";
   if (algorithm == kGemmSkinny) return flag == "--narrow" || flag == "--splits";
   if (algorithm == kConvSm90) return tile;
   return false;
@@ -126,6 +128,7 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     c.raster = o.raster == "m"   ? space::GemmRaster::kAlongM
                : o.raster == "n" ? space::GemmRaster::kAlongN
                                  : space::GemmRaster::kHeuristic;
+    c.swap_ab = o.swap_ab;
     config = c;
   } else if (algorithm == kGemmSkinny) {
     // Without --splits the split count is auto (0), as dispatch's default.
@@ -493,6 +496,9 @@ Run add_codegen_command(CLI::App& app) {
   sub->add_option("--raster", opt->raster,
                   "gemm.sm90 raster order: heuristic, m or n (default heuristic)")
       ->check(CLI::IsMember({"heuristic", "m", "n"}));
+  sub->add_flag("--swap-ab", opt->swap_ab,
+                "gemm.sm90 with swapped operands: D^T = op(B)^T op(A)^T, for narrow-M problems "
+                "(persistent, 16-bit, no bias)");
   sub->add_option("--narrow", opt->narrow, "gemm.skinny's narrow side: n or m (default n)")
       ->check(CLI::IsMember({"n", "m"}));
   sub->footer(

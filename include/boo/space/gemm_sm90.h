@@ -39,16 +39,21 @@ struct GemmSm90Config {
   // gemm.sm90_unaligned: the same kernel behind padded copies of the operands TMA cannot
   // address (kernels/gemm_padded.cuh); names start with kGemmSm90UnalignedPrefix.
   bool unaligned = false;
+  // The kernel computes D^T = op(B)^T op(A)^T (operands swapped, D written row-major): its tile
+  // M runs along the problem's N. A narrow-M problem (M <= 32) then streams its large operand
+  // as the narrow-N form does, in tall slabs, instead of 16-row ones. Persistent, 16-bit, no
+  // bias (the bias would run along the tile's N), not unaligned.
+  bool swap_ab = false;
 
   bool operator==(const GemmSm90Config&) const = default;
 
   // "gemm.sm90_<class>_t128x256x64_c2x1_coop_persistent_sw1.rh" ("_streamk", "_splitk4",
-  // "_psplitk36";
+  // "_psplitk36"; "_persistent_swap_sw1.rh" with swapped operands;
   // "gemm.sm90_unaligned_<class>_..." for the padded variant;
   // swizzle 1/2/4/8, raster rh (heuristic), rm (along M), rn (along N)).
   std::string name() const;
   // The compiled object's identity: no launch arguments (split count, swizzle, raster), "_sk"
-  // for both stream-K and split-K, "_psk" for parallel split-K.
+  // for both stream-K and split-K, "_psk" for parallel split-K, "_swap" with swapped operands.
   std::string kernel_name() const;
   static core::Expected<GemmSm90Config> parse_name(std::string_view text);
 };

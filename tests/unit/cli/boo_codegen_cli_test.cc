@@ -272,7 +272,8 @@ TEST_F(CodegenCliTest, ListingNamesShowsTheirFields) {
             std::string(kSplitK4) +
                 "  algorithm=gemm.sm90  types=bf16.bf16.void.bf16  math=f32acc  trans=tn  "
                 "bias=none  act=none  alpha=scalar  scale=none  tile=128x256x64  cluster=2x1  "
-                "schedule=coop  scheduler=splitk  splits=4  swizzle=8  raster=along-n");
+                "schedule=coop  scheduler=splitk  operands=as-given  splits=4  swizzle=8  "
+                "raster=along-n");
   EXPECT_EQ(l.configs[1], std::string(kDirect) +
                               "  algorithm=conv.direct  dtype=fp16  math=f32acc  direction=fprop  "
                               "dims=2  bias=per-channel  act=relu");
@@ -346,6 +347,10 @@ TEST_F(CodegenCliTest, FlagsBuildTheSameConfigAsItsName) {
        {"--algorithm", "gemm.sm90", "--class",
         "fp8e4m3.fp8e4m3.void.bf16_f32acc_tn_nobias.none_scaled", "--tile-m", "64", "--cluster-n",
         "2", "--schedule", "pingpong"}},
+      {"gemm.sm90_bf16.bf16.void.bf16_f32acc_tn_nobias.none_t64x16x128_c1x1_pingpong_"
+       "persistent_swap_sw1.rh",
+       {"--algorithm", "gemm.sm90", "--class", kBf16Tn, "--tile-m", "64", "--tile-n", "16",
+        "--tile-k", "128", "--schedule", "pingpong", "--swap-ab"}},
       {kConvSm90,
        {"--algorithm", "conv.sm90_implicit", "--class", "bf16_f32acc_fprop_2d_nobias.none",
         "--tile-m", "64", "--tile-n", "256"}},

@@ -138,6 +138,40 @@ TEST(GemmSm90Codegen, ParallelSplitKWritesFp32SlicesAndReducesWithTheEpilogue) {
       << src->text.substr(src->text.size() - 600);
 }
 
+// Swapped operands: the kernel's A is op(B)^T and its B op(A)^T, so types, layouts and the
+// mainloop's alignments swap; D is row-major; the runner keeps the problem's alignments.
+TEST(GemmSm90Codegen, SwappedOperandsFlipLayoutsAndWriteDRowMajor) {
+  space::GemmSm90Config c;
+  c.cls.a = core::DType::kF16;
+  c.cls.b = core::DType::kF16;
+  c.cls.d = core::DType::kF16;
+  c.cls.trans_a = ops::Transpose::kT;  // A K-major
+  c.cls.trans_b = ops::Transpose::kT;  // B N-major
+  c.tile_m = 64;
+  c.tile_n = 16;
+  c.tile_k = 128;
+  c.schedule = space::GemmSchedule::kPingpong;
+  c.swap_ab = true;
+  auto src = gemm_sm90_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  const std::string& t = src->text;
+  // The kernel's A is op(B)^T, N x K: B stored N x K (T) is M-major for the kernel.
+  EXPECT_TRUE(contains(t, "using LayoutA = cutlass::layout::ColumnMajor;"));
+  // The kernel's B is op(A)^T, K x M: A stored K x M (T) is K-major, ColumnMajor for a B.
+  EXPECT_TRUE(contains(t, "using LayoutB = cutlass::layout::ColumnMajor;"));
+  EXPECT_TRUE(contains(t, "using LayoutD = cutlass::layout::RowMajor;"));
+  EXPECT_TRUE(contains(t, "ElementA, LayoutA, kMmaAlignA"));
+  EXPECT_TRUE(contains(t, "kAlignA, kAlignB, kAlignD, false, true>"));
+  // Unswapped, the same class keeps its layouts and a column-major D.
+  c.swap_ab = false;
+  auto plain = gemm_sm90_source(c);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_TRUE(contains(plain->text, "using LayoutA = cutlass::layout::RowMajor;"));
+  EXPECT_TRUE(contains(plain->text, "using LayoutB = cutlass::layout::RowMajor;"));
+  EXPECT_TRUE(contains(plain->text, "using LayoutD = cutlass::layout::ColumnMajor;"));
+  EXPECT_FALSE(contains(plain->text, "false, true>"));
+}
+
 TEST(GemmSm90Codegen, InvalidConfigIsRejectedBeforeCodegen) {
   space::GemmSm90Config c = bias_gelu_config();
   c.tile_m = 64;  // cooperative needs 128

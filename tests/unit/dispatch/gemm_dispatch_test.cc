@@ -411,6 +411,38 @@ TEST(Heuristic, DecodeShapesWithSixteenColumnsTakeANarrowPersistentTile) {
   EXPECT_EQ(conv->front().config.find("x32x"), std::string::npos) << conv->front().config;
 }
 
+// Narrow-M problems (M <= 32 < N) take swapped operands: a narrow tile over M would stream the
+// large operand in 16-row slabs (H100, 2026-11-26: 16 x 4096 x 4096 swapped 17.7 us, on 64x16
+// tiles unswapped 34.5, on 64x32 21.0; 8 x 2048 x 1024 with C 9.1 against 19.6;
+// bench/results/2026-11-26-gemm-swap-h100.md). Narrow-N and wide problems never see them, nor
+// does a biased GEMM (its bias runs along M).
+TEST(Heuristic, NarrowMProblemsSwapTheirOperands) {
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{16, 4096, 4096},
+                         {24, 3000, 2048},
+                         {8, 2048, 1024},
+                         {32, 11008, 4096}}) {
+    auto c = d.candidates(aligned(m, n, k), nullptr);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90") << m << "x" << n << "x" << k;
+    EXPECT_NE(c->front().config.find("_persistent_swap_"), std::string::npos)
+        << m << "x" << n << "x" << k << ": " << c->front().config;
+  }
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{4096, 16}, {4096, 4096}, {64, 200704}}) {
+    auto c = d.candidates(aligned(m, n, 4096), nullptr);
+    ASSERT_TRUE(c.has_value());
+    for (const GemmCandidate& x : *c) {
+      EXPECT_EQ(x.config.find("_swap_"), std::string::npos) << m << "x" << n << ": " << x.config;
+    }
+  }
+  ops::GemmProblem biased = aligned(16, 4096, 4096);
+  biased.bias = true;
+  auto c = d.candidates(biased, nullptr);
+  ASSERT_TRUE(c.has_value());
+  for (const GemmCandidate& x : *c) EXPECT_EQ(x.config.find("_swap_"), std::string::npos);
+}
+
 // An fp32 output of bf16 operands shows how much of K one tensor-core accumulator summed: a
 // deep K goes to configs that split it into slices of at most kMaxExactAccumulation (H100:
 // 4096 x 20 x 14336 on a persistent 64x16 tile measured 2.07x cuBLASLt's error).

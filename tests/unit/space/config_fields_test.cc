@@ -33,12 +33,12 @@ TEST(ConfigFields, GemmSm90ConfigInNameOrder) {
   const ConfigFields f = config_fields(*c);
   EXPECT_EQ(keys_of(f),
             (std::vector<std::string>{"algorithm", "types", "math", "trans", "bias", "act", "alpha",
-                                      "scale", "tile", "cluster", "schedule", "scheduler", "splits",
-                                      "swizzle", "raster"}));
+                                      "scale", "tile", "cluster", "schedule", "scheduler",
+                                      "operands", "splits", "swizzle", "raster"}));
   EXPECT_EQ(format_fields(f),
             "algorithm=gemm.sm90 types=bf16.bf16.bf16.bf16 math=f32acc trans=nt bias=fp32 "
             "act=gelu-tanh alpha=scalar scale=none tile=128x256x64 cluster=2x1 schedule=coop "
-            "scheduler=splitk splits=4 swizzle=8 raster=along-n");
+            "scheduler=splitk operands=as-given splits=4 swizzle=8 raster=along-n");
   c->unaligned = true;
   c->schedule = GemmSchedule::kPingpong;
   c->scheduler = GemmScheduler::kStreamK;
@@ -48,6 +48,10 @@ TEST(ConfigFields, GemmSm90ConfigInNameOrder) {
   EXPECT_EQ(value_of(g, "schedule"), "pingpong");
   EXPECT_EQ(value_of(g, "scheduler"), "streamk");
   EXPECT_EQ(value_of(g, "raster"), "along-m");
+  c->unaligned = false;
+  c->scheduler = GemmScheduler::kPersistent;
+  c->swap_ab = true;
+  EXPECT_EQ(value_of(config_fields(*c), "operands"), "swapped");
 }
 
 TEST(ConfigFields, GemmClassEpilogueFields) {

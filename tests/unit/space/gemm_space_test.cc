@@ -191,6 +191,61 @@ TEST(GemmSm90, UnalignedNamesRoundTrip) {
   EXPECT_NE(c.kernel_name(), base().kernel_name());
 }
 
+// Swapped operands (GemmSm90Config::swap_ab): "_swap" after the scheduler in the name and the
+// kernel's identity; persistent, 16-bit, no bias, aligned only; the default rule set has the
+// narrow tiles swapped, and no other.
+TEST(GemmSm90, SwappedOperandsNameTheirOwnKernelAndAreNarrowAndPersistent) {
+  GemmSm90Config c = base();
+  c.tile_m = 64;
+  c.tile_n = 16;
+  c.tile_k = 128;
+  c.schedule = GemmSchedule::kPingpong;
+  c.swap_ab = true;
+  ASSERT_TRUE(check_gemm_sm90(c).is_ok()) << check_gemm_sm90(c).message();
+  EXPECT_NE(c.name().find("_pingpong_persistent_swap_sw1.rh"), std::string::npos) << c.name();
+  EXPECT_NE(c.kernel_name().find("_pingpong_persistent_swap"), std::string::npos);
+  auto back = GemmSm90Config::parse_name(c.name());
+  ASSERT_TRUE(back.has_value()) << back.status().message();
+  EXPECT_EQ(*back, c);
+  GemmSm90Config plain = c;
+  plain.swap_ab = false;
+  EXPECT_NE(c.kernel_name(), plain.kernel_name());
+  // What it refuses, with the reason.
+  const auto refuses = [](GemmSm90Config x) {
+    return check_gemm_sm90(x).message().find("swapped operands") != std::string::npos;
+  };
+  GemmSm90Config biased = c;
+  biased.cls.bias = true;
+  EXPECT_TRUE(refuses(biased));
+  GemmSm90Config unaligned = c;
+  unaligned.unaligned = true;
+  EXPECT_TRUE(refuses(unaligned));
+  GemmSm90Config split = c;
+  split.tile_m = 128;
+  split.schedule = GemmSchedule::kCooperative;
+  split.scheduler = GemmScheduler::kStreamK;
+  EXPECT_TRUE(refuses(split));
+  GemmSm90Config fp32 = c;
+  fp32.cls.a = fp32.cls.b = fp32.cls.d = core::DType::kF32;
+  fp32.tile_k = 32;
+  if (check_gemm_sm90_class(fp32.cls).is_ok()) EXPECT_TRUE(refuses(fp32));
+  // The default rule set: swapped configs only on 16- and 32-wide tiles, persistent.
+  int swapped = 0;
+  for (const GemmSm90Config& x : gemm_sm90_space(base().cls, RuleSet::kDefault)) {
+    if (!x.swap_ab) continue;
+    ++swapped;
+    EXPECT_LE(x.tile_n, 32) << x.name();
+    EXPECT_EQ(x.scheduler, GemmScheduler::kPersistent) << x.name();
+  }
+  EXPECT_GT(swapped, 0);
+  GemmClass with_bias = base().cls;
+  with_bias.bias = true;
+  with_bias.bias_type = core::DType::kBF16;
+  for (const GemmSm90Config& x : gemm_sm90_space(with_bias, RuleSet::kFull)) {
+    EXPECT_FALSE(x.swap_ab) << x.name();
+  }
+}
+
 TEST(GemmSm90, SplitCountsShareOneKernel) {
   GemmSm90Config a = base();
   a.scheduler = GemmScheduler::kSplitK;
