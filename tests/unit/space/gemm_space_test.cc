@@ -228,7 +228,9 @@ TEST(GemmSm90, SwappedOperandsNameTheirOwnKernelAndAreNarrowAndPersistent) {
   GemmSm90Config fp32 = c;
   fp32.cls.a = fp32.cls.b = fp32.cls.d = core::DType::kF32;
   fp32.tile_k = 32;
-  if (check_gemm_sm90_class(fp32.cls).is_ok()) EXPECT_TRUE(refuses(fp32));
+  if (check_gemm_sm90_class(fp32.cls).is_ok()) {
+    EXPECT_TRUE(refuses(fp32));
+  }
   // The default rule set: swapped configs only on 16- and 32-wide tiles, persistent.
   int swapped = 0;
   for (const GemmSm90Config& x : gemm_sm90_space(base().cls, RuleSet::kDefault)) {
