@@ -57,7 +57,7 @@ int registers_per_thread(const LayerNormRowwiseConfig& c, bool pipelined) {
   const int held = c.items > 0 ? c.vec * c.items : c.vec;
   if (!c.backward) return held + 24;
   if (pipelined && c.backward_holds()) {
-    return std::min({6 * held + 30, 255, 65536 / c.block_threads()});
+    return std::min(6 * held + 30, c.register_share());
   }
   return pipelined ? (9 * held) / 4 + 24 : (5 * held) / 2 + 24;
 }
@@ -187,11 +187,11 @@ double predict_layernorm_us(const ops::LayerNormProblem& p, const LayerNormRowwi
   // threads a block, and at 16 resident warps per SM as fast as at 32
   // (bench/results/2026-11-26-layernorm-bwd-hold-h100.md, every config's sweep).
   const double f_holds = held ? 0.94 - 0.07 * wide_row : 1.0;
-  const double f_block =
-      fwd         ? (c.rows > 1 && c.threads >= 128 ? 1.03 : 1.0)
-      : held      ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.0}, {256, 1.0}}, 1.1)
-      : pipelined ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.02}, {256, 1.12}}, 1.2)
-                  : pick(c.block_threads(), {{512, 1.0}, {256, 1.05}, {1024, 1.1}}, 1.1);
+  const double f_block = fwd    ? (c.rows > 1 && c.threads >= 128 ? 1.03 : 1.0)
+                         : held ? (c.block_threads() >= 256 ? 1.0 : 1.1)
+                         : pipelined
+                             ? pick(c.block_threads(), {{1024, 1.0}, {512, 1.02}, {256, 1.12}}, 1.2)
+                             : pick(c.block_threads(), {{512, 1.0}, {256, 1.05}, {1024, 1.1}}, 1.1);
   // Lanes that hold columns (register configs cover up to twice the row).
   const double lanes =
       c.items > 0 ? static_cast<double>(cols) / c.vec / (static_cast<double>(c.threads) * c.items)

@@ -125,8 +125,7 @@ bool LayerNormRowwiseConfig::backward_pipelined() const {
 }
 
 bool LayerNormRowwiseConfig::backward_holds() const {
-  const int share = std::min(255, 65536 / block_threads());
-  return backward_pipelined() && 5 * items * vec + 24 <= share;
+  return backward_pipelined() && 5 * items * vec + 24 <= register_share();
 }
 
 int64_t LayerNormRowwiseConfig::backward_smem_bytes() const {

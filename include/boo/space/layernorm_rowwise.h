@@ -13,6 +13,8 @@
 // fixed order (deterministic).
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,6 +45,8 @@ struct LayerNormRowwiseConfig {
   // The longest row the config takes (vec * threads * items), or -1 for stream configs.
   int64_t max_cols() const;
   int block_threads() const { return threads * rows; }
+  // Registers a thread may use under the kernels' launch bound: 64K / block threads, at most 255.
+  int register_share() const { return std::min(255, 65536 / block_threads()); }
 
   // The backward of a register config (items > 0) is pipelined when `stages` copies of x and
   // dy for every row group of the block (stage_bytes each) fit in 160 KB: stages make ~32 KB a
