@@ -8,7 +8,7 @@
 #                               skinnyforced|
 #                               profile|convpreload|convtests|convbench|conv|convstages|workloads|
 #                               lnpreload|lntests|lnbench|lnsweep|lnprofile|ln|forced|
-#                               listbench|all]...
+#                               listbench|ceilings|all]...
 #   (default: all = build, preload, tests, bench, spacecheck, the conv and layer norm steps;
 #   each call of the device tool has 10 minutes: a fresh machine needs build and preload in one
 #   call, the rest in others; `conv` = convpreload, convtests, convbench; `ln` = lnpreload,
@@ -128,6 +128,13 @@ if want tests; then
   for f in "${misaligned_lists[@]}"; do
     numerics_list "$(list_name "$f")-misaligned" "$f" --backend boo --misalign
   done
+fi
+
+if want ceilings; then
+  log "ceilings: what this GPU reaches, and one cold read of each size under the protocol"
+  # shellcheck disable=SC2086
+  "$boo" ceilings ${BOO_READ_MB:+--read-mb $BOO_READ_MB} >"$OUT/ceilings.txt" 2>&1 || status=1
+  cat "$OUT/ceilings.txt"
 fi
 
 if want bench; then
@@ -444,7 +451,7 @@ if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
   tar czf "$RESULTS/logs.tgz" -C "$OUT" .
   for f in summary.txt bench-gemm.csv bench-gemm-flushwrite.csv bench-skinny.csv \
     bench-unaligned-fp8.csv bench-conv.csv bench-conv-depthwise.csv bench-layernorm.csv \
-    torch-layernorm.csv lnsweep.csv \
+    torch-layernorm.csv lnsweep.csv ceilings.txt \
     bench-skinny-forced.csv \
     lnprofile.txt profile.txt workload-numerics-gemm_public.csv \
     workload-numerics-conv_public.csv workload-numerics-layernorm_public.csv \

@@ -85,6 +85,21 @@ core::Expected<double> time_in_graph(const Launch& launch, void* stream, int lau
   return timing_stats(per_launch).median_us;
 }
 
+core::Expected<std::vector<double>> time_cold_read(int64_t bytes, L2Flusher& flusher, void* stream,
+                                                   const TimingOptions& options) {
+  if (bytes < 16) return core::invalid_argument("a timed read needs at least 16 bytes");
+  BOO_ASSIGN_OR_RETURN(auto buf, runtime::DeviceBuffer::allocate(bytes / 16 * 16));
+  BOO_ASSIGN_OR_RETURN(auto sink, runtime::DeviceBuffer::allocate(16));
+  BOO_RETURN_IF_ERROR(buf.fill_bytes(0x3c, stream));
+  auto samples =
+      time_interleaved({[&](void* s) {
+                         return reference::gpu::read_sweep(buf.data(), buf.bytes(), sink.data(), s);
+                       }},
+                       stream, &flusher, options);
+  if (!samples) return samples.status();
+  return (*samples)[0];
+}
+
 core::Expected<ops::Ceilings> measure_ceilings(void* stream, std::string* report) {
   // A ceiling is what the machine can reach: the best (shortest) of 30 samples, not the median,
   // so that a clock dip during the measurement does not lower every floor of the run.

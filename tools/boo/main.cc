@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   const boo::cli::Run run_numerics = boo::cli::add_numerics_command(app);
   const boo::cli::Run run_codegen = boo::cli::add_codegen_command(app);
   const boo::cli::Run run_cache = boo::cli::add_cache_command(app);
+  const boo::cli::Run run_ceilings = boo::cli::add_ceilings_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -39,5 +40,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("numerics")) return run_numerics();
   if (app.got_subcommand("codegen")) return run_codegen();
   if (app.got_subcommand("cache")) return run_cache();
+  if (app.got_subcommand("ceilings")) return run_ceilings();
   return 1;
 }

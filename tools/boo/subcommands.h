@@ -16,5 +16,6 @@ Run add_space_check_command(CLI::App& app);
 Run add_numerics_command(CLI::App& app);
 Run add_codegen_command(CLI::App& app);
 Run add_cache_command(CLI::App& app);
+Run add_ceilings_command(CLI::App& app);
 
 }  // namespace boo::cli

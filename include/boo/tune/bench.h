@@ -59,6 +59,13 @@ core::Expected<std::vector<std::vector<double>>> time_interleaved(
 core::Expected<double> time_in_graph(const Launch& launch, void* stream,
                                      int launches_per_graph = 20, int replays = 10);
 
+// Samples of one read of `bytes` fresh bytes (the L2 sweep kernel: 16-byte loads over the whole
+// GPU) under `options` (cold L2 by `flusher`, the hold before each sample): what a kernel that
+// only streams that much from memory shows under the protocol, launch and ramp included, for
+// comparison with the floor that size gets (`boo ceilings --read-mb`).
+core::Expected<std::vector<double>> time_cold_read(int64_t bytes, L2Flusher& flusher, void* stream,
+                                                   const TimingOptions& options);
+
 // Peak bf16 GEMM rate (cuBLASLt, 8192^3, random data), device-to-device copy bandwidth
 // (1 GiB, bytes read + written) and an empty kernel's time, measured now (best of 30 samples
 // each); tf32 and fp8 rates scale with the datasheet ratios.
