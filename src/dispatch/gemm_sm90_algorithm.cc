@@ -325,6 +325,17 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   if ((c.cluster_n > 1 && tiles_n > tiles_m) || (c.cluster_m > 1 && tiles_m > tiles_n)) {
     eff *= 1.005;
   }
+  // Tile order. Where A and B together overflow the L2 over several waves, strips of tiles
+  // (swizzle) keep what the tiles of a wave share in the L2; where they fit, strips gain nothing
+  // and pad a grid side that is not a multiple of the strip. H100, 2026-11-26 (bench/results/
+  // 2026-11-26-gemm-order-h100.md): 14336x8192x4096 1268.7 us in strips of 1, 1225.9 in strips
+  // of 8 (4096x8192x4096 and 4096x8192x14336: 0.5% faster); 3072x4096x768 34.2 -> 35.4 us and
+  // 512x512x128 batch 96 (a 4x4 grid) 29.0 -> 38.5 us in strips of 8.
+  const double operand_bytes =
+      (static_cast<double>(p.m) + p.n) * p.k * p.batch * core::dtype_bytes(p.a_type);
+  const bool strips_pay = operand_bytes > static_cast<double>(d.l2_bytes) &&
+                          tiles >= 4 * d.sm_count && std::min(tiles_m, tiles_n) >= 8;
+  if ((c.swizzle > 1) != strips_pay) eff *= 0.97;
   const double per_sm_flops = peak * 1e12 / d.sm_count * eff;
   const int64_t k_blocks = ceil_div(p.k, c.tile_k);
   const double block_us = 2.0 * c.tile_m * c.tile_n * c.tile_k / per_sm_flops * 1e6;
@@ -375,10 +386,10 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   }
   // HBM: every operand once, at the bandwidth the CTAs that have work can draw, and at most
   // ~75% of the copy rate. With fewer CTAs than SMs each streams at what its pipeline keeps in
-  // flight: a 128-row tile up to twice an SM's fair share, a 64-row tile (half the bytes per
-  // stage) 0.85 of it (H100, ncu and event timing with a read flush, 2026-11-22: 14336x1x4096
-  // on 112 CTAs of 128x64 at 46.5 us, 4096x16x4096 on 64 CTAs of 64x128 at 32.5 us; bench/
-  // results/2026-11-22-gemm-unaligned-fp8-h100.md). Cluster padding does not stream. L2: A is
+  // flight: a stage of 16 KB or more up to twice an SM's fair share, a smaller one 0.85 of it
+  // (H100, ncu and event timing with a read flush, 2026-11-22: 14336x1x4096 on 112 CTAs of
+  // 128x64, 16.5 KB a stage, at 46.5 us; 4096x16x4096 on 64 CTAs of 64x128, 10 KB, at 32.5 us;
+  // bench/results/2026-11-22-gemm-unaligned-fp8-h100.md). Cluster padding does not stream. L2: A is
   // re-read by each column of tiles and B by each row of tiles (L2 at ~4x HBM bandwidth).
   const int64_t real_tiles = ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) * p.batch;
   const double active = static_cast<double>(std::min<int64_t>(
@@ -392,10 +403,16 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // tile_n rows tall, about 0.4 of a fair share per 16 rows (H100, 2026-11-26: 16 x 4096 x
   // 4096 on 256 CTAs of 64x16 at 34.5 us, on 128 CTAs of 64x32 at 21.0;
   // bench/results/2026-11-26-gemm-swap-h100.md). Swapped operands (swap_ab) avoid that.
-  const double per_cta_share = narrow && swap_pays(p) ? 0.4 * c.tile_n / 16.0
-                               : narrow               ? 4.0
-                               : c.tile_m >= 128      ? 2.0
-                                                      : 0.85;
+  // What a stage brings in is what the tile covers of each operand: a 64-row tile streaming
+  // the wide side of a 64 x 200704 x 256 GEMM (a 1x1 convolution with K = 64) on 132 CTAs drew
+  // 2.9 TB/s (H100, 2026-11-26: t64x128x64 at 44.1 us, 0.85 of a share would predict 60).
+  const double stage_bytes =
+      (static_cast<double>(std::min<int64_t>(c.tile_m, p.m)) + std::min<int64_t>(c.tile_n, p.n)) *
+      c.tile_k * core::dtype_bytes(p.a_type);
+  const double per_cta_share = narrow && swap_pays(p)   ? 0.4 * c.tile_n / 16.0
+                               : narrow                 ? 4.0
+                               : stage_bytes >= 16384.0 ? 2.0
+                                                        : 0.85;
   const double hbm =
       0.75 * std::min(1.0, per_cta_share * active / d.sm_count) * d.bandwidth_gbs * 1e9;
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));

@@ -22,6 +22,7 @@ struct DeviceModel {
   double tflops_tf32 = 494.7;
   double bandwidth_gbs = 3350.0;
   double launch_us = 3.0;
+  int64_t l2_bytes = int64_t{50} << 20;  // H100 SXM
 };
 
 struct Candidate {

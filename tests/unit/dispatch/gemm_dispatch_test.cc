@@ -267,6 +267,43 @@ TEST(Heuristic, LargeSquareProblemUsesLargeTiles) {
   EXPECT_GT(ranked.front().predicted_us, p.flops() / 989.4e12 * 1e6);
 }
 
+// Strips of 8 tiles where A and B overflow the L2 over several waves, raster order where they
+// fit (H100, 2026-11-26: 14336x8192x4096 1268.7 -> 1225.9 us in strips of 8; 512x512x128 batch
+// 96, a 4x4 grid, 29.0 -> 38.5 us).
+TEST(Heuristic, TileStripsWhereTheOperandsOverflowTheL2) {
+  auto front = [](const ops::GemmProblem& p) {
+    auto best = space::GemmSm90Config::parse_name(
+        make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault).front().config);
+    EXPECT_TRUE(best.has_value());
+    return best.has_value() ? *best : space::GemmSm90Config{};
+  };
+  EXPECT_EQ(front(aligned(14336, 8192, 4096)).swizzle, 8);
+  EXPECT_EQ(front(aligned(4096, 8192, 14336)).swizzle, 8);
+  EXPECT_EQ(front(aligned(3072, 4096, 768)).swizzle, 1);
+  ops::GemmProblem batched = aligned(512, 512, 128);
+  batched.batch = 96;
+  batched.stride_a = batched.stride_b = 512 * 128;
+  batched.stride_c = batched.stride_d = 512 * 512;
+  EXPECT_EQ(front(batched).swizzle, 1);
+  // A small L2 makes the same mid-size problem overflow it.
+  DeviceModel small_l2;
+  small_l2.l2_bytes = 4 << 20;
+  auto ranked =
+      make_gemm_sm90()->rank(aligned(3072, 4096, 768), small_l2, space::RuleSet::kDefault);
+  EXPECT_NE(ranked.front().config.find("_sw8."), std::string::npos) << ranked.front().config;
+}
+
+// A 64-row tile streams the wide operand of a 64-row problem as fast as a 128-row one, without
+// computing 64 rows of padding (H100, 2026-11-26: the 1x1 convolution GEMM 64 x 200704 x 256
+// on t64x128x64 at 44.1 us, on t128x128x64 at 50.0 us).
+TEST(Heuristic, SixtyFourRowProblemsTakeSixtyFourRowTiles) {
+  auto ranked =
+      make_gemm_sm90()->rank(aligned(64, 200704, 256), DeviceModel{}, space::RuleSet::kDefault);
+  auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->tile_m, 64) << ranked.front().config;
+}
+
 TEST(GemmProblemHash, EqualProblemsHashEqual) {
   const GemmProblemHash h;
   ops::GemmProblem a = aligned(64, 64, 64);
