@@ -49,6 +49,7 @@ list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 # passed on a GPU; none at present).
 list_env() {
   case "$1" in
+    *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }
@@ -168,7 +169,7 @@ fi
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
   tests/gpu/conv_depthwise_backward.txt tests/gpu/conv_pointwise.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
-  tests/gpu/conv_split_wgrad.txt)
+  tests/gpu/conv_split_wgrad.txt tests/gpu/conv_gemm_1d.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
@@ -179,10 +180,12 @@ if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
     # The list's switch for this list only; what the caller set stays set for the rest.
-    saved_env=$(declare -p BOO_CONV_POINTWISE 2>/dev/null || true)
-    export $(list_env "$f")
+    setting=$(list_env "$f")
+    name=${setting%%=*}
+    saved_env=$(declare -p "$name" 2>/dev/null || true)
+    export "$setting"
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    unset BOO_CONV_POINTWISE
+    unset "$name"
     eval "$saved_env"
   done
 fi

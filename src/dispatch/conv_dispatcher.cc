@@ -564,6 +564,11 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   if (auto env = core::get_env("BOO_CONV_GROUPED_DIRECT"); env && *env == "0") {
     options_.rank_conv_grouped_direct = false;
   }
+  if (auto env = core::get_env("BOO_CONV_GEMM_1D"); env && *env == "0") {
+    options_.rank_conv_gemm_1d = false;
+  } else if (env && *env == "first") {
+    options_.conv_gemm_1d_first = true;
+  }
 }
 
 core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
@@ -579,9 +584,14 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   const std::string& forced = options_.force_config;
   if (!forced.empty()) {
     if (forced.rfind("gemm.", 0) == 0) {
-      if (!gemm_1x1)
-        return core::unsupported("--config " + forced + ": " + gemm_1x1.status().message());
-      out.push_back({std::string(kConvGemm1x1), "", 0.0, "forced GEMM config"});
+      if (gemm_1x1) {
+        out.push_back({std::string(kConvGemm1x1), "", 0.0, "forced GEMM config"});
+      } else if (conv_gemm_1d_supports(p).is_ok()) {
+        out.push_back({std::string(kConvGemm1d), "", 0.0, "forced GEMM config"});
+      } else {
+        return core::unsupported("--config " + forced + ": " + gemm_1x1.status().message() + "; " +
+                                 conv_gemm_1d_supports(p).message());
+      }
       return out;
     }
     if (forced.rfind(space::kConvSm90Prefix, 0) == 0) {
@@ -638,10 +648,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                         return row->algorithm == own.name && own_supports(own.name, p).is_ok() &&
                                check_class_of(row->config, own.prefix, p).is_ok();
                       }) ||
-          (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value());
+          (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value()) ||
+          (row->algorithm == kConvGemm1d && conv_gemm_1d_supports(p).is_ok());
+      const bool gemms = row->algorithm == kConvGemm1x1 || row->algorithm == kConvGemm1d;
       if (usable) {
-        out.push_back({row->algorithm, row->algorithm == kConvGemm1x1 ? "" : row->config,
-                       row->time_us, "tuning DB row"});
+        out.push_back({row->algorithm, gemms ? "" : row->config, row->time_us, "tuning DB row"});
       } else {
         note("tuning DB row names " + row->algorithm + ", which does not apply here");
       }
@@ -757,11 +768,42 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     // Before the unsplit kernel only where it is predicted faster than the best of those.
     add_ranked(kConvSplitWgrad, best_sm90(predict_conv_sm90_us));
   }
+  // conv.gemm_1d before conv.sm90_implicit where its GEMMs (each the GEMM heuristic's first
+  // pick) are predicted faster than the implicit kernel's best config, after it otherwise.
+  ConvCandidate gemm_1d;
+  if (const core::Status w = conv_gemm_1d_supports(p); !w.is_ok()) {
+    if (p.spatial_dims == 1) note(w.message());
+  } else if (!options_.rank_conv_gemm_1d) {
+    note("conv.gemm_1d is not ranked: BOO_CONV_GEMM_1D=0 leaves it out");
+  } else {
+    auto predicted_gemms = predict_conv_gemm_1d_us(p);
+    if (!predicted_gemms) {
+      note("conv.gemm_1d: " + predicted_gemms.status().message());
+      if (options_.conv_gemm_1d_first) {
+        gemm_1d = {std::string(kConvGemm1d), "", 0.0, "first: BOO_CONV_GEMM_1D=first"};
+      }
+    } else {
+      char text[160];
+      std::snprintf(text, sizeof(text),
+                    "1D windows of the input as GEMMs: predicted %.1f us (the interior and %d "
+                    "edge columns)",
+                    predicted_gemms->first, predicted_gemms->second);
+      gemm_1d = {std::string(kConvGemm1d), "", predicted_gemms->first, text};
+    }
+  }
+  // conv.sm90_implicit's model reads its non-persistent kernel about 1.27x fast on the 1D
+  // convolutions the GEMMs take (H100, 2026-11-24: the public n32 c512 w4096 k512 x3 line
+  // predicted 297.6 us, measured 377.7; bench/results/2026-11-24-gemm-psplitk-h100.md).
+  const bool gemm_1d_first =
+      !gemm_1d.algorithm.empty() && (options_.conv_gemm_1d_first || !sm90.is_ok() ||
+                                     gemm_1d.predicted_us < 1.27 * best_sm90(predict_conv_sm90_us));
+  if (gemm_1d_first) out.push_back(gemm_1d);
   if (sm90.is_ok()) {
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
     note(sm90.message());
   }
+  if (!gemm_1d.algorithm.empty() && !gemm_1d_first) out.push_back(gemm_1d);
   if (pointwise.is_ok() && options_.rank_conv_pointwise && !pointwise_first) {
     out.push_back(pointwise_candidate);
   }
@@ -854,6 +896,27 @@ core::Status ConvDispatcher::try_kernel(const ops::ConvProblem& p, const ConvCan
   return core::Status::ok();
 }
 
+core::Expected<std::vector<ConvAsGemm>> conv_as_gemms(std::string_view algorithm,
+                                                      const ops::ConvProblem& p) {
+  if (algorithm == kConvGemm1d) return conv_as_gemm_1d(p);
+  BOO_ASSIGN_OR_RETURN(ConvAsGemm one, conv_as_gemm_1x1(p));
+  return std::vector<ConvAsGemm>{one};
+}
+
+core::Expected<std::pair<double, int>> ConvDispatcher::predict_conv_gemm_1d_us(
+    const ops::ConvProblem& p) const {
+  BOO_ASSIGN_OR_RETURN(std::vector<ConvAsGemm> gemms, conv_as_gemm_1d(p));
+  double us = 0.0;
+  for (const ConvAsGemm& m : gemms) {
+    BOO_ASSIGN_OR_RETURN(std::vector<GemmCandidate> c, gemm_.candidates(m.gemm, nullptr));
+    const auto ranked = std::find_if(c.begin(), c.end(),
+                                     [](const GemmCandidate& x) { return x.predicted_us > 0.0; });
+    if (ranked == c.end()) return core::unsupported("no GEMM heuristic pick for " + m.gemm.key());
+    us += ranked->predicted_us;
+  }
+  return std::make_pair(us, static_cast<int>(gemms.size()) - 1);
+}
+
 core::Expected<std::unique_ptr<ConvPlan>> ConvDispatcher::choose(const ops::ConvProblem& p) {
   auto plan = std::make_unique<ConvPlan>();
   plan->problem = p;
@@ -861,25 +924,33 @@ core::Expected<std::unique_ptr<ConvPlan>> ConvDispatcher::choose(const ops::Conv
   BOO_ASSIGN_OR_RETURN(std::vector<ConvCandidate> list, candidates(p, &why));
   core::Status last = core::Status::ok();
   for (const ConvCandidate& c : list) {
-    if (c.algorithm == kConvGemm1x1) {
-      auto mapping = conv_as_gemm_1x1(p);
-      if (!mapping) {
-        last = mapping.status();
-        why.push_back("skipped conv.gemm_1x1: " + last.message());
-        continue;
-      }
-      auto gp = gemm_.plan(mapping->gemm);
-      if (!gp) {
+    if (c.algorithm == kConvGemm1x1 || c.algorithm == kConvGemm1d) {
+      // The GEMMs this convolution is, each planned by the GEMM dispatcher.
+      auto mappings = conv_as_gemms(c.algorithm, p);
+      std::vector<const GemmPlan*> plans;
+      std::string configs;
+      last = mappings.status();
+      for (size_t i = 0; mappings && i < mappings->size() && last.is_ok(); ++i) {
+        auto gp = gemm_.plan((*mappings)[i].gemm);
         last = gp.status();
-        why.push_back("skipped conv.gemm_1x1: " + last.message());
+        if (!gp) break;
+        plans.push_back(*gp);
+        const std::string config = (*gp)->algorithm + " " + (*gp)->config;
+        if (i == 0) configs = config;
+        if (i == 1) configs += ", edges " + config;
+        if (i > 1) configs += ", " + config;
+        for (const std::string& line : (*gp)->explanation) why.push_back("  gemm: " + line);
+      }
+      if (!last.is_ok()) {
+        why.push_back("skipped " + c.algorithm + ": " + last.message());
+        if (!options_.force_config.empty()) return last;
         continue;
       }
-      plan->algorithm = std::string(kConvGemm1x1);
-      plan->config = (*gp)->algorithm + " " + (*gp)->config;
-      plan->gemm = *gp;
-      plan->mapping = *mapping;
-      for (const std::string& line : (*gp)->explanation) why.push_back("  gemm: " + line);
-      why.push_back("chose conv.gemm_1x1 -> " + plan->config + " (" + c.reason + ")");
+      plan->algorithm = c.algorithm;
+      plan->config = configs;
+      plan->gemms = std::move(plans);
+      plan->mappings = std::move(*mappings);
+      why.push_back("chose " + c.algorithm + " -> " + plan->config + " (" + c.reason + ")");
       return plan;
     }
     last = try_kernel(p, c, *plan);
@@ -905,20 +976,26 @@ core::Expected<const ConvPlan*> ConvDispatcher::plan(const ops::ConvProblem& p) 
 
 core::Status ConvDispatcher::run(const ConvPlan& plan, const ConvPointers& ptrs, void* stream,
                                  bool dry_run) {
-  if (plan.algorithm == kConvGemm1x1) {
-    auto tensor = [&](char which) -> void* {
-      return which == 'x' ? ptrs.x : which == 'w' ? ptrs.w : ptrs.y;
-    };
-    GemmPointers g;
-    g.a = tensor(plan.mapping.a);
-    g.b = tensor(plan.mapping.b);
-    g.d = tensor(plan.mapping.d);
-    g.bias = plan.problem.bias ? ptrs.bias : nullptr;
-    const GemmPlan* gp = plan.gemm;
-    if (!g.aligned_16()) {
-      BOO_ASSIGN_OR_RETURN(gp, gemm_.plan(plan.mapping.gemm, false));
+  if (plan.algorithm == kConvGemm1x1 || plan.algorithm == kConvGemm1d) {
+    const int64_t bytes = core::dtype_bytes(plan.problem.dtype);
+    for (size_t i = 0; i < plan.mappings.size(); ++i) {
+      const ConvAsGemm& m = plan.mappings[i];
+      auto tensor = [&](char which, int64_t offset) -> void* {
+        void* base = which == 'x' ? ptrs.x : which == 'w' ? ptrs.w : ptrs.y;
+        return static_cast<char*>(base) + offset * bytes;
+      };
+      GemmPointers g;
+      g.a = tensor(m.a, m.a_offset);
+      g.b = tensor(m.b, m.b_offset);
+      g.d = tensor(m.d, m.d_offset);
+      g.bias = plan.problem.bias ? ptrs.bias : nullptr;
+      const GemmPlan* gp = plan.gemms[i];
+      if (!g.aligned_16()) {
+        BOO_ASSIGN_OR_RETURN(gp, gemm_.plan(m.gemm, false));
+      }
+      BOO_RETURN_IF_ERROR(gemm_.run(*gp, g, stream, dry_run));
     }
-    return gemm_.run(*gp, g, stream, dry_run);
+    return core::Status::ok();
   }
   BooConvArgs args = make_conv_args(plan.problem, ptrs, device_, gemm_.device_model().sm_count);
   args.dry_run = dry_run ? 1 : 0;

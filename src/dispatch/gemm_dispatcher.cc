@@ -19,13 +19,13 @@ size_t GemmProblemHash::operator()(const ops::GemmProblem& p) const {
   uint64_t h = core::fnv1a64(std::string_view(reinterpret_cast<const char*>(ints), sizeof(ints)));
   const double reals[] = {p.alpha, p.beta};
   h = core::fnv1a64(std::string_view(reinterpret_cast<const char*>(reals), sizeof(reals)), h);
-  const uint8_t small[] = {static_cast<uint8_t>(p.trans_a),     static_cast<uint8_t>(p.trans_b),
-                           static_cast<uint8_t>(p.a_type),      static_cast<uint8_t>(p.b_type),
-                           static_cast<uint8_t>(p.c_type),      static_cast<uint8_t>(p.d_type),
-                           static_cast<uint8_t>(p.math),        static_cast<uint8_t>(p.scale_a),
-                           static_cast<uint8_t>(p.scale_b),     static_cast<uint8_t>(p.bias),
-                           static_cast<uint8_t>(p.bias_type),   static_cast<uint8_t>(p.activation),
-                           static_cast<uint8_t>(p.alpha_vector)};
+  const uint8_t small[] = {static_cast<uint8_t>(p.trans_a),      static_cast<uint8_t>(p.trans_b),
+                           static_cast<uint8_t>(p.a_type),       static_cast<uint8_t>(p.b_type),
+                           static_cast<uint8_t>(p.c_type),       static_cast<uint8_t>(p.d_type),
+                           static_cast<uint8_t>(p.math),         static_cast<uint8_t>(p.scale_a),
+                           static_cast<uint8_t>(p.scale_b),      static_cast<uint8_t>(p.bias),
+                           static_cast<uint8_t>(p.bias_type),    static_cast<uint8_t>(p.activation),
+                           static_cast<uint8_t>(p.alpha_vector), static_cast<uint8_t>(p.b_windows)};
   return core::fnv1a64(std::string_view(reinterpret_cast<const char*>(small), sizeof(small)), h);
 }
 
@@ -218,7 +218,8 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
        ++i) {
     char model[64];
     std::snprintf(model, sizeof(model), "heuristic: predicted %.1f us; ", ranked[i].predicted_us);
-    out.push_back({algorithm_named(ranked[i].algorithm), ranked[i].config, model + ranked[i].why});
+    out.push_back({algorithm_named(ranked[i].algorithm), ranked[i].config, model + ranked[i].why,
+                   ranked[i].predicted_us});
   }
   const GemmAlgorithm* fallback = algorithm_named("gemm.fallback");
   out.push_back({fallback, fallback->rank(p, model_, options_.rules).front().config,

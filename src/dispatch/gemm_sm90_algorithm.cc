@@ -100,7 +100,8 @@ ops::GemmProblem swapped_problem(const ops::GemmProblem& p) {
 
 // Swapped operands are ranked for narrow-M problems only (M <= 32 < N): there they stream the
 // large operand in tiles 64 or 128 rows tall, as the narrow-N form does.
-bool swap_pays(const ops::GemmProblem& p) { return p.m <= 32 && p.n > 32; }
+// (Not over B's overlapping windows: swapped, they would be A's.)
+bool swap_pays(const ops::GemmProblem& p) { return p.m <= 32 && p.n > 32 && !p.b_windows; }
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "boo/ops/gemm_problem.h"
 
+#include <algorithm>
+
 #include "boo/core/strings.h"
 #include "boo/core/tensor.h"
 
@@ -93,7 +95,10 @@ Status GemmProblem::validate() const {
   const char* b_why =
       trans_b == Transpose::kN ? "rows of B = K with transB N" : "rows of B = N with transB T";
   BOO_RETURN_IF_ERROR(core::require_at_least("lda", lda, a_rows(), a_why));
-  BOO_RETURN_IF_ERROR(core::require_at_least("ldb", ldb, b_rows(), b_why));
+  if (b_windows && trans_b != Transpose::kN) {
+    return invalid_argument("overlapping windows of B need transB N");
+  }
+  BOO_RETURN_IF_ERROR(core::require_at_least("ldb", ldb, b_windows ? 1 : b_rows(), b_why));
   BOO_RETURN_IF_ERROR(core::require_at_least("ldc", ldc, m, "rows of C = M"));
   BOO_RETURN_IF_ERROR(core::require_at_least("ldd", ldd, m, "rows of D = M"));
   BOO_RETURN_IF_ERROR(core::require_at_least("stride_a", stride_a, 0));
@@ -163,7 +168,8 @@ double GemmProblem::flops() const {
 int64_t GemmProblem::min_bytes() const {
   auto copies = [&](int64_t stride) { return stride == 0 ? int64_t{1} : batch; };
   int64_t bytes = m * k * copies(stride_a) * core::dtype_bytes(a_type) +
-                  k * n * copies(stride_b) * core::dtype_bytes(b_type) +
+                  (b_windows ? std::min(k * n, ldb * (n - 1) + k) : k * n) * copies(stride_b) *
+                      core::dtype_bytes(b_type) +
                   m * n * batch * core::dtype_bytes(d_type);
   if (reads_c()) bytes += m * n * copies(stride_c) * core::dtype_bytes(c_type);
   if (bias) bytes += m * core::dtype_bytes(bias_type);
@@ -188,6 +194,7 @@ std::string GemmProblem::key() const {
   s += "_scale" + std::string(scale_name(scale_a)) + "." + std::string(scale_name(scale_b));
   s += bias ? "_bias." + dn(bias_type) : std::string("_nobias");
   s += "." + std::string(activation_name(activation));
+  if (b_windows) s += "_bwindows";
   return s;
 }
 

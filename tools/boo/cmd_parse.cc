@@ -60,13 +60,27 @@ void print_candidates(const ops::Problem& p, int n) {
     print_ranked(notes, *list, static_cast<size_t>(n), [](const dispatch::ConvCandidate& c) {
       return c.config.empty() ? c.algorithm : c.config;
     });
-    // conv.gemm_1x1: the convolution is this GEMM over its own buffers.
+    // conv.gemm_1x1: the convolution is this GEMM over its own buffers; conv.gemm_1d: these
+    // GEMMs over windows of them (the interior's candidates follow).
     auto mapped = dispatch::conv_as_gemm_1x1(*conv);
-    if (!mapped) return;
-    as_gemm = mapped->gemm;
+    auto windows = dispatch::conv_as_gemm_1d(*conv);
+    if (mapped) {
+      as_gemm = mapped->gemm;
+      std::printf("  dispatch conv.gemm_1x1: A = %c, B = %c, D = %c: %s\n", mapped->a, mapped->b,
+                  mapped->d, as_gemm->key().c_str());
+    } else if (windows) {
+      for (size_t i = 0; i < windows->size(); ++i) {
+        const dispatch::ConvAsGemm& m = (*windows)[i];
+        std::printf("  dispatch conv.gemm_1d %s: A = %c+%lld, B = %c+%lld, D = %c+%lld: %s\n",
+                    i == 0 ? "interior" : "edge", m.a, static_cast<long long>(m.a_offset), m.b,
+                    static_cast<long long>(m.b_offset), m.d, static_cast<long long>(m.d_offset),
+                    m.gemm.key().c_str());
+      }
+      as_gemm = windows->front().gemm;
+    } else {
+      return;
+    }
     g = &*as_gemm;
-    std::printf("  dispatch conv.gemm_1x1: A = %c, B = %c, D = %c: %s\n", mapped->a, mapped->b,
-                mapped->d, g->key().c_str());
   }
   std::vector<std::string> notes;
   auto list = (*ctx)->gemm->candidates(*g, &notes);

@@ -98,13 +98,15 @@ int run_preload(const PreloadOptions& opt) {
         }
         std::vector<codegen::KernelSource> sources;
         for (const dispatch::ConvCandidate& k : *c) {
-          if (k.algorithm == dispatch::kConvGemm1x1) {
-            // The GEMM this 1x1 convolution is: the GEMM dispatcher's own candidates.
-            auto mapped = dispatch::conv_as_gemm_1x1(*cv);
+          if (k.algorithm == dispatch::kConvGemm1x1 || k.algorithm == dispatch::kConvGemm1d) {
+            // The GEMMs this convolution is: the GEMM dispatcher's own candidates for each.
+            auto mapped = dispatch::conv_as_gemms(k.algorithm, *cv);
             if (!mapped) continue;
-            auto g = gemm.candidates(mapped->gemm, nullptr);
-            if (!g) continue;
-            for (auto& src : gemm_sources(gemm, *g)) sources.push_back(std::move(src));
+            for (const dispatch::ConvAsGemm& m : *mapped) {
+              auto g = gemm.candidates(m.gemm, nullptr);
+              if (!g) continue;
+              for (auto& src : gemm_sources(gemm, *g)) sources.push_back(std::move(src));
+            }
           } else if (auto src = conv.source(k)) {
             sources.push_back(std::move(*src));
           }

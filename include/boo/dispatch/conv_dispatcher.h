@@ -1,19 +1,21 @@
 // Chooses and runs a convolution kernel per problem (DESIGN.md §3, §5), in order: a tuning-DB
 // row; conv.padded_channels where C or K is not a 16-byte vector; conv.gemm_1x1 (the GEMM
-// dispatcher's plan for a 1x1 convolution that is a GEMM); the best-ranked conv.sm90_implicit
-// configs (a failed compile or a kernel that rejects the problem
-// moves on to the next); conv.depthwise (forward, G = C); conv.grouped where its dense
-// expansion is predicted faster than conv.direct; conv.direct, which runs every valid
-// problem. Plans are cached per
-// problem.
+// dispatcher's plan for a 1x1 convolution that is a GEMM); conv.gemm_1d (1D forward
+// convolutions as GEMMs over windows of the input) where predicted faster than conv.sm90_implicit;
+// the best-ranked conv.sm90_implicit configs (a failed compile or a kernel that rejects the
+// problem moves on to the next); conv.depthwise (forward, G = C); conv.grouped where its dense
+// expansion is predicted faster than conv.direct; conv.direct, which runs every valid problem.
+// Plans are cached per problem.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "boo/dispatch/conv_args.h"
+#include "boo/dispatch/conv_gemm_1d.h"
 #include "boo/dispatch/conv_gemm_1x1.h"
 #include "boo/dispatch/gemm_dispatcher.h"
 #include "boo/space/conv_sm90.h"
@@ -21,6 +23,7 @@
 namespace boo::dispatch {
 
 inline constexpr std::string_view kConvGemm1x1 = "conv.gemm_1x1";
+inline constexpr std::string_view kConvGemm1d = "conv.gemm_1d";
 inline constexpr std::string_view kConvSm90Implicit = "conv.sm90_implicit";
 inline constexpr std::string_view kConvPaddedChannels = "conv.padded_channels";
 inline constexpr std::string_view kConvGrouped = "conv.grouped";
@@ -32,17 +35,20 @@ inline constexpr std::string_view kConvDirect = "conv.direct";
 struct ConvPlan {
   ops::ConvProblem problem;
   std::string algorithm;  // one of the kConv* names
-  std::string config;     // the kernel config (conv.gemm_1x1: the GEMM's algorithm and config)
+  std::string config;     // the kernel config (conv.gemm_1x1, conv.gemm_1d: the GEMMs' algorithms
+                          // and configs)
   int64_t workspace_bytes = 0;
   std::shared_ptr<const jit::LoadedKernel> kernel;  // conv kernels
-  const GemmPlan* gemm = nullptr;                   // conv.gemm_1x1 (owned by the GEMM dispatcher)
-  ConvAsGemm mapping;                               // conv.gemm_1x1
-  std::vector<std::string> explanation;             // why this choice, for --explain
+  // conv.gemm_1x1 (one GEMM), conv.gemm_1d (the interior, then the edge columns): the GEMMs and
+  // their plans (owned by the GEMM dispatcher).
+  std::vector<const GemmPlan*> gemms;
+  std::vector<ConvAsGemm> mappings;
+  std::vector<std::string> explanation;  // why this choice, for --explain
 };
 
 struct ConvCandidate {
   std::string algorithm;  // one of the kConv* names
-  std::string config;     // empty for conv.gemm_1x1 (the GEMM dispatcher chooses)
+  std::string config;     // empty for conv.gemm_1x1 and conv.gemm_1d (the GEMM dispatcher chooses)
   double predicted_us = 0.0;
   std::string reason;
 };
@@ -109,6 +115,10 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p);
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                       std::string* why = nullptr);
 
+// The GEMMs a convolution is under conv.gemm_1x1 or conv.gemm_1d (`algorithm`), or why not.
+core::Expected<std::vector<ConvAsGemm>> conv_as_gemms(std::string_view algorithm,
+                                                      const ops::ConvProblem& p);
+
 class ConvDispatcher {
  public:
   ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
@@ -129,6 +139,9 @@ class ConvDispatcher {
  private:
   core::Status try_kernel(const ops::ConvProblem& p, const ConvCandidate& c, ConvPlan& plan);
   core::Expected<std::unique_ptr<ConvPlan>> choose(const ops::ConvProblem& p);
+  // conv.gemm_1d's time: each of its GEMMs at the GEMM heuristic's first pick; and the number
+  // of edge columns.
+  core::Expected<std::pair<double, int>> predict_conv_gemm_1d_us(const ops::ConvProblem& p) const;
 
   jit::KernelCache& cache_;
   const TuningDb* db_;

@@ -28,6 +28,11 @@ struct ConvAsGemm {
   char a = 'x';
   char b = 'w';
   char d = 'y';
+  // Element offsets of the operands into their tensors (conv.gemm_1d: the first window of B and
+  // of D, the first tap of A).
+  int64_t a_offset = 0;
+  int64_t b_offset = 0;
+  int64_t d_offset = 0;
 };
 
 // The GEMM that computes the problem, or why it is not one (unsupported, naming the field).

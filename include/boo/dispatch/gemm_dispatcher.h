@@ -66,6 +66,12 @@ struct DispatchOptions {
   // BOO_CONV_GROUPED_DIRECT=0 turns it off (and BOO_CONV_GROUPED=0, which turns off all of
   // conv.grouped). Forced configs use it either way.
   bool rank_conv_grouped_direct = true;
+  // conv.gemm_1d (1D forward convolutions as GEMMs over windows of the input), ranked against
+  // conv.sm90_implicit by the models; BOO_CONV_GEMM_1D=0 turns it off, BOO_CONV_GEMM_1D=first
+  // puts it first wherever it applies (its GPU list, A/B timing). Forced GEMM configs use it
+  // either way.
+  bool rank_conv_gemm_1d = true;
+  bool conv_gemm_1d_first = false;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).
@@ -76,7 +82,8 @@ BooGemmArgs make_gemm_args(const GemmPlan& plan, const GemmPointers& ptrs, int d
 struct GemmCandidate {
   const GemmAlgorithm* algorithm = nullptr;
   std::string config;
-  std::string reason;  // "tuning DB row", "heuristic: predicted 12.3 us; ...", "fallback"
+  std::string reason;         // "tuning DB row", "heuristic: predicted 12.3 us; ...", "fallback"
+  double predicted_us = 0.0;  // the heuristic's time (0 for forced, tuning-DB and fallback rows)
 };
 
 class GemmDispatcher {

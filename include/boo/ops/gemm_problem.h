@@ -49,6 +49,10 @@ struct GemmProblem {
   bool bias = false;
   core::DType bias_type = core::DType::kF32;
   Activation activation = Activation::kNone;
+  // B's columns are windows of one buffer that may overlap: ldb may be less than K (transB N
+  // only). The im2col matrix of a 1D convolution read in place (conv.gemm_1d); no hipBLASLt
+  // line has it, so to_log_line() of such a problem does not parse back.
+  bool b_windows = false;
   int64_t call_count = 1;  // weight of the problem in a workload; not part of key()
 
   bool operator==(const GemmProblem&) const = default;

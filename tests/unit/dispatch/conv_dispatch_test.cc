@@ -83,6 +83,51 @@ TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   EXPECT_EQ(c->back().algorithm, kConvDirect);
 }
 
+// conv.gemm_1d: the public 1D audio layer runs as its GEMMs (the interior over overlapping
+// windows of x, and the two edge columns) before conv.sm90_implicit; BOO_CONV_GEMM_1D=0 leaves
+// it out; a dilated filter is not one window; a forced GEMM config goes through it; a plan holds
+// one GEMM plan per mapped GEMM.
+TEST_F(ConvDispatchTest, OneDimensionalConvolutionsRunAsWindowGemms) {
+  const std::string audio =
+      "convbfp16 -n 32 -c 512 -H 1 -W 4096 -k 512 -y 1 -x 3 -p 0 -q 1 -u 1 -v 1 -l 1 -F 1";
+  const ops::ConvProblem p = conv(audio + " -j 1" + kNhwc);
+  std::vector<std::string> notes;
+  auto c = dispatcher().candidates(p, &notes);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  EXPECT_EQ(c->front().algorithm, kConvGemm1d);
+  EXPECT_NE(c->front().reason.find("2 edge columns"), std::string::npos) << c->front().reason;
+  EXPECT_EQ((*c)[1].algorithm, kConvSm90Implicit);
+  DispatchOptions off;
+  off.rank_conv_gemm_1d = false;
+  notes.clear();
+  auto without = ConvDispatcher(*cache_, nullptr, *gemm_, off).candidates(p, &notes);
+  ASSERT_TRUE(without.has_value());
+  for (const ConvCandidate& x : *without) EXPECT_NE(x.algorithm, kConvGemm1d);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("BOO_CONV_GEMM_1D=0") != std::string::npos;
+  }));
+  notes.clear();
+  auto dilated = dispatcher().candidates(conv(audio + " -j 2" + kNhwc), &notes);
+  ASSERT_TRUE(dilated.has_value());
+  for (const ConvCandidate& x : *dilated) EXPECT_NE(x.algorithm, kConvGemm1d);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("the dilation must be 1") != std::string::npos;
+  }));
+  auto forced = dispatcher(
+                    "gemm.sm90_bf16.bf16.void.bf16_f32acc_tn_nobias.none_t128x128x64_c1x1_"
+                    "pingpong_persistent_sw1.rh")
+                    .candidates(p, nullptr);
+  ASSERT_TRUE(forced.has_value()) << forced.status().message();
+  EXPECT_EQ(algorithms(*forced), std::vector<std::string>{std::string(kConvGemm1d)});
+  ConvDispatcher d = dispatcher();
+  auto plan = d.plan(p);
+  ASSERT_TRUE(plan.has_value()) << plan.status().message();
+  EXPECT_EQ((*plan)->algorithm, kConvGemm1d);
+  EXPECT_EQ((*plan)->gemms.size(), 3u);
+  EXPECT_EQ((*plan)->mappings.size(), 3u);
+  EXPECT_NE((*plan)->config.find(", edges "), std::string::npos) << (*plan)->config;
+}
+
 // conv.pointwise: a few-channel 1x1 forward (C = K = 35) streams pixels through its own kernel
 // before the padded tensor-core configs (BOO_CONV_POINTWISE=0 leaves it out); with channels
 // that are 16-byte vectors the GEMM stays first and conv.pointwise comes after the tensor-core

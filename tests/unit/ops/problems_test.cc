@@ -96,6 +96,23 @@ TEST(GemmProblem, ValidateKeyFlopsBytes) {
   EXPECT_EQ(g.validate().code(), core::StatusCode::kUnsupported);
 }
 
+// B as overlapping windows of one buffer (conv.gemm_1d): ldb below K only when asked, and only
+// with transB N; its bytes are the buffer's span, not K x N; the key says so.
+TEST(GemmProblem, OverlappingWindowsOfB) {
+  GemmProblem g = tn_gemm();
+  g.ldb = 8;
+  EXPECT_NE(g.validate().message().find("ldb"), std::string::npos) << g.validate().message();
+  g.b_windows = true;
+  ASSERT_TRUE(g.validate().is_ok()) << g.validate().message();
+  EXPECT_EQ(g.min_bytes(), (64 * 16 + (8 * 31 + 16) + 64 * 32) * 2);
+  EXPECT_NE(g.key().find("_bwindows"), std::string::npos) << g.key();
+  EXPECT_NE(g.key(), tn_gemm().key());
+  g.trans_b = Transpose::kT;
+  g.ldb = 32;
+  EXPECT_NE(g.validate().message().find("windows of B need transB N"), std::string::npos)
+      << g.validate().message();
+}
+
 TEST(GemmProblem, CallCountIsAWeightNotIdentity) {
   GemmProblem a = tn_gemm();
   GemmProblem b = tn_gemm();
