@@ -791,12 +791,20 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       gemm_1d = {std::string(kConvGemm1d), "", predicted_gemms->first, text};
     }
   }
-  // conv.sm90_implicit's model reads its non-persistent kernel about 1.27x fast on the 1D
-  // convolutions the GEMMs take (H100, 2026-11-24: the public n32 c512 w4096 k512 x3 line
-  // predicted 297.6 us, measured 377.7; bench/results/2026-11-24-gemm-psplitk-h100.md).
+  // conv.sm90_implicit's model reads its non-persistent kernel's work about 1.27x fast on the
+  // 1D convolutions the GEMMs take (H100, 2026-11-24: the public n32 c512 w4096 k512 x3 line
+  // predicted 297.6 us, measured 377.7; bench/results/2026-11-24-gemm-psplitk-h100.md). Below
+  // ten launches' worth of work the single implicit kernel wins: on the 20 lines of
+  // tests/gpu/conv_gemm_1d.txt (implicit predicted 3 to 22 us) it was faster on 19, by 0.4 to
+  // 29 us (conv.gemm_1d pays a launch per edge column and the persistent GEMM's fixed cost;
+  // H100, 2026-11-26, bench/results/2026-11-26-conv-gemm-1d-h100.md).
+  const double launch_us = gemm_.device_model().launch_us;
+  const double implicit_us = sm90.is_ok() ? best_sm90(predict_conv_sm90_us) : kNoLimit;
   const bool gemm_1d_first =
-      !gemm_1d.algorithm.empty() && (options_.conv_gemm_1d_first || !sm90.is_ok() ||
-                                     gemm_1d.predicted_us < 1.27 * best_sm90(predict_conv_sm90_us));
+      !gemm_1d.algorithm.empty() &&
+      (options_.conv_gemm_1d_first || !sm90.is_ok() ||
+       (implicit_us >= 10.0 * launch_us &&
+        gemm_1d.predicted_us < launch_us + 1.27 * (implicit_us - launch_us)));
   if (gemm_1d_first) out.push_back(gemm_1d);
   if (sm90.is_ok()) {
     add_ranked(kConvSm90Implicit, kNoLimit);
