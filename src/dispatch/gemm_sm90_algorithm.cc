@@ -321,7 +321,16 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   double eff = tile_efficiency(c);
   // Clusters must be co-scheduled on one GPC: in a single partial wave that leaves SMs idle;
   // over several waves, TMA multicast of the shared operand saves L2 traffic.
-  if (c.cluster_m * c.cluster_n > 1) eff *= tiles < d.sm_count ? 0.96 : 1.01;
+  // Batches of fewer than 32 tiles each gain nothing from multicast and pay the pair's lockstep
+  // (H100, 2026-11-26, bench/results/2026-11-26-gemm-order-h100.md: 512x512x128 batch 96, 16
+  // tiles a batch, 26.8 us on 128x128 tiles alone, 29.1 in pairs, 27.2 against 29.0 on 64x256;
+  // 256x256x64 batch 256 18.2 against 18.7; 1024x1024x64 batch 32, 64 tiles a batch, 29.4
+  // against 28.9 on 128x128 and 30.3 against 29.0 on 64x256).
+  const bool small_batch_grid =
+      p.batch > 1 && ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) < 32;
+  if (c.cluster_m * c.cluster_n > 1) {
+    eff *= small_batch_grid ? 0.95 : tiles < d.sm_count ? 0.96 : 1.01;
+  }
   // Along the longer side of the tile grid, a pair shares its operand with more tiles.
   if ((c.cluster_n > 1 && tiles_n > tiles_m) || (c.cluster_m > 1 && tiles_m > tiles_n)) {
     eff *= 1.005;

@@ -99,9 +99,9 @@ TEST_F(ConvDispatchTest, OneDimensionalConvolutionsRunAsWindowGemms) {
   EXPECT_EQ((*c)[1].algorithm, kConvSm90Implicit);
   // A small one (a few launches' worth of work) stays on the single implicit kernel, with
   // conv.gemm_1d after it; BOO_CONV_GEMM_1D=first puts it first anyway.
-  const ops::ConvProblem small = conv(
-      "convbfp16 -n 4 -c 64 -H 1 -W 1000 -k 128 -y 1 -x 3 -p 0 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1" +
-      std::string(kNhwc));
+  const ops::ConvProblem small =
+      conv("convbfp16 -n 4 -c 64 -H 1 -W 1000 -k 128 -y 1 -x 3 -p 0 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
   auto s = dispatcher().candidates(small, nullptr);
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->front().algorithm, kConvSm90Implicit);

@@ -293,6 +293,23 @@ TEST(Heuristic, TileStripsWhereTheOperandsOverflowTheL2) {
   EXPECT_NE(ranked.front().config.find("_sw8."), std::string::npos) << ranked.front().config;
 }
 
+// Pairs of CTAs (clusters) on batches of few tiles each lose to single CTAs; on batches of many
+// tiles they may still win (H100, 2026-11-26: 512x512x128 batch 96 26.8 us alone, 29.1 paired).
+TEST(Heuristic, BatchesOfFewTilesRunWithoutClusters) {
+  for (auto [mn, k, batch] :
+       {std::tuple<int64_t, int64_t, int64_t>{512, 128, 96}, {256, 64, 256}, {384, 64, 64}}) {
+    ops::GemmProblem p = aligned(mn, mn, k);
+    p.batch = batch;
+    p.stride_a = p.stride_b = mn * k;
+    p.stride_c = p.stride_d = mn * mn;
+    auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+    auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->cluster_m * best->cluster_n, 1)
+        << mn << " batch " << batch << ": " << ranked.front().config;
+  }
+}
+
 // A 64-row tile streams the wide operand of a 64-row problem as fast as a 128-row one, without
 // computing 64 rows of padding (H100, 2026-11-26: the 1x1 convolution GEMM 64 x 200704 x 256
 // on t64x128x64 at 44.1 us, on t128x128x64 at 50.0 us).
