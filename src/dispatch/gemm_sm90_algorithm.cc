@@ -326,8 +326,12 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // tiles a batch, 26.8 us on 128x128 tiles alone, 29.1 in pairs, 27.2 against 29.0 on 64x256;
   // 256x256x64 batch 256 18.2 against 18.7; 1024x1024x64 batch 32, 64 tiles a batch, 29.4
   // against 28.9 on 128x128 and 30.3 against 29.0 on 64x256).
+  // Over B's overlapping windows (conv.gemm_1d) pairs lost too: the public 1D convolution's
+  // interior (512 x 4094 x 1536, batch 32) took 287.5 us on t128x128x64 pingpong alone, 372.3 in
+  // pairs along N; 308.5 on t128x256x64 cooperative alone, 321-323 in pairs (H100, 2026-11-26,
+  // bench/results/2026-11-26-conv-gemm-1d-h100.md).
   const bool small_batch_grid =
-      p.batch > 1 && ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) < 32;
+      (p.batch > 1 && ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) < 32) || p.b_windows;
   if (c.cluster_m * c.cluster_n > 1) {
     eff *= small_batch_grid ? 0.95 : tiles < d.sm_count ? 0.96 : 1.01;
   }
