@@ -45,14 +45,17 @@ int main() {
   cudaMalloc(&d, n * 2);
   cudaMalloc(&o, 8 * 64 * 2);
   cudaMemcpy(d, h.data(), n * 2, cudaMemcpyHostToDevice);
-  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                              const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                              const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  using Encode =
+      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult q;
   cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &q);
-  if (fn == nullptr) { std::printf("probe: no cuTensorMapEncodeTiled\n"); return 1; }
+  if (fn == nullptr) {
+    std::printf("probe: no cuTensorMapEncodeTiled\n");
+    return 1;
+  }
   // Rows of 192 elements, each starting 64 elements after the one before (stride 128 B).
   for (int stride_elems : {64, 256}) {
     CUtensorMap tm;
@@ -62,8 +65,8 @@ int main() {
     cuuint32_t estr[2] = {1, 1};
     CUresult r = reinterpret_cast<Encode>(fn)(
         &tm, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, d, dims, strides, box, estr,
-        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     std::printf("probe: row stride %d elements, row 192: encode %s (%d)\n", stride_elems,
                 r == CUDA_SUCCESS ? "ok" : "REJECTED", static_cast<int>(r));
     if (r != CUDA_SUCCESS) continue;
