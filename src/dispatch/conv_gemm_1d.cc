@@ -106,7 +106,16 @@ core::Expected<std::vector<ConvAsGemm>> conv_as_gemm_1d(const ops::ConvProblem& 
     if (col >= out) break;
     const int64_t tap_first = std::max<int64_t>(0, pad - col * u);
     const int64_t tap_last = std::min<int64_t>(s - 1, w - 1 + pad - col * u);
-    gemms.push_back(columns(col, col, tap_first, tap_last - tap_first + 1));
+    // One output column of every image: the images are the GEMM's N (B's columns one image
+    // apart, D's one output image apart), not a batch of N = 1 GEMMs (16.1 us on gemm.skinny's
+    // GEMV loop for the public line's edge, H100, 2026-11-26).
+    ConvAsGemm edge = columns(col, col, tap_first, tap_last - tap_first + 1);
+    edge.gemm.n = p.n;
+    edge.gemm.batch = 1;
+    edge.gemm.ldb = w * c;
+    edge.gemm.ldc = edge.gemm.ldd = out * k;
+    edge.gemm.stride_b = edge.gemm.stride_c = edge.gemm.stride_d = 0;
+    gemms.push_back(edge);
   }
   for (const ConvAsGemm& m : gemms) BOO_RETURN_IF_ERROR(m.gemm.validate());
   return gemms;

@@ -8,9 +8,10 @@
 // over the Wi output columns w0..w1 whose windows lie inside the input, batched over the images.
 // Where u < S consecutive windows overlap (ldb < SC: GemmProblem::b_windows; TMA reads such a
 // view, bench/probes/tma_overlap.cu). Each edge column (whose window reaches into the padding)
-// is one more GEMM, batched over the images, over the taps that land in the input:
+// is one more GEMM over the taps that land in the input, with the images as its columns:
 //
-//   edge w    y_n^T[:, w] (K x 1) = w[:, s0:s1] (K x (s1-s0)C) . x_n[w*u - P + s0 ...]
+//   edge w    y[:, w, :]^T (K x N) = w[:, s0:s1] (K x (s1-s0)C) . x[:, w*u - P + s0 ...]^T,
+//             ldb = W*C, ldd = Wo*K
 //
 // Bias and activation are every GEMM's epilogue. The GEMMs run on the GEMM algorithms, with
 // their persistent schedulers, where conv.sm90_implicit's kernel is not persistent.
