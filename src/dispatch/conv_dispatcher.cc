@@ -581,16 +581,17 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   const auto gemm_1x1 = conv_as_gemm_1x1(p);
   const core::Status sm90 = conv_sm90_supports(p);
   const core::Status padded = conv_padded_supports(p);
+  const core::Status windows = conv_gemm_1d_supports(p);
   const std::string& forced = options_.force_config;
   if (!forced.empty()) {
     if (forced.rfind("gemm.", 0) == 0) {
       if (gemm_1x1) {
         out.push_back({std::string(kConvGemm1x1), "", 0.0, "forced GEMM config"});
-      } else if (conv_gemm_1d_supports(p).is_ok()) {
+      } else if (windows.is_ok()) {
         out.push_back({std::string(kConvGemm1d), "", 0.0, "forced GEMM config"});
       } else {
         return core::unsupported("--config " + forced + ": " + gemm_1x1.status().message() + "; " +
-                                 conv_gemm_1d_supports(p).message());
+                                 windows.message());
       }
       return out;
     }
@@ -649,7 +650,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                                check_class_of(row->config, own.prefix, p).is_ok();
                       }) ||
           (row->algorithm == kConvGemm1x1 && gemm_1x1.has_value()) ||
-          (row->algorithm == kConvGemm1d && conv_gemm_1d_supports(p).is_ok());
+          (row->algorithm == kConvGemm1d && windows.is_ok());
       const bool gemms = row->algorithm == kConvGemm1x1 || row->algorithm == kConvGemm1d;
       if (usable) {
         out.push_back({row->algorithm, gemms ? "" : row->config, row->time_us, "tuning DB row"});
@@ -771,8 +772,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   // conv.gemm_1d before conv.sm90_implicit where its GEMMs (each the GEMM heuristic's first
   // pick) are predicted faster than the implicit kernel's best config, after it otherwise.
   ConvCandidate gemm_1d;
-  if (const core::Status w = conv_gemm_1d_supports(p); !w.is_ok()) {
-    if (p.spatial_dims == 1) note(w.message());
+  if (!windows.is_ok()) {
+    if (p.spatial_dims == 1) note(windows.message());
   } else if (!options_.rank_conv_gemm_1d) {
     note("conv.gemm_1d is not ranked: BOO_CONV_GEMM_1D=0 leaves it out");
   } else {

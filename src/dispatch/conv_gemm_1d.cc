@@ -74,33 +74,35 @@ core::Expected<std::vector<ConvAsGemm>> conv_as_gemm_1d(const ops::ConvProblem& 
   BOO_RETURN_IF_ERROR(conv_gemm_1d_supports(p));
   const int64_t c = p.c, k = p.k, w = p.input[0], s = p.filter[0], u = p.stride[0];
   const int64_t pad = p.padding[0], out = p.output()[0];
-  ops::GemmProblem g;
-  g.a_type = g.b_type = g.c_type = g.d_type = g.bias_type = p.dtype;
-  g.math = p.math;
-  g.bias = p.bias;
-  g.activation = p.activation;
-  g.m = k;
-  g.trans_a = Transpose::kT;
-  g.lda = s * c;
-  g.trans_b = Transpose::kN;
-  g.ldc = g.ldd = k;
-  g.batch = p.n;
-  g.stride_b = w * c;
-  g.stride_c = g.stride_d = out * k;
-  // One GEMM over output columns [first, last] whose windows start at tap `tap`.
-  auto columns = [&](int64_t first, int64_t last, int64_t tap, int64_t taps) {
-    ConvAsGemm m{g, 'w', 'x', 'y'};
-    m.gemm.n = last - first + 1;
-    m.gemm.k = taps * c;
-    m.gemm.ldb = m.gemm.n > 1 ? u * c : m.gemm.k;
-    m.gemm.b_windows = m.gemm.ldb < m.gemm.k;
+  // The filter taps [tap, tap + taps) against every output channel; the N side is set below.
+  auto over_taps = [&](int64_t tap, int64_t taps) {
+    ConvAsGemm m{{}, 'w', 'x', 'y'};
+    ops::GemmProblem& g = m.gemm;
+    g.a_type = g.b_type = g.c_type = g.d_type = g.bias_type = p.dtype;
+    g.math = p.math;
+    g.bias = p.bias;
+    g.activation = p.activation;
+    g.m = k;
+    g.k = taps * c;
+    g.trans_a = Transpose::kT;
+    g.lda = s * c;
+    g.trans_b = Transpose::kN;
     m.a_offset = tap * c;
-    m.b_offset = (first * u - pad + tap) * c;
-    m.d_offset = first * k;
     return m;
   };
+  // The interior: its columns are the output pixels, u pixels apart in x, batched over images.
   const Interior in = interior_of(p);
-  std::vector<ConvAsGemm> gemms = {columns(in.first, in.last, 0, s)};
+  ConvAsGemm interior = over_taps(0, s);
+  interior.gemm.n = in.last - in.first + 1;
+  interior.gemm.ldb = interior.gemm.n > 1 ? u * c : interior.gemm.k;
+  interior.gemm.b_windows = interior.gemm.ldb < interior.gemm.k;
+  interior.gemm.ldc = interior.gemm.ldd = k;
+  interior.gemm.batch = p.n;
+  interior.gemm.stride_b = w * c;
+  interior.gemm.stride_c = interior.gemm.stride_d = out * k;
+  interior.b_offset = (in.first * u - pad) * c;
+  interior.d_offset = in.first * k;
+  std::vector<ConvAsGemm> gemms = {interior};
   for (int64_t col = 0; col < out; ++col) {
     if (col == in.first) col = in.last + 1;
     if (col >= out) break;
@@ -109,12 +111,12 @@ core::Expected<std::vector<ConvAsGemm>> conv_as_gemm_1d(const ops::ConvProblem& 
     // One output column of every image: the images are the GEMM's N (B's columns one image
     // apart, D's one output image apart), not a batch of N = 1 GEMMs (16.1 us on gemm.skinny's
     // GEMV loop for the public line's edge, H100, 2026-11-26).
-    ConvAsGemm edge = columns(col, col, tap_first, tap_last - tap_first + 1);
+    ConvAsGemm edge = over_taps(tap_first, tap_last - tap_first + 1);
     edge.gemm.n = p.n;
-    edge.gemm.batch = 1;
     edge.gemm.ldb = w * c;
     edge.gemm.ldc = edge.gemm.ldd = out * k;
-    edge.gemm.stride_b = edge.gemm.stride_c = edge.gemm.stride_d = 0;
+    edge.b_offset = (col * u - pad + tap_first) * c;
+    edge.d_offset = col * k;
     gemms.push_back(edge);
   }
   for (const ConvAsGemm& m : gemms) BOO_RETURN_IF_ERROR(m.gemm.validate());

@@ -330,10 +330,10 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // interior (512 x 4094 x 1536, batch 32) took 287.5 us on t128x128x64 pingpong alone, 372.3 in
   // pairs along N; 308.5 on t128x256x64 cooperative alone, 321-323 in pairs (H100, 2026-11-26,
   // bench/results/2026-11-26-conv-gemm-1d-h100.md).
-  const bool small_batch_grid =
+  const bool multicast_idle =
       (p.batch > 1 && ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) < 32) || p.b_windows;
   if (c.cluster_m * c.cluster_n > 1) {
-    eff *= small_batch_grid ? 0.95 : tiles < d.sm_count ? 0.96 : 1.01;
+    eff *= multicast_idle ? 0.95 : tiles < d.sm_count ? 0.96 : 1.01;
   }
   // Along the longer side of the tile grid, a pair shares its operand with more tiles.
   if ((c.cluster_n > 1 && tiles_n > tiles_m) || (c.cluster_m > 1 && tiles_m > tiles_n)) {
