@@ -65,6 +65,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   const std::string name = config.name();
   std::string b;
   b += "#include \"conv_sm90.cuh\"\n";
+  if (config.persistent) b += "#include \"conv_sm90_persistent.cuh\"\n";
   b += "#include \"conv_relayout.cuh\"\n";
   b += "#include \"conv_space_to_depth.cuh\"\n";
   b += "#include \"conv_grouped.cuh\"\n";
@@ -96,22 +97,33 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
        "    cutlass::epilogue::collective::EpilogueTileAuto, float, float,\n"
        "    void, LayoutOut, kAlignOut, ElementOut, LayoutOut, kAlignOut,\n"
-       "    cutlass::epilogue::TmaWarpSpecialized, FusionOp>::CollectiveOp;\n";
-  const std::string stage_count =
-      config.stages > 0
-          ? "cutlass::conv::collective::StageCount<" + std::to_string(config.stages) + ">"
-          : "cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(\n"
-            "        sizeof(typename Epilogue::SharedStorage))>";
-  b += "using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
-       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, kOp,\n"
-       "    Element, LayoutAct, kAlign, Element, LayoutAct, kAlign, float, TileShape,\n"
-       "    ClusterShape, " +
-       stage_count +
-       ",\n"
-       "    cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;\n";
+       "    cutlass::epilogue::" +
+       std::string(config.persistent ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized") +
+       ", FusionOp>::CollectiveOp;\n";
   b += "using ProblemShape = cutlass::conv::ConvProblemShape<kOp, " +
        std::to_string(c.spatial_dims) + ">;\n";
-  b += "using Kernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, Mainloop, Epilogue>;\n";
+  if (config.persistent) {
+    b += "using Mainloop = typename boo_kernels::ConvCooperativeMainloop<kOp, Element, " +
+         std::to_string(c.spatial_dims) +
+         ", TileShape, ClusterShape,\n"
+         "    static_cast<int>(sizeof(typename Epilogue::SharedStorage))>::CollectiveOp;\n";
+    b += "using Kernel = boo_kernels::ConvPersistentKernel<ProblemShape, Mainloop, Epilogue>;\n";
+  } else {
+    const std::string stage_count =
+        config.stages > 0
+            ? "cutlass::conv::collective::StageCount<" + std::to_string(config.stages) + ">"
+            : "cutlass::conv::collective::StageCountAutoCarveout<static_cast<int>(\n"
+              "        sizeof(typename Epilogue::SharedStorage))>";
+    b += "using Mainloop = typename cutlass::conv::collective::CollectiveBuilder<\n"
+         "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, kOp,\n"
+         "    Element, LayoutAct, kAlign, Element, LayoutAct, kAlign, float, TileShape,\n"
+         "    ClusterShape, " +
+         stage_count +
+         ",\n"
+         "    cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;\n";
+    b += "using Kernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, Mainloop, "
+         "Epilogue>;\n";
+  }
   b += "using Conv = cutlass::conv::device::ConvUniversalAdapter<Kernel>;\n";
   b += "using Inner = boo_kernels::ConvSm90Runner<Conv, " +
        std::to_string(static_cast<int>(c.direction)) + ", " + std::to_string(c.spatial_dims) +

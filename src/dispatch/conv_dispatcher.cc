@@ -461,21 +461,36 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
       break;
   }
   const int64_t tiles = blocks(m, c.tile_m) * blocks(n, c.tile_n);
-  // The kernel is not persistent: one CTA per SM where the stages fill shared memory, two with
-  // conv_sm90_coresident_stages. The busiest SM runs ceil(tiles / SMs) tiles either way (two
-  // side by side at half the rate each); the overlap of one CTA's epilogue with the other's
-  // mainloop (measured 1.26x on the public 3x3 problems) is not modelled, so that the order
-  // among tile shapes stays the one that measured best.
+  // Two CTAs share an SM where conv_sm90_coresident_stages gave the config its stages: the
+  // busiest SM runs ceil(tiles / SMs) tiles either way, two side by side at half the rate each.
   const int ctas = c.stages > 0 && c.stages == space::conv_sm90_coresident_stages(c) ? 2 : 1;
   const int64_t waves = blocks(tiles, d.sm_count);
-  // One consumer warpgroup: a 128x128 tile reaches ~75% of the SM's MMA rate, smaller tiles
-  // less (fewer MMAs per byte staged).
-  const double area = static_cast<double>(c.tile_m) * c.tile_n / (128.0 * 128.0);
-  const double efficiency = 0.75 * std::pow(std::min(1.0, area), 0.35);
+  const double area = static_cast<double>(c.tile_m) * c.tile_n;
   const double peak =
       (p.dtype == core::DType::kF32 ? d.tflops_tf32 : d.tflops_16bit) * 1e12 / d.sm_count;
-  const double tile_us =
-      2.0 * c.tile_m * c.tile_n * static_cast<double>(r) / (peak * efficiency) * 1e6;
+  double efficiency = 0.0;
+  double load_us = 0.0;  // the operand tiles' traffic from L2 into every CTA
+  double fill_us = 0.0;  // the pipeline's fill and the last epilogue, beyond the launch
+  if (p.direction == ConvDirection::kBackwardWeight) {
+    // One consumer warpgroup: a 128x128 tile reaches ~75% of the SM's MMA rate, smaller tiles
+    // less (fewer MMAs per byte staged). The overlap of one CTA's epilogue with the other's
+    // mainloop (1.26x on the public 3x3 problems) is not modelled, so that the order among
+    // tile shapes stays the one that measured best.
+    efficiency = 0.75 * std::pow(std::min(1.0, area / (128.0 * 128.0)), 0.35);
+  } else {
+    // Forward and backward data, fitted to both schedules on six problem classes of the
+    // public list (bench/results/2026-11-26-conv-coop-h100.md): the SM's MMA rate falls
+    // slowly with the tile (76% at 128x256); the non-persistent one-consumer kernel runs 0.85x
+    // as fast per tile (137.8 against 110.3 us on the same 128x128 tiles of the dilated 3x3);
+    // and the tiles' loads from L2 cap the rate where N is small (the 3x3 with K = 64: each
+    // input pixel is loaded for nine taps; about 9.6 TB/s over all SMs).
+    efficiency =
+        0.76 * std::pow(std::min(1.0, area / (128.0 * 256.0)), 0.2) * (c.persistent ? 1.0 : 0.85);
+    load_us = static_cast<double>(tiles) * (c.tile_m + c.tile_n) * static_cast<double>(r) *
+              core::dtype_bytes(p.dtype) / (9.6e6 * d.sm_count / 132.0);
+    fill_us = 3.0;
+  }
+  const double tile_us = 2.0 * area * static_cast<double>(r) / (peak * efficiency) * 1e6;
   // A reduction channel count below the k-block (C = 8 in 32-wide k-blocks) leaves most of each
   // TMA im2col box beyond the tensor: measured 5.2x the modelled time on the padded C = 3 stem
   // (bench/results/2026-11-23-conv-padded-h100.md), 1.3x the k-block's empty share.
@@ -487,7 +502,7 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
   // relaxing it moves 16 problems of the GPU lists to tiles not yet measured there.)
   const double sparse =
       reduced < c.tile_k ? 1.3 * static_cast<double>(c.tile_k) / static_cast<double>(reduced) : 1.0;
-  const double compute_us = static_cast<double>(waves) * tile_us * sparse;
+  const double compute_us = std::max(static_cast<double>(waves) * tile_us * sparse, load_us);
   const double memory_us = static_cast<double>(p.min_bytes()) / (d.bandwidth_gbs * 1e3);
   const int64_t copies = relayout_bytes(p);
   const double copy_us =
@@ -500,7 +515,7 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
   // 2026-11-23-conv-stages-h100.md).
   const double us =
       (std::max(compute_us, memory_us) + 0.1 * std::min(compute_us, memory_us)) * cluster +
-      copy_us + d.launch_us;
+      copy_us + d.launch_us + fill_us;
   if (why != nullptr) {
     char text[256];
     std::snprintf(text, sizeof(text),
@@ -568,6 +583,11 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
     options_.rank_conv_gemm_1d = false;
   } else if (env && *env == "first") {
     options_.conv_gemm_1d_first = true;
+  }
+  if (auto env = core::get_env("BOO_CONV_PERSISTENT"); env && *env == "0") {
+    options_.rank_conv_persistent = false;
+  } else if (env && *env == "first") {
+    options_.conv_persistent_first = true;
   }
 }
 
@@ -661,6 +681,16 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       note("tuning DB: no row for this problem");
     }
   }
+  // conv.sm90_implicit's space for the problem's class, less the persistent configs where
+  // BOO_CONV_PERSISTENT=0 leaves them out.
+  const auto sm90_space = [&] {
+    std::vector<space::ConvSm90Config> configs =
+        space::conv_sm90_space(space::conv_class_of(p), options_.rules);
+    if (!options_.rank_conv_persistent) {
+      std::erase_if(configs, [](const space::ConvSm90Config& c) { return c.persistent; });
+    }
+    return configs;
+  };
   // The configs of conv.sm90_implicit's space for the problem's class, best predicted first,
   // as candidates of `algorithm` (conv.sm90_implicit itself, or behind the padding copies).
   // `at_most`: leave the list out when its best is not predicted below this.
@@ -671,8 +701,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     const DeviceModel& model = gemm_.device_model();
     const bool s2d = pad_channels && conv_space_to_depth_supports(p).is_ok();
     std::vector<ConvCandidate> ranked;
-    for (const space::ConvSm90Config& c :
-         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+    std::vector<bool> persistent;  // per entry of `ranked`
+    for (const space::ConvSm90Config& c : sm90_space()) {
       // The configs this algorithm builds from c: c itself (and its space-to-depth twin), or
       // one per slice count the batch allows (split), or c with the dense expansion.
       std::vector<space::ConvSm90Config> variants;
@@ -698,6 +728,17 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                           : pad_channels ? predict_conv_padded_us(p, config, model, &why)
                                          : predict_conv_sm90_us(p, config, model, &why);
         ranked.push_back(predicted(algorithm, config.name(), us, why));
+        persistent.push_back(config.persistent);
+      }
+    }
+    if (options_.conv_persistent_first) {
+      // Ahead by construction: shift the others past the slowest persistent prediction.
+      double shift = 0.0;
+      for (size_t i = 0; i < ranked.size(); ++i) {
+        if (persistent[i]) shift = std::max(shift, ranked[i].predicted_us);
+      }
+      for (size_t i = 0; i < ranked.size(); ++i) {
+        if (!persistent[i]) ranked[i].predicted_us += shift;
       }
     }
     note(std::string(algorithm) + ": " + std::to_string(ranked.size()) + " valid configs in the " +
@@ -721,8 +762,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                                                const space::ConvSm90Config&, const DeviceModel&,
                                                std::string*)) {
     double best = kNoLimit;
-    for (const space::ConvSm90Config& c :
-         space::conv_sm90_space(space::conv_class_of(p), options_.rules)) {
+    for (const space::ConvSm90Config& c : sm90_space()) {
       best = std::min(best, predict(p, c, gemm_.device_model(), nullptr));
     }
     return best;
@@ -792,10 +832,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       gemm_1d = {std::string(kConvGemm1d), "", predicted_gemms->first, text};
     }
   }
-  // conv.sm90_implicit's model reads its non-persistent kernel's work about 1.27x fast on the
-  // 1D convolutions the GEMMs take (H100, 2026-11-24: the public n32 c512 w4096 k512 x3 line
-  // predicted 297.6 us, measured 377.7; bench/results/2026-11-24-gemm-psplitk-h100.md). Below
-  // ten launches' worth of work the single implicit kernel wins: on the 20 lines of
+  // Both predictions on one footing since conv.sm90_implicit's persistent kernel: on the public
+  // n32 c512 w4096 k512 x3 line it measured 283.5 us (predicted 296.8), conv.gemm_1d 288.4
+  // (predicted 294.3; H100, bench/results/2026-11-26-conv-coop-h100.md). (The non-persistent
+  // kernel had measured 377.7 there, which a 1.27x reading of its prediction made up for.)
+  // Below ten launches' worth of work the single implicit kernel wins: on the 20 lines of
   // tests/gpu/conv_gemm_1d.txt (implicit predicted 3 to 22 us) it was faster on 19, by 0.4 to
   // 29 us (conv.gemm_1d pays a launch per edge column and the persistent GEMM's fixed cost;
   // H100, 2026-11-26, bench/results/2026-11-26-conv-gemm-1d-h100.md).
@@ -804,8 +845,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   const bool gemm_1d_first =
       !gemm_1d.algorithm.empty() &&
       (options_.conv_gemm_1d_first || !sm90.is_ok() ||
-       (implicit_us >= 10.0 * launch_us &&
-        gemm_1d.predicted_us < launch_us + 1.27 * (implicit_us - launch_us)));
+       (implicit_us >= 10.0 * launch_us && gemm_1d.predicted_us < implicit_us));
   if (gemm_1d_first) out.push_back(gemm_1d);
   if (sm90.is_ok()) {
     add_ranked(kConvSm90Implicit, kNoLimit);

@@ -63,7 +63,7 @@ bool takes_flag(std::string_view algorithm, std::string_view flag) {
   if (algorithm == kGemmSm90) return flag != "--narrow";
   if (algorithm == kGemmSm90Unaligned) return flag != "--narrow" && flag != "--swap-ab";
   if (algorithm == kGemmSkinny) return flag == "--narrow" || flag == "--splits";
-  if (algorithm == kConvSm90) return tile;
+  if (algorithm == kConvSm90) return tile || flag == "--schedule";
   return false;
 }
 
@@ -144,6 +144,15 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     c.tile_k = given(o, "--tile-k") ? o.tile_k : 128 / core::dtype_bytes(c.cls.dtype);
     c.cluster_m = o.cluster_m;
     c.cluster_n = o.cluster_n;
+    if (given(o, "--schedule")) {
+      if (o.schedule != "coop") {
+        return core::invalid_argument(
+            "--schedule " + o.schedule +
+            ": conv.sm90_implicit takes coop (its persistent cooperative kernel) or no "
+            "--schedule (CUTLASS's non-persistent kernel)");
+      }
+      c.persistent = true;
+    }
     config = c;
   } else {
     config = ConvDirectConfig{std::get<ConvClass>(cls), conv_own(algorithm)};
@@ -481,7 +490,9 @@ Run add_codegen_command(CLI::App& app) {
   sub->add_option("--cluster-n", opt->cluster_n, "Cluster N (default 1)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--schedule", opt->schedule,
-                  "gemm.sm90 kernel schedule: coop or pingpong (default coop)")
+                  "gemm.sm90 kernel schedule: coop or pingpong (default coop); "
+                  "conv.sm90_implicit: coop for its persistent cooperative kernel (default: "
+                  "the non-persistent one)")
       ->check(CLI::IsMember({"coop", "pingpong"}));
   sub->add_option("--scheduler", opt->scheduler,
                   "gemm.sm90 tile scheduler: persistent, streamk, splitk or psplitk "

@@ -59,8 +59,8 @@ struct ConvProblemHash {
 
 // Whether conv.sm90_implicit can take the problem at all (before any compile), or why not.
 core::Status conv_sm90_supports(const ops::ConvProblem& p);
-// Analytical time of one conv.sm90_implicit config (non-persistent implicit GEMM: waves of
-// output tiles, tile efficiency, bytes moved, layout copies); exposed for tests and reports.
+// Analytical time of one conv.sm90_implicit config (waves of output tiles, tile efficiency by
+// schedule, the tiles' L2 traffic, bytes moved, layout copies); exposed for tests and reports.
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why = nullptr);
 

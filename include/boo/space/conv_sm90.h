@@ -1,8 +1,9 @@
 // The configuration space of `conv.sm90_implicit` (DESIGN.md §3): CUTLASS 3 ConvUniversal
 // implicit GEMMs on Hopper (TMA im2col + warpgroup MMA). CUTLASS 4.2 offers one kernel schedule
 // for them (KernelImplicitTmaWarpSpecializedSm90: non-persistent, one consumer warpgroup; its
-// cooperative and pingpong variants static_assert), so a config is the class plus a tile shape
-// and a cluster shape.
+// cooperative and pingpong variants static_assert); boo adds a persistent cooperative kernel of
+// its own over the same collective (kernels/conv_sm90_persistent.cuh) for forward and backward
+// data. A config is the class, the schedule, a tile shape and a cluster shape.
 //
 // A ConvClass is what changes generated code: data type and math, direction, spatial
 // dimensions, and the forward epilogue (bias, activation). Sizes, strides, padding and dilation
@@ -44,6 +45,7 @@ inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
 inline constexpr std::string_view kDenseGroupsSuffix = "_dense";
 inline constexpr std::string_view kSplitSuffix = "_split";
 inline constexpr std::string_view kStagesSuffix = "_st";
+inline constexpr std::string_view kPersistentSuffix = "_coop";
 
 struct ConvSm90Config {
   ConvClass cls;
@@ -55,8 +57,12 @@ struct ConvSm90Config {
   // Mainloop pipeline stages; 0: as many as shared memory holds beside the epilogue (CUTLASS's
   // carveout, one CTA per SM). Fewer stages let two or more CTAs share an SM, so that one CTA's
   // prologue and epilogue overlap another's mainloop: CUTLASS 4.2's sm90 conv kernel is not
-  // persistent, and this is the overlap a persistent kernel would give.
+  // persistent, and this is the overlap a persistent kernel would give (`persistent` below).
   int stages = 0;
+  // The persistent cooperative kernel (kernels/conv_sm90_persistent.cuh): one CTA per SM walks
+  // output tiles, two consumer warpgroups share each tile (so tiles up to 256 x 128), and one
+  // tile's epilogue runs under the next tile's loads. Forward and backward data; stages auto.
+  bool persistent = false;
   // conv.padded_channels for strided forward problems with few channels: the input cut into
   // stride-sized blocks stacked along the channels (kernels/conv_space_to_depth.cuh). Not in
   // the spaces: the dispatcher sets it.
@@ -71,6 +77,7 @@ struct ConvSm90Config {
   bool operator==(const ConvSm90Config&) const = default;
 
   // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_st4" with 4 stages,
+  // "..._c1x1_coop" on the persistent cooperative kernel,
   // "..._c1x1_s2d" with space-to-depth,
   // "..._c1x1_dense" with the dense group expansion, "..._c1x1_split8" split over 8 slices.
   std::string name() const;

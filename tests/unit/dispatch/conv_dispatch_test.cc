@@ -56,11 +56,15 @@ TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   ASSERT_GE(c->size(), 2u);
   EXPECT_EQ(c->front().algorithm, kConvSm90Implicit);
   EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
-  // ResNet's 64-channel 3x3: a 128x64 tile with 4 stages, two CTAs per SM (52 us against 66 us
-  // with one, H100).
+  // ResNet's 64-channel 3x3: 256x64 tiles on the persistent cooperative kernel (43.6 us against
+  // 53.0 us for the best non-persistent config, 128x64 tiles two CTAs to an SM; H100,
+  // bench/results/2026-11-26-conv-coop-h100.md), which ranks next.
   EXPECT_EQ(c->front().config,
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x64x64_c1x1_coop");
+  ASSERT_GE(c->size(), 3u);
+  EXPECT_EQ((*c)[1].config,
             "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_st4");
-  EXPECT_NE(c->front().reason.find("2 per SM"), std::string::npos) << c->front().reason;
+  EXPECT_NE((*c)[1].reason.find("2 per SM"), std::string::npos) << (*c)[1].reason;
   EXPECT_EQ(c->back().algorithm, kConvDirect);
   EXPECT_EQ(c->back().config, "conv.direct_bf16_f32acc_fprop_2d_nobias.none");
   for (size_t i = 1; i + 1 < c->size(); ++i) {
@@ -81,6 +85,39 @@ TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   EXPECT_EQ(c->front().algorithm, kConvGemm1x1);
   EXPECT_NE(c->front().reason.find("the convolution is the GEMM"), std::string::npos);
   EXPECT_EQ(c->back().algorithm, kConvDirect);
+}
+
+// conv.sm90_implicit's persistent cooperative configs: first on large forward and backward-data
+// problems (the public dilated 3x3 on 128x256 tiles: 108.7 us against 137.8 on the best
+// non-persistent tile, H100), never for backward weight; BOO_CONV_PERSISTENT=0 leaves them out
+// and BOO_CONV_PERSISTENT=first puts them ahead on a small problem too.
+TEST_F(ConvDispatchTest, PersistentConfigsRankByTheModelAndTheSwitch) {
+  const ops::ConvProblem dilated = conv(
+      "convbfp16 -n 16 -c 256 -H 64 -W 64 -k 256 -y 3 -x 3 -p 2 -q 2 -u 1 -v 1 -l 2 -j 2 -F 1" +
+      std::string(kNhwc));
+  auto c = dispatcher().candidates(dilated, nullptr);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  EXPECT_EQ(c->front().config,
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x256x64_c1x1_coop");
+  auto wgrad = dispatcher().candidates(resnet3x3(" -F 4"), nullptr);
+  ASSERT_TRUE(wgrad.has_value());
+  for (const ConvCandidate& x : *wgrad) EXPECT_EQ(x.config.find("_coop"), std::string::npos);
+  const ops::ConvProblem small =
+      conv("convbfp16 -n 1 -c 32 -H 5 -W 7 -k 48 -y 3 -x 3 -p 3 -q 3 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  auto s = dispatcher().candidates(small, nullptr);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->front().config.find("_coop"), std::string::npos) << s->front().config;
+  setenv("BOO_CONV_PERSISTENT", "first", 1);
+  auto first = dispatcher().candidates(small, nullptr);
+  unsetenv("BOO_CONV_PERSISTENT");
+  ASSERT_TRUE(first.has_value());
+  EXPECT_NE(first->front().config.find("_coop"), std::string::npos) << first->front().config;
+  setenv("BOO_CONV_PERSISTENT", "0", 1);
+  auto off = dispatcher().candidates(dilated, nullptr);
+  unsetenv("BOO_CONV_PERSISTENT");
+  ASSERT_TRUE(off.has_value());
+  for (const ConvCandidate& x : *off) EXPECT_EQ(x.config.find("_coop"), std::string::npos);
 }
 
 // conv.gemm_1d: the public 1D audio layer runs as its GEMMs (the interior over overlapping

@@ -91,7 +91,10 @@ TEST(ConfigFields, ConvDirectionsAndEpilogue) {
   c.cls.activation = ops::Activation::kGeluTanh;
   EXPECT_EQ(format_fields(config_fields(c)),
             "algorithm=conv.sm90_implicit dtype=bf16 math=f32acc direction=fprop dims=2 "
-            "bias=per-channel act=gelu-tanh tile=64x256x64 cluster=1x1");
+            "bias=per-channel act=gelu-tanh schedule=basic tile=64x256x64 cluster=1x1");
+  c.persistent = true;
+  c.tile_m = 128;
+  EXPECT_EQ(value_of(config_fields(c), "schedule"), "coop_persistent");
   ConvClass d;
   d.direction = ops::ConvDirection::kBackwardData;
   d.spatial_dims = 3;

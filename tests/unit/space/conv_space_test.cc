@@ -126,7 +126,7 @@ TEST(ConvSm90, SmallTilesGetStagesForTwoCtasPerSm) {
   // tiles (one CTA by registers) keep the automatic carveout.
   for (RuleSet r : {RuleSet::kTiny, RuleSet::kDefault, RuleSet::kFull}) {
     for (const ConvSm90Config& c : conv_sm90_space(ConvClass{}, r)) {
-      EXPECT_EQ(c.stages, c.tile_m * c.tile_n <= 128 * 64 ? 4 : 0) << c.name();
+      EXPECT_EQ(c.stages, !c.persistent && c.tile_m * c.tile_n <= 128 * 64 ? 4 : 0) << c.name();
       EXPECT_EQ(c.stages, conv_sm90_coresident_stages(c));
     }
   }
@@ -135,6 +135,52 @@ TEST(ConvSm90, SmallTilesGetStagesForTwoCtasPerSm) {
   EXPECT_EQ(conv_sm90_coresident_stages(c), 4);
   c.tile_n = 128;
   EXPECT_EQ(conv_sm90_coresident_stages(c), 0);
+}
+
+TEST(ConvSm90, PersistentCooperativeConfigs) {
+  // The persistent kernel: "_coop" after the cluster, tiles up to 256 rows (two consumer
+  // warpgroups), forward and backward data, stages always auto.
+  ConvSm90Config c;
+  c.persistent = true;
+  c.tile_m = 256;
+  EXPECT_EQ(c.name(), "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x128x64_c1x1_coop");
+  EXPECT_TRUE(check_conv_sm90(c).is_ok()) << check_conv_sm90(c).message();
+  auto back = ConvSm90Config::parse_name(c.name());
+  ASSERT_TRUE(back.has_value()) << back.status().message();
+  EXPECT_EQ(*back, c);
+  c.tile_m = 128;
+  c.tile_n = 256;
+  EXPECT_TRUE(check_conv_sm90(c).is_ok()) << check_conv_sm90(c).message();
+  EXPECT_EQ(conv_sm90_coresident_stages(c), 0);
+  c.cls.direction = ConvDirection::kBackwardData;
+  EXPECT_TRUE(check_conv_sm90(c).is_ok()) << check_conv_sm90(c).message();
+  // With a wrapper suffix after it, it still reads back.
+  c.dense_groups = true;
+  auto dense = ConvSm90Config::parse_name(c.name());
+  ASSERT_TRUE(dense.has_value()) << dense.status().message();
+  EXPECT_EQ(*dense, c);
+  struct Case {
+    void (*edit)(ConvSm90Config&);
+    const char* reason;
+  };
+  const Case cases[] = {
+      {[](ConvSm90Config& k) { k.tile_m = 64; }, "persistent tile M must be 128 or 256"},
+      {[](ConvSm90Config& k) { k.tile_n = 256, k.tile_m = 256; }, "128 registers per thread"},
+      {[](ConvSm90Config& k) { k.stages = 4; }, "as many stages as fit"},
+      {[](ConvSm90Config& k) { k.cls.direction = ConvDirection::kBackwardWeight; },
+       "forward and backward data only"},
+  };
+  for (const Case& k : cases) {
+    ConvSm90Config bad;
+    bad.persistent = true;
+    k.edit(bad);
+    const core::Status s = check_conv_sm90(bad);
+    ASSERT_FALSE(s.is_ok()) << k.reason;
+    EXPECT_NE(s.message().find(k.reason), std::string::npos) << s.message();
+  }
+  EXPECT_FALSE(ConvSm90Config::parse_name(
+                   "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_coop_coop")
+                   .has_value());
 }
 
 TEST(ConvSm90, RuleSetsGrow) {
