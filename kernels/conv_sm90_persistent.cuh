@@ -1,10 +1,12 @@
-// conv.sm90_implicit's persistent cooperative schedule: CUTLASS 4.2's implicit-GEMM conv
-// collective (TMA im2col loads, GMMA) driven by a kernel of our own that keeps one CTA per SM
-// and walks output tiles with CUTLASS's static persistent tile scheduler, two consumer
-// warpgroups sharing each tile (rows split between them), the epilogue of one tile overlapping
-// the loads of the next. CUTLASS 4.2 ships only the non-persistent, one-consumer kernel for
-// conv (its dispatch policy rejects the persistent schedules), which caps tiles at 128x128 and
-// leaves the tensor cores idle during every epilogue.
+// conv.sm90_implicit's persistent schedules: CUTLASS 4.2's implicit-GEMM conv collective (TMA
+// im2col loads, GMMA) driven by a kernel of our own that keeps one CTA per SM and walks output
+// tiles with CUTLASS's static persistent tile scheduler, a load warp running ahead into the
+// next tiles. Two consumer warpgroups either share each tile, rows split between them
+// (cooperative: tiles up to 256x128), or take alternate tiles in turn, one's epilogue running
+// under the other's MMAs (pingpong: tiles up to 128x128 each). CUTLASS 4.2 ships only the
+// non-persistent, one-consumer kernel for conv (its dispatch policy rejects the persistent
+// schedules), which caps tiles at 128x128 and leaves the tensor cores idle during every
+// epilogue.
 //
 // Forward and backward data only: their GEMM M mode (output pixels) is linearized by the
 // collective, so a tile index maps to a coordinate the same way it does for a GEMM. Backward
@@ -22,17 +24,19 @@
 
 namespace boo_kernels {
 
-// The schedule tag of the collectives ConvCooperativeMainloop builds. Only the kernel below
-// reads it; the collective itself does not depend on its schedule.
+// The schedule tags of the collectives ConvPersistentMainloop builds. Only the kernel below
+// reads them; the collective itself does not depend on its schedule.
 struct ConvPersistentCooperative {};
+struct ConvPersistentPingpong {};
 
-// The CUTLASS conv collective for a cooperative tile: the MMA atoms laid out 2x1 over M, one
-// per consumer warpgroup. The rest is what CUTLASS's sm90 conv builder derives for its own
-// schedule (GMMA majors per direction, im2col TMA for the activation operand, swizzled shared
-// memory, as many stages as fit beside the epilogue's CarveoutBytes).
-template <cutlass::conv::Operator kOp, class Element, int kDims, class TileShape,
+// The CUTLASS conv collective for one of the schedules: a cooperative tile lays its MMA atoms
+// out 2x1 over M, one per consumer warpgroup; a pingpong tile belongs to one warpgroup. The
+// rest is what CUTLASS's sm90 conv builder derives for its own schedule (GMMA majors per
+// direction, im2col TMA for the activation operand, swizzled shared memory, as many stages as
+// fit beside the epilogue's CarveoutBytes).
+template <class Schedule, cutlass::conv::Operator kOp, class Element, int kDims, class TileShape,
           class ClusterShape, int kCarveoutBytes>
-struct ConvCooperativeMainloop {
+struct ConvPersistentMainloop {
   static_assert(kOp != cutlass::conv::Operator::kWgrad, "backward weight is not persistent");
   using ElementMma =
       cute::conditional_t<cute::is_same_v<Element, float>, cutlass::tfloat32_t, Element>;
@@ -41,7 +45,10 @@ struct ConvCooperativeMainloop {
       kOp == cutlass::conv::Operator::kFprop ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
   using TiledMma = decltype(cute::make_tiled_mma(
       cute::GMMA::ss_op_selector<ElementMma, ElementMma, float, TileShape, kMajorA, kMajorB>(),
-      cute::Layout<cute::Shape<cute::_2, cute::_1, cute::_1>>{}));
+      cute::Layout<
+          cute::Shape<cute::conditional_t<cute::is_same_v<Schedule, ConvPersistentCooperative>,
+                                          cute::_2, cute::_1>,
+                      cute::_1, cute::_1>>{}));
   using CopyA = decltype(cutlass::conv::collective::detail::sm90_cluster_shape_to_im2col_tma_atom(
       cute::shape<1>(ClusterShape{})));
   using CopyB = decltype(cutlass::gemm::collective::detail::sm90_cluster_shape_to_tma_atom(
@@ -65,8 +72,9 @@ struct ConvCooperativeMainloop {
       cute::make_shape(cute::shape<1>(TileShape{}), cute::shape<2>(TileShape{}),
                        cute::Int<kStages>{}),
       cute::Step<cute::_2, cute::_1, cute::_3>{}));
-  using Policy = cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<
-      kOp, kStages, kDims, ClusterShape, ConvPersistentCooperative>;
+  using Policy =
+      cutlass::conv::MainloopSm90TmaGmmaWarpSpecializedImplicitGemm<kOp, kStages, kDims,
+                                                                    ClusterShape, Schedule>;
   using CollectiveOp = cutlass::conv::collective::CollectiveConv<
       Policy, TileShape, Element, Element, TiledMma,
       cutlass::conv::collective::detail::Sm90ImplicitGemmTileTraits<CopyA, SmemLayoutA>,
@@ -74,8 +82,9 @@ struct ConvCooperativeMainloop {
 };
 
 // The kernel: ConvUniversalAdapter's contract (the types, Arguments/Params, the static host
-// functions and operator()) over a ConvCooperativeMainloop collective and a CUTLASS sm90 TMA
-// epilogue built for the cooperative schedule.
+// functions and operator()) over a ConvPersistentMainloop collective and a CUTLASS sm90 TMA
+// epilogue built for the same schedule (TmaWarpSpecializedCooperative for cooperative tiles,
+// TmaWarpSpecialized for a pingpong warpgroup's).
 template <class ProblemShape_, class Mainloop_, class Epilogue_>
 class ConvPersistentKernel {
  public:
@@ -98,12 +107,17 @@ class ConvPersistentKernel {
   using StrideD = typename CollectiveEpilogue::StrideD;
   using TileScheduler = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
   using TileSchedulerArguments = typename TileScheduler::Arguments;
-  static_assert(cute::is_same_v<typename DispatchPolicy::Schedule, ConvPersistentCooperative>);
+  static constexpr bool kPingpong =
+      cute::is_same_v<typename DispatchPolicy::Schedule, ConvPersistentPingpong>;
+  static_assert(kPingpong ||
+                cute::is_same_v<typename DispatchPolicy::Schedule, ConvPersistentCooperative>);
 
-  static constexpr uint32_t NumMmaThreads = cute::size(TiledMma{});
-  static_assert(NumMmaThreads == 256, "two consumer warpgroups");
-  static_assert(cute::size<0>(TileShape{}) >= 128, "each consumer warpgroup takes 64+ rows");
-  static constexpr uint32_t MaxThreadsPerBlock = NumMmaThreads + cutlass::NumThreadsPerWarpGroup;
+  // The threads that compute one tile: both consumer warpgroups (cooperative) or one.
+  static constexpr uint32_t NumTileThreads = cute::size(TiledMma{});
+  static_assert(NumTileThreads == (kPingpong ? 128 : 256), "two consumer warpgroups");
+  static_assert(kPingpong || cute::size<0>(TileShape{}) >= 128,
+                "each cooperative warpgroup takes 64+ rows");
+  static constexpr uint32_t MaxThreadsPerBlock = 3 * cutlass::NumThreadsPerWarpGroup;
   static constexpr uint32_t MinBlocksPerMultiprocessor = 1;
   // The load warpgroup keeps few registers so that the consumers can hold their accumulators.
   static constexpr uint32_t kLoadRegisters = 40;
@@ -112,12 +126,16 @@ class ConvPersistentKernel {
   // The mainloop's load warp signals the epilogue's load warp once its first tile is issued, so
   // that C (where an epilogue reads one) does not delay the first tile's operands.
   using LoadOrderBarrier = cutlass::OrderedSequenceBarrier<1, 2>;
+  // Pingpong: the two consumer warpgroups take turns, first for the MMAs of a tile, then for
+  // its epilogue (two stages per warpgroup).
+  using MathOrderBarrier = cutlass::OrderedSequenceBarrier<2, 2>;
 
   struct SharedStorage {
     struct Pipelines : cute::aligned_struct<16, cute::_1> {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
       alignas(16) typename CollectiveEpilogue::PipelineStorage epi_load;
       alignas(16) typename LoadOrderBarrier::SharedStorage load_order;
+      alignas(16) typename MathOrderBarrier::SharedStorage math_order;
     } pipelines;
     struct Tensors : cute::aligned_struct<128, cute::_1> {
       typename CollectiveEpilogue::TensorStorage epilogue;
@@ -211,7 +229,8 @@ class ConvPersistentKernel {
     const int thread_idx = int(threadIdx.x);
     const int warp_in_group = cutlass::canonical_warp_idx_sync() % cutlass::NumWarpsPerWarpGroup;
     const int group_thread = thread_idx % cutlass::NumThreadsPerWarpGroup;
-    const int mma_thread = thread_idx % NumMmaThreads;
+    // The thread's index among its tile's threads.
+    const int mma_thread = thread_idx % NumTileThreads;
     const Role role = Role(cutlass::canonical_warp_group_idx());
     const bool loads = role == Role::kLoad;
     const bool mainloop_loader = loads && warp_in_group == int(LoadWarp::kMainloop);
@@ -229,7 +248,7 @@ class ConvPersistentKernel {
     if (mainloop_loader) mp.role = MainloopPipeline::ThreadCategory::Producer;
     if (!loads) mp.role = MainloopPipeline::ThreadCategory::Consumer;
     mp.is_leader = group_thread == 0;
-    mp.num_consumers = NumMmaThreads;
+    mp.num_consumers = NumTileThreads;
     mp.transaction_bytes = params.mainloop.tma_transaction_bytes;
     MainloopPipeline mainloop_pipeline(smem.pipelines.mainloop, mp, ClusterShape{});
 
@@ -239,7 +258,7 @@ class ConvPersistentKernel {
     if (!loads) ep.role = EpiLoadPipeline::ThreadCategory::Consumer;
     ep.dst_blockid = rank_in_cluster;
     ep.producer_arv_count = cutlass::NumThreadsPerWarp;
-    ep.consumer_arv_count = NumMmaThreads;
+    ep.consumer_arv_count = NumTileThreads;
     if constexpr (CollectiveEpilogue::RequiresTransactionBytes) {
       ep.transaction_bytes = params.epilogue.tma_transaction_bytes;
     }
@@ -254,6 +273,11 @@ class ConvPersistentKernel {
     op.group_id = warp_in_group == int(LoadWarp::kMainloop) ? 0 : 1;
     op.group_size = cutlass::NumThreadsPerWarp;
     LoadOrderBarrier load_order(smem.pipelines.load_order, op);
+
+    typename MathOrderBarrier::Params mo;
+    mo.group_id = loads ? 0 : int(role) - int(Role::kMma0);
+    mo.group_size = cutlass::NumThreadsPerWarpGroup;
+    MathOrderBarrier math_order(smem.pipelines.math_order, mo);
 
     // Every CTA of a cluster must see the others' barriers initialized before any arrives.
     if constexpr (size(ClusterShape{}) > 1) {
@@ -307,6 +331,44 @@ class ConvPersistentKernel {
           work = scheduler.get_current_work();
         }
         epilogue.load_tail(epi_load_pipeline, state);
+      }
+    } else if constexpr (kPingpong) {
+      // Warpgroup 1 starts on the CTA's second tile, past warpgroup 0's stages and epilogue
+      // subtiles; each then moves two tiles on.
+      cutlass::arch::warpgroup_reg_alloc<kMmaRegisters>();
+      typename CollectiveMainloop::PipelineState mma_state;
+      typename CollectiveEpilogue::LoadPipelineState epi_load_state;
+      auto epi_store_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+      const auto c_tiles = CollectiveEpilogue::get_load_pipe_increment(blk_shape);
+      const auto d_tiles = CollectiveEpilogue::get_store_pipe_increment(blk_shape);
+      if (role == Role::kMma1) {
+        scheduler.advance_to_next_work();
+        mma_state.advance(k_tiles);
+        epi_load_state.advance(c_tiles);
+        epi_store_state.advance(d_tiles);
+      }
+      auto work = scheduler.initial_work_tile_info(ClusterShape{});
+      while (work.is_valid()) {
+        auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
+        math_order.wait();
+        mainloop.mma(mainloop_pipeline, mma_state, accumulators, k_tiles, mma_thread,
+                     smem.tensors.mainloop, params.mainloop);
+        math_order.arrive();
+        mainloop.mma_tail(mainloop_pipeline, mma_state, k_tiles);
+        mma_state.advance(2 * k_tiles);
+        math_order.wait();
+        auto [load_next, store_next] = epilogue.store(
+            epi_load_pipeline, epi_load_state, epi_store_pipeline, epi_store_state, mnkl, blk_shape,
+            tile_coord(work), accumulators, tiled_mma, mma_thread, smem.tensors.epilogue);
+        auto [load_done, store_done] =
+            epilogue.store_tail(epi_load_pipeline, load_next, epi_store_pipeline, store_next);
+        epi_load_state = load_done;
+        epi_store_state = store_done;
+        epi_load_state.advance(c_tiles);
+        epi_store_state.advance(d_tiles);
+        math_order.arrive();
+        scheduler.advance_to_next_work(2);
+        work = scheduler.get_current_work();
       }
     } else {
       cutlass::arch::warpgroup_reg_alloc<kMmaRegisters>();

@@ -50,7 +50,7 @@ list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 list_env() {
   case "$1" in
     *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
-    *conv_persistent.txt) echo BOO_CONV_PERSISTENT=first ;;
+    *conv_persistent.txt) echo "BOO_CONV_PERSISTENT=${BOO_CONV_PERSISTENT_LIST:-first}" ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }

@@ -65,7 +65,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   const std::string name = config.name();
   std::string b;
   b += "#include \"conv_sm90.cuh\"\n";
-  if (config.persistent) b += "#include \"conv_sm90_persistent.cuh\"\n";
+  if (config.persistent()) b += "#include \"conv_sm90_persistent.cuh\"\n";
   b += "#include \"conv_relayout.cuh\"\n";
   b += "#include \"conv_space_to_depth.cuh\"\n";
   b += "#include \"conv_grouped.cuh\"\n";
@@ -98,13 +98,18 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
        "    cutlass::epilogue::collective::EpilogueTileAuto, float, float,\n"
        "    void, LayoutOut, kAlignOut, ElementOut, LayoutOut, kAlignOut,\n"
        "    cutlass::epilogue::" +
-       std::string(config.persistent ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized") +
+       std::string(config.schedule == space::ConvSchedule::kCooperative
+                       ? "TmaWarpSpecializedCooperative"
+                       : "TmaWarpSpecialized") +
        ", FusionOp>::CollectiveOp;\n";
   b += "using ProblemShape = cutlass::conv::ConvProblemShape<kOp, " +
        std::to_string(c.spatial_dims) + ">;\n";
-  if (config.persistent) {
-    b += "using Mainloop = typename boo_kernels::ConvCooperativeMainloop<kOp, Element, " +
-         std::to_string(c.spatial_dims) +
+  if (config.persistent()) {
+    const std::string schedule = config.schedule == space::ConvSchedule::kCooperative
+                                     ? "boo_kernels::ConvPersistentCooperative"
+                                     : "boo_kernels::ConvPersistentPingpong";
+    b += "using Mainloop = typename boo_kernels::ConvPersistentMainloop<" + schedule +
+         ", kOp, Element, " + std::to_string(c.spatial_dims) +
          ", TileShape, ClusterShape,\n"
          "    static_cast<int>(sizeof(typename Epilogue::SharedStorage))>::CollectiveOp;\n";
     b += "using Kernel = boo_kernels::ConvPersistentKernel<ProblemShape, Mainloop, Epilogue>;\n";

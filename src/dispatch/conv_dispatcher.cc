@@ -478,16 +478,22 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
     // tile shapes stays the one that measured best.
     efficiency = 0.75 * std::pow(std::min(1.0, area / (128.0 * 128.0)), 0.35);
   } else {
-    // Forward and backward data, fitted to both schedules on six problem classes of the
+    // Forward and backward data, fitted to the three schedules on six problem classes of the
     // public list (bench/results/2026-11-26-conv-coop-h100.md): the SM's MMA rate falls
-    // slowly with the tile (76% at 128x256); the non-persistent one-consumer kernel runs 0.85x
-    // as fast per tile (137.8 against 110.3 us on the same 128x128 tiles of the dilated 3x3);
-    // and the tiles' loads from L2 cap the rate where N is small (the 3x3 with K = 64: each
-    // input pixel is loaded for nine taps; about 9.6 TB/s over all SMs).
-    efficiency =
-        0.76 * std::pow(std::min(1.0, area / (128.0 * 256.0)), 0.2) * (c.persistent ? 1.0 : 0.85);
+    // slowly with the tile (76% at 128x256 on the cooperative kernel); the non-persistent
+    // one-consumer kernel runs 0.85x as fast per tile (137.8 against 110.3 us on the same
+    // 128x128 tiles of the dilated 3x3); a pingpong tile counts twice its area (two in flight
+    // per SM) at 80% (its epilogue runs under the other warpgroup's MMAs: 104.3 us on 128x128
+    // tiles there, 264.6 against 283.3 on the public 1D line); and the tiles' loads from L2 cap
+    // the rate where N is small (the 3x3 with K = 64: each input pixel is loaded for nine
+    // taps; about 9.6 TB/s over all SMs, 12.5 with pingpong's tiles).
+    const bool pingpong = c.schedule == space::ConvSchedule::kPingpong;
+    const double tiles_in_flight = pingpong ? 2.0 : 1.0;
+    efficiency = (pingpong ? 0.80 : 0.76) *
+                 std::pow(std::min(1.0, tiles_in_flight * area / (128.0 * 256.0)), 0.2) *
+                 (c.persistent() ? 1.0 : 0.85);
     load_us = static_cast<double>(tiles) * (c.tile_m + c.tile_n) * static_cast<double>(r) *
-              core::dtype_bytes(p.dtype) / (9.6e6 * d.sm_count / 132.0);
+              core::dtype_bytes(p.dtype) / ((pingpong ? 12.5e6 : 9.6e6) * d.sm_count / 132.0);
     fill_us = 3.0;
   }
   const double tile_us = 2.0 * area * static_cast<double>(r) / (peak * efficiency) * 1e6;
@@ -586,8 +592,11 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   }
   if (auto env = core::get_env("BOO_CONV_PERSISTENT"); env && *env == "0") {
     options_.rank_conv_persistent = false;
-  } else if (env && *env == "first") {
-    options_.conv_persistent_first = true;
+  } else if (env && (*env == "first" || *env == "coop" || *env == "pingpong")) {
+    using First = DispatchOptions::PersistentFirst;
+    options_.conv_persistent_first = *env == "first"  ? First::kAny
+                                     : *env == "coop" ? First::kCooperative
+                                                      : First::kPingpong;
   }
 }
 
@@ -687,7 +696,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     std::vector<space::ConvSm90Config> configs =
         space::conv_sm90_space(space::conv_class_of(p), options_.rules);
     if (!options_.rank_conv_persistent) {
-      std::erase_if(configs, [](const space::ConvSm90Config& c) { return c.persistent; });
+      std::erase_if(configs, [](const space::ConvSm90Config& c) { return c.persistent(); });
     }
     return configs;
   };
@@ -701,7 +710,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     const DeviceModel& model = gemm_.device_model();
     const bool s2d = pad_channels && conv_space_to_depth_supports(p).is_ok();
     std::vector<ConvCandidate> ranked;
-    std::vector<bool> persistent;  // per entry of `ranked`
+    std::vector<bool> preferred;  // per entry of `ranked`: BOO_CONV_PERSISTENT's schedules
     for (const space::ConvSm90Config& c : sm90_space()) {
       // The configs this algorithm builds from c: c itself (and its space-to-depth twin), or
       // one per slice count the batch allows (split), or c with the dense expansion.
@@ -728,17 +737,23 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                           : pad_channels ? predict_conv_padded_us(p, config, model, &why)
                                          : predict_conv_sm90_us(p, config, model, &why);
         ranked.push_back(predicted(algorithm, config.name(), us, why));
-        persistent.push_back(config.persistent);
+        using First = DispatchOptions::PersistentFirst;
+        const First first = options_.conv_persistent_first;
+        preferred.push_back(
+            (first == First::kAny && config.persistent()) ||
+            (first == First::kCooperative &&
+             config.schedule == space::ConvSchedule::kCooperative) ||
+            (first == First::kPingpong && config.schedule == space::ConvSchedule::kPingpong));
       }
     }
-    if (options_.conv_persistent_first) {
-      // Ahead by construction: shift the others past the slowest persistent prediction.
+    if (options_.conv_persistent_first != DispatchOptions::PersistentFirst::kNo) {
+      // Ahead by construction: shift the others past the slowest preferred prediction.
       double shift = 0.0;
       for (size_t i = 0; i < ranked.size(); ++i) {
-        if (persistent[i]) shift = std::max(shift, ranked[i].predicted_us);
+        if (preferred[i]) shift = std::max(shift, ranked[i].predicted_us);
       }
       for (size_t i = 0; i < ranked.size(); ++i) {
-        if (!persistent[i]) ranked[i].predicted_us += shift;
+        if (!preferred[i]) ranked[i].predicted_us += shift;
       }
     }
     note(std::string(algorithm) + ": " + std::to_string(ranked.size()) + " valid configs in the " +

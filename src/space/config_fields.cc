@@ -79,7 +79,10 @@ ConfigFields config_fields(const GemmSkinnyConfig& c) {
 ConfigFields config_fields(const ConvSm90Config& c) {
   ConfigFields f = {{"algorithm", "conv.sm90_implicit"}};
   append(f, conv_class_fields(c.cls));
-  append(f, {{"schedule", c.persistent ? "coop_persistent" : "basic"},
+  const char* schedule = c.schedule == ConvSchedule::kCooperative ? "coop_persistent"
+                         : c.schedule == ConvSchedule::kPingpong  ? "pingpong_persistent"
+                                                                  : "basic";
+  append(f, {{"schedule", schedule},
              {"tile", shape_text(c.tile_m, c.tile_n, c.tile_k)},
              {"cluster", shape_text(c.cluster_m, c.cluster_n)}});
   return f;

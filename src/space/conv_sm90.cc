@@ -87,7 +87,10 @@ ConvClass conv_class_of(const ops::ConvProblem& p) {
 std::string ConvSm90Config::name() const {
   return std::string(kConvSm90Prefix) + cls.name() + "_t" + std::to_string(tile_m) + "x" +
          std::to_string(tile_n) + "x" + std::to_string(tile_k) + "_c" + std::to_string(cluster_m) +
-         "x" + std::to_string(cluster_n) + (persistent ? std::string(kPersistentSuffix) : "") +
+         "x" + std::to_string(cluster_n) +
+         (schedule == ConvSchedule::kCooperative ? std::string(kCooperativeSuffix)
+          : schedule == ConvSchedule::kPingpong  ? std::string(kPingpongSuffix)
+                                                 : std::string()) +
          (stages > 0 ? std::string(kStagesSuffix) + std::to_string(stages) : "") +
          (space_to_depth ? std::string(kSpaceToDepthSuffix) : "") +
          (dense_groups ? std::string(kDenseGroupsSuffix) : "") +
@@ -116,9 +119,15 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
                      rest.substr(rest.size() - kDenseGroupsSuffix.size()) == kDenseGroupsSuffix;
   if (dense) rest.remove_suffix(kDenseGroupsSuffix.size());
   BOO_ASSIGN_OR_RETURN(const int stages, numbered(kStagesSuffix, "stages"));
-  const bool persistent = rest.size() > kPersistentSuffix.size() &&
-                          rest.substr(rest.size() - kPersistentSuffix.size()) == kPersistentSuffix;
-  if (persistent) rest.remove_suffix(kPersistentSuffix.size());
+  ConvSchedule schedule = ConvSchedule::kBasic;
+  for (auto [suffix, s] : {std::pair{kCooperativeSuffix, ConvSchedule::kCooperative},
+                           std::pair{kPingpongSuffix, ConvSchedule::kPingpong}}) {
+    if (rest.size() > suffix.size() && rest.substr(rest.size() - suffix.size()) == suffix) {
+      rest.remove_suffix(suffix.size());
+      schedule = s;
+      break;
+    }
+  }
   const size_t tile_at = rest.rfind("_t");
   const size_t cluster_at = rest.rfind("_c");
   if (tile_at == std::string_view::npos || cluster_at == std::string_view::npos ||
@@ -146,7 +155,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   c.dense_groups = dense;
   c.wgrad_splits = splits;
   c.stages = stages;
-  c.persistent = persistent;
+  c.schedule = schedule;
   if (c.name() != text) return bad("not in canonical form (expected " + c.name() + ")");
   return c;
 }
@@ -191,12 +200,17 @@ Status check_conv_sm90(const ConvSm90Config& c) {
     if (c.wgrad_splits < 2 || c.wgrad_splits > 32) return invalid("splits must be in [2, 32]");
     if (c.space_to_depth || c.dense_groups) return invalid("splits do not combine with wrappers");
   }
-  if (c.persistent) {
+  if (c.persistent()) {
     if (c.cls.direction == ConvDirection::kBackwardWeight) {
       return invalid("the persistent kernel runs forward and backward data only");
     }
     if (c.stages != 0) return invalid("the persistent kernel takes as many stages as fit");
-    if (c.tile_m != 128 && c.tile_m != 256) return invalid("persistent tile M must be 128 or 256");
+    if (c.schedule == ConvSchedule::kCooperative && c.tile_m != 128 && c.tile_m != 256) {
+      return invalid("cooperative tile M must be 128 or 256");
+    }
+    if (c.schedule == ConvSchedule::kPingpong && c.tile_m != 64 && c.tile_m != 128) {
+      return invalid("pingpong tile M must be 64 or 128");
+    }
   } else if (c.tile_m != 64 && c.tile_m != 128) {
     return invalid("tile M must be 64 or 128");
   }
@@ -207,7 +221,7 @@ Status check_conv_sm90(const ConvSm90Config& c) {
   if (k_bytes != 64 && k_bytes != 128) return invalid("tile K must span 64 or 128 bytes");
   // Each consumer warpgroup (two in the persistent kernel) holds its share of the tile's fp32
   // accumulators: at most 128 per thread.
-  const int consumers = c.persistent ? 2 : 1;
+  const int consumers = c.schedule == ConvSchedule::kCooperative ? 2 : 1;
   if (c.tile_m * c.tile_n > consumers * 128 * 128) {
     return invalid("the accumulators exceed 128 registers per thread");
   }
@@ -232,7 +246,7 @@ int conv_sm90_coresident_stages(const ConvSm90Config& c) {
   constexpr int kStages = 4;
   constexpr int kEpilogueBytes = 8 * 1024;  // the TMA epilogue's staging, with room to spare
   const int stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * core::dtype_bytes(c.cls.dtype);
-  if (c.persistent || c.tile_m * c.tile_n > 128 * 64) return 0;
+  if (c.persistent() || c.tile_m * c.tile_n > 128 * 64) return 0;
   if (2 * (kStages * stage_bytes + kEpilogueBytes) > kSm90SharedMemoryBytes) return 0;
   return kStages;
 }
@@ -280,26 +294,35 @@ std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules)
       if (check_conv_sm90(c).is_ok()) out.push_back(c);
     }
   }
-  // The persistent cooperative kernel (forward and backward data): 128- and 256-row tiles, and
+  // The persistent kernel (forward and backward data). Cooperative: 128- and 256-row tiles, and
   // N tiles that fit common channel counts in few waves (160 for 320, 640, 1280 channels).
   if (rules == RuleSet::kTiny || cls.direction == ConvDirection::kBackwardWeight) return out;
-  std::vector<Shape> coop;
+  // Pingpong: 64- and 128-row tiles, one warpgroup each.
+  std::vector<std::pair<ConvSchedule, Shape>> persistent;
   if (rules == RuleSet::kDefault) {
-    coop = {{128, 256, k128}, {256, 128, k128}, {128, 128, k128}, {128, 192, k128},
-            {128, 160, k128}, {256, 64, k128},  {128, 64, k128}};
+    for (Shape t : {Shape{128, 256, k128}, Shape{256, 128, k128}, Shape{128, 128, k128},
+                    Shape{128, 192, k128}, Shape{128, 160, k128}, Shape{256, 64, k128},
+                    Shape{128, 64, k128}}) {
+      persistent.push_back({ConvSchedule::kCooperative, t});
+    }
+    for (Shape t : {Shape{128, 128, k128}, Shape{128, 64, k128}}) {
+      persistent.push_back({ConvSchedule::kPingpong, t});
+    }
     clusters = {{1, 1}};
   } else {
-    for (int m : {128, 256}) {
-      for (int n : {32, 64, 96, 128, 160, 192, 224, 256}) {
-        for (int k : {k128 / 2, k128}) coop.push_back({m, n, k});
+    for (ConvSchedule s : {ConvSchedule::kCooperative, ConvSchedule::kPingpong}) {
+      for (int m : {64, 128, 256}) {
+        for (int n : {32, 64, 96, 128, 160, 192, 224, 256}) {
+          for (int k : {k128 / 2, k128}) persistent.push_back({s, {m, n, k}});
+        }
       }
     }
   }
-  for (const Shape& t : coop) {
+  for (const auto& [schedule, t] : persistent) {
     for (auto [cm, cn] : clusters) {
       ConvSm90Config c;
       c.cls = cls;
-      c.persistent = true;
+      c.schedule = schedule;
       c.tile_m = t.m;
       c.tile_n = t.n;
       c.tile_k = t.k;

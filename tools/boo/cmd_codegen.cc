@@ -145,13 +145,8 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     c.cluster_m = o.cluster_m;
     c.cluster_n = o.cluster_n;
     if (given(o, "--schedule")) {
-      if (o.schedule != "coop") {
-        return core::invalid_argument(
-            "--schedule " + o.schedule +
-            ": conv.sm90_implicit takes coop (its persistent cooperative kernel) or no "
-            "--schedule (CUTLASS's non-persistent kernel)");
-      }
-      c.persistent = true;
+      c.schedule =
+          o.schedule == "coop" ? space::ConvSchedule::kCooperative : space::ConvSchedule::kPingpong;
     }
     config = c;
   } else {
@@ -491,8 +486,8 @@ Run add_codegen_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sub->add_option("--schedule", opt->schedule,
                   "gemm.sm90 kernel schedule: coop or pingpong (default coop); "
-                  "conv.sm90_implicit: coop for its persistent cooperative kernel (default: "
-                  "the non-persistent one)")
+                  "conv.sm90_implicit: coop or pingpong for its persistent kernel (default: "
+                  "CUTLASS's non-persistent one)")
       ->check(CLI::IsMember({"coop", "pingpong"}));
   sub->add_option("--scheduler", opt->scheduler,
                   "gemm.sm90 tile scheduler: persistent, streamk, splitk or psplitk "

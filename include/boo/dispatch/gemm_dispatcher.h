@@ -72,12 +72,13 @@ struct DispatchOptions {
   // either way.
   bool rank_conv_gemm_1d = true;
   bool conv_gemm_1d_first = false;
-  // conv.sm90_implicit's persistent cooperative configs ("_coop"), ranked with the others by
-  // the model; BOO_CONV_PERSISTENT=0 leaves them out, BOO_CONV_PERSISTENT=first ranks them
-  // ahead of the non-persistent ones (their GPU list, tests/gpu/conv_persistent.txt, and A/B
-  // timing). Forced configs use them either way.
+  // conv.sm90_implicit's persistent configs ("_coop", "_pingpong"), ranked with the others by
+  // the model; BOO_CONV_PERSISTENT=0 leaves them out; =first ranks them ahead of the
+  // non-persistent ones, =coop or =pingpong that schedule's alone (their GPU list,
+  // tests/gpu/conv_persistent.txt, and A/B timing). Forced configs use them either way.
   bool rank_conv_persistent = true;
-  bool conv_persistent_first = false;
+  enum class PersistentFirst { kNo, kAny, kCooperative, kPingpong };
+  PersistentFirst conv_persistent_first = PersistentFirst::kNo;
 };
 
 // The C argument struct for a plan's problem and pointers (device, SM count filled in).

@@ -45,7 +45,14 @@ inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
 inline constexpr std::string_view kDenseGroupsSuffix = "_dense";
 inline constexpr std::string_view kSplitSuffix = "_split";
 inline constexpr std::string_view kStagesSuffix = "_st";
-inline constexpr std::string_view kPersistentSuffix = "_coop";
+inline constexpr std::string_view kCooperativeSuffix = "_coop";
+inline constexpr std::string_view kPingpongSuffix = "_pingpong";
+
+// The kernel: CUTLASS's own non-persistent one (kBasic), or boo's persistent kernel
+// (kernels/conv_sm90_persistent.cuh) with two consumer warpgroups sharing each tile
+// (kCooperative, tiles up to 256 x 128) or taking alternate tiles, one's epilogue under the
+// other's MMAs (kPingpong, tiles up to 128 x 128).
+enum class ConvSchedule { kBasic, kCooperative, kPingpong };
 
 struct ConvSm90Config {
   ConvClass cls;
@@ -59,10 +66,10 @@ struct ConvSm90Config {
   // prologue and epilogue overlap another's mainloop: CUTLASS 4.2's sm90 conv kernel is not
   // persistent, and this is the overlap a persistent kernel would give (`persistent` below).
   int stages = 0;
-  // The persistent cooperative kernel (kernels/conv_sm90_persistent.cuh): one CTA per SM walks
-  // output tiles, two consumer warpgroups share each tile (so tiles up to 256 x 128), and one
-  // tile's epilogue runs under the next tile's loads. Forward and backward data; stages auto.
-  bool persistent = false;
+  // The persistent schedules (kernels/conv_sm90_persistent.cuh): one CTA per SM walks output
+  // tiles. Forward and backward data; stages auto.
+  ConvSchedule schedule = ConvSchedule::kBasic;
+  bool persistent() const { return schedule != ConvSchedule::kBasic; }
   // conv.padded_channels for strided forward problems with few channels: the input cut into
   // stride-sized blocks stacked along the channels (kernels/conv_space_to_depth.cuh). Not in
   // the spaces: the dispatcher sets it.
@@ -77,7 +84,7 @@ struct ConvSm90Config {
   bool operator==(const ConvSm90Config&) const = default;
 
   // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_st4" with 4 stages,
-  // "..._c1x1_coop" on the persistent cooperative kernel,
+  // "..._c1x1_coop" / "..._c1x1_pingpong" on the persistent kernel's schedules,
   // "..._c1x1_s2d" with space-to-depth,
   // "..._c1x1_dense" with the dense group expansion, "..._c1x1_split8" split over 8 slices.
   std::string name() const;

@@ -56,15 +56,14 @@ TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   ASSERT_GE(c->size(), 2u);
   EXPECT_EQ(c->front().algorithm, kConvSm90Implicit);
   EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
-  // ResNet's 64-channel 3x3: 256x64 tiles on the persistent cooperative kernel (43.6 us against
-  // 53.0 us for the best non-persistent config, 128x64 tiles two CTAs to an SM; H100,
-  // bench/results/2026-11-26-conv-coop-h100.md), which ranks next.
+  // ResNet's 64-channel 3x3: the persistent kernel's 128x64 pingpong tiles (43.9 us) and 256x64
+  // cooperative ones (43.6 us) against 53.0 us for the best non-persistent config, 128x64
+  // tiles two CTAs to an SM (H100, bench/results/2026-11-26-conv-coop-h100.md).
   EXPECT_EQ(c->front().config,
-            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x64x64_c1x1_coop");
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_pingpong");
   ASSERT_GE(c->size(), 3u);
   EXPECT_EQ((*c)[1].config,
-            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_st4");
-  EXPECT_NE((*c)[1].reason.find("2 per SM"), std::string::npos) << (*c)[1].reason;
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x64x64_c1x1_coop");
   EXPECT_EQ(c->back().algorithm, kConvDirect);
   EXPECT_EQ(c->back().config, "conv.direct_bf16_f32acc_fprop_2d_nobias.none");
   for (size_t i = 1; i + 1 < c->size(); ++i) {
@@ -87,10 +86,11 @@ TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   EXPECT_EQ(c->back().algorithm, kConvDirect);
 }
 
-// conv.sm90_implicit's persistent cooperative configs: first on large forward and backward-data
-// problems (the public dilated 3x3 on 128x256 tiles: 108.7 us against 137.8 on the best
-// non-persistent tile, H100), never for backward weight; BOO_CONV_PERSISTENT=0 leaves them out
-// and BOO_CONV_PERSISTENT=first puts them ahead on a small problem too.
+// conv.sm90_implicit's persistent configs: first on large forward and backward-data problems
+// (the public dilated 3x3 on 128x128 pingpong tiles: 104.3 us, 128x256 cooperative ones 108.7,
+// against 137.8 on the best non-persistent tile, H100), never for backward weight;
+// BOO_CONV_PERSISTENT=0 leaves them out and BOO_CONV_PERSISTENT=first puts them ahead on a
+// small problem too.
 TEST_F(ConvDispatchTest, PersistentConfigsRankByTheModelAndTheSwitch) {
   const ops::ConvProblem dilated = conv(
       "convbfp16 -n 16 -c 256 -H 64 -W 64 -k 256 -y 3 -x 3 -p 2 -q 2 -u 1 -v 1 -l 2 -j 2 -F 1" +
@@ -98,32 +98,49 @@ TEST_F(ConvDispatchTest, PersistentConfigsRankByTheModelAndTheSwitch) {
   auto c = dispatcher().candidates(dilated, nullptr);
   ASSERT_TRUE(c.has_value()) << c.status().message();
   EXPECT_EQ(c->front().config,
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_pingpong");
+  EXPECT_EQ((*c)[1].config,
             "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x256x64_c1x1_coop");
   auto wgrad = dispatcher().candidates(resnet3x3(" -F 4"), nullptr);
   ASSERT_TRUE(wgrad.has_value());
-  for (const ConvCandidate& x : *wgrad) EXPECT_EQ(x.config.find("_coop"), std::string::npos);
+  for (const ConvCandidate& x : *wgrad) {
+    EXPECT_EQ(x.config.find("_coop"), std::string::npos);
+    EXPECT_EQ(x.config.find("_pingpong"), std::string::npos);
+  }
   const ops::ConvProblem small =
       conv("convbfp16 -n 1 -c 32 -H 5 -W 7 -k 48 -y 3 -x 3 -p 3 -q 3 -u 1 -v 1 -l 1 -j 1 -F 1" +
            std::string(kNhwc));
   auto s = dispatcher().candidates(small, nullptr);
   ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(s->front().config.find("_coop"), std::string::npos) << s->front().config;
+  const auto persistent = [](const ConvCandidate& x) {
+    return x.config.find("_coop") != std::string::npos ||
+           x.config.find("_pingpong") != std::string::npos;
+  };
+  EXPECT_FALSE(persistent(s->front())) << s->front().config;
   setenv("BOO_CONV_PERSISTENT", "first", 1);
   auto first = dispatcher().candidates(small, nullptr);
   unsetenv("BOO_CONV_PERSISTENT");
   ASSERT_TRUE(first.has_value());
-  EXPECT_NE(first->front().config.find("_coop"), std::string::npos) << first->front().config;
+  EXPECT_TRUE(persistent(first->front())) << first->front().config;
+  for (const char* schedule : {"coop", "pingpong"}) {
+    setenv("BOO_CONV_PERSISTENT", schedule, 1);
+    auto only = dispatcher().candidates(small, nullptr);
+    unsetenv("BOO_CONV_PERSISTENT");
+    ASSERT_TRUE(only.has_value());
+    EXPECT_NE(only->front().config.find(std::string("_") + schedule), std::string::npos)
+        << only->front().config;
+  }
   setenv("BOO_CONV_PERSISTENT", "0", 1);
   auto off = dispatcher().candidates(dilated, nullptr);
   unsetenv("BOO_CONV_PERSISTENT");
   ASSERT_TRUE(off.has_value());
-  for (const ConvCandidate& x : *off) EXPECT_EQ(x.config.find("_coop"), std::string::npos);
+  for (const ConvCandidate& x : *off) EXPECT_FALSE(persistent(x)) << x.config;
 }
 
-// conv.gemm_1d: the public 1D audio layer runs as its GEMMs (the interior over overlapping
-// windows of x, and the two edge columns) before conv.sm90_implicit; BOO_CONV_GEMM_1D=0 leaves
-// it out; a dilated filter is not one window; a forced GEMM config goes through it; a plan holds
-// one GEMM plan per mapped GEMM.
+// conv.gemm_1d: the public 1D audio layer as its GEMMs (the interior over overlapping windows of
+// x, and the two edge columns) ranks after conv.sm90_implicit's pingpong tiles (264.6 against
+// 288.4 us, H100); BOO_CONV_GEMM_1D=0 leaves it out; a dilated filter is not one window; a
+// forced GEMM config goes through it; a plan holds one GEMM plan per mapped GEMM.
 TEST_F(ConvDispatchTest, OneDimensionalConvolutionsRunAsWindowGemms) {
   const std::string audio =
       "convbfp16 -n 32 -c 512 -H 1 -W 4096 -k 512 -y 1 -x 3 -p 0 -q 1 -u 1 -v 1 -l 1 -F 1";
@@ -131,9 +148,12 @@ TEST_F(ConvDispatchTest, OneDimensionalConvolutionsRunAsWindowGemms) {
   std::vector<std::string> notes;
   auto c = dispatcher().candidates(p, &notes);
   ASSERT_TRUE(c.has_value()) << c.status().message();
-  EXPECT_EQ(c->front().algorithm, kConvGemm1d);
-  EXPECT_NE(c->front().reason.find("2 edge columns"), std::string::npos) << c->front().reason;
-  EXPECT_EQ((*c)[1].algorithm, kConvSm90Implicit);
+  EXPECT_EQ(c->front().config,
+            "conv.sm90_implicit_bf16_f32acc_fprop_1d_nobias.none_t128x128x64_c1x1_pingpong");
+  const auto windows = std::find_if(
+      c->begin(), c->end(), [](const ConvCandidate& x) { return x.algorithm == kConvGemm1d; });
+  ASSERT_NE(windows, c->end());
+  EXPECT_NE(windows->reason.find("2 edge columns"), std::string::npos) << windows->reason;
   // A small one (a few launches' worth of work) stays on the single implicit kernel, with
   // conv.gemm_1d after it; BOO_CONV_GEMM_1D=first puts it first anyway.
   const ops::ConvProblem small =
@@ -171,7 +191,9 @@ TEST_F(ConvDispatchTest, OneDimensionalConvolutionsRunAsWindowGemms) {
                     .candidates(p, nullptr);
   ASSERT_TRUE(forced.has_value()) << forced.status().message();
   EXPECT_EQ(algorithms(*forced), std::vector<std::string>{std::string(kConvGemm1d)});
-  ConvDispatcher d = dispatcher();
+  DispatchOptions windows_first;
+  windows_first.conv_gemm_1d_first = true;
+  ConvDispatcher d(*cache_, nullptr, *gemm_, windows_first);
   auto plan = d.plan(p);
   ASSERT_TRUE(plan.has_value()) << plan.status().message();
   EXPECT_EQ((*plan)->algorithm, kConvGemm1d);

@@ -92,7 +92,7 @@ TEST(ConfigFields, ConvDirectionsAndEpilogue) {
   EXPECT_EQ(format_fields(config_fields(c)),
             "algorithm=conv.sm90_implicit dtype=bf16 math=f32acc direction=fprop dims=2 "
             "bias=per-channel act=gelu-tanh schedule=basic tile=64x256x64 cluster=1x1");
-  c.persistent = true;
+  c.schedule = ConvSchedule::kCooperative;
   c.tile_m = 128;
   EXPECT_EQ(value_of(config_fields(c), "schedule"), "coop_persistent");
   ConvClass d;

@@ -126,7 +126,7 @@ TEST(ConvSm90, SmallTilesGetStagesForTwoCtasPerSm) {
   // tiles (one CTA by registers) keep the automatic carveout.
   for (RuleSet r : {RuleSet::kTiny, RuleSet::kDefault, RuleSet::kFull}) {
     for (const ConvSm90Config& c : conv_sm90_space(ConvClass{}, r)) {
-      EXPECT_EQ(c.stages, !c.persistent && c.tile_m * c.tile_n <= 128 * 64 ? 4 : 0) << c.name();
+      EXPECT_EQ(c.stages, !c.persistent() && c.tile_m * c.tile_n <= 128 * 64 ? 4 : 0) << c.name();
       EXPECT_EQ(c.stages, conv_sm90_coresident_stages(c));
     }
   }
@@ -141,7 +141,7 @@ TEST(ConvSm90, PersistentCooperativeConfigs) {
   // The persistent kernel: "_coop" after the cluster, tiles up to 256 rows (two consumer
   // warpgroups), forward and backward data, stages always auto.
   ConvSm90Config c;
-  c.persistent = true;
+  c.schedule = ConvSchedule::kCooperative;
   c.tile_m = 256;
   EXPECT_EQ(c.name(), "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x128x64_c1x1_coop");
   EXPECT_TRUE(check_conv_sm90(c).is_ok()) << check_conv_sm90(c).message();
@@ -164,7 +164,7 @@ TEST(ConvSm90, PersistentCooperativeConfigs) {
     const char* reason;
   };
   const Case cases[] = {
-      {[](ConvSm90Config& k) { k.tile_m = 64; }, "persistent tile M must be 128 or 256"},
+      {[](ConvSm90Config& k) { k.tile_m = 64; }, "cooperative tile M must be 128 or 256"},
       {[](ConvSm90Config& k) { k.tile_n = 256, k.tile_m = 256; }, "128 registers per thread"},
       {[](ConvSm90Config& k) { k.stages = 4; }, "as many stages as fit"},
       {[](ConvSm90Config& k) { k.cls.direction = ConvDirection::kBackwardWeight; },
@@ -172,7 +172,7 @@ TEST(ConvSm90, PersistentCooperativeConfigs) {
   };
   for (const Case& k : cases) {
     ConvSm90Config bad;
-    bad.persistent = true;
+    bad.schedule = ConvSchedule::kCooperative;
     k.edit(bad);
     const core::Status s = check_conv_sm90(bad);
     ASSERT_FALSE(s.is_ok()) << k.reason;
@@ -181,6 +181,35 @@ TEST(ConvSm90, PersistentCooperativeConfigs) {
   EXPECT_FALSE(ConvSm90Config::parse_name(
                    "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x128x64_c1x1_coop_coop")
                    .has_value());
+  // Pingpong: one warpgroup per tile, so 64- or 128-row tiles of at most 128x128.
+  ConvSm90Config pp;
+  pp.schedule = ConvSchedule::kPingpong;
+  pp.tile_n = 64;
+  EXPECT_EQ(pp.name(),
+            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_pingpong");
+  EXPECT_TRUE(check_conv_sm90(pp).is_ok()) << check_conv_sm90(pp).message();
+  auto pp_back = ConvSm90Config::parse_name(pp.name());
+  ASSERT_TRUE(pp_back.has_value()) << pp_back.status().message();
+  EXPECT_EQ(*pp_back, pp);
+  pp.tile_m = 256;
+  EXPECT_NE(check_conv_sm90(pp).message().find("pingpong tile M must be 64 or 128"),
+            std::string::npos);
+  pp.tile_m = 128;
+  pp.tile_n = 256;
+  EXPECT_NE(check_conv_sm90(pp).message().find("128 registers per thread"), std::string::npos);
+  // The default space has both schedules for forward and backward data, neither for wgrad.
+  int coop = 0, pingpong = 0;
+  for (const ConvSm90Config& k : conv_sm90_space(ConvClass{}, RuleSet::kDefault)) {
+    coop += k.schedule == ConvSchedule::kCooperative;
+    pingpong += k.schedule == ConvSchedule::kPingpong;
+  }
+  EXPECT_GT(coop, 0);
+  EXPECT_GT(pingpong, 0);
+  ConvClass wgrad;
+  wgrad.direction = ConvDirection::kBackwardWeight;
+  for (const ConvSm90Config& k : conv_sm90_space(wgrad, RuleSet::kFull)) {
+    EXPECT_FALSE(k.persistent()) << k.name();
+  }
 }
 
 TEST(ConvSm90, RuleSetsGrow) {
