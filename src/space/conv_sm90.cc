@@ -281,44 +281,8 @@ std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules)
       clusters = {{1, 1}, {2, 1}, {1, 2}, {2, 2}};
       break;
   }
-  for (const Shape& t : tiles) {
-    for (auto [cm, cn] : clusters) {
-      ConvSm90Config c;
-      c.cls = cls;
-      c.tile_m = t.m;
-      c.tile_n = t.n;
-      c.tile_k = t.k;
-      c.cluster_m = cm;
-      c.cluster_n = cn;
-      c.stages = conv_sm90_coresident_stages(c);
-      if (check_conv_sm90(c).is_ok()) out.push_back(c);
-    }
-  }
-  // The persistent kernel (forward and backward data). Cooperative: 128- and 256-row tiles, and
-  // N tiles that fit common channel counts in few waves (160 for 320, 640, 1280 channels).
-  if (rules == RuleSet::kTiny || cls.direction == ConvDirection::kBackwardWeight) return out;
-  // Pingpong: 64- and 128-row tiles, one warpgroup each.
-  std::vector<std::pair<ConvSchedule, Shape>> persistent;
-  if (rules == RuleSet::kDefault) {
-    for (Shape t : {Shape{128, 256, k128}, Shape{256, 128, k128}, Shape{128, 128, k128},
-                    Shape{128, 192, k128}, Shape{128, 160, k128}, Shape{256, 64, k128},
-                    Shape{128, 64, k128}}) {
-      persistent.push_back({ConvSchedule::kCooperative, t});
-    }
-    for (Shape t : {Shape{128, 128, k128}, Shape{128, 64, k128}}) {
-      persistent.push_back({ConvSchedule::kPingpong, t});
-    }
-    clusters = {{1, 1}};
-  } else {
-    for (ConvSchedule s : {ConvSchedule::kCooperative, ConvSchedule::kPingpong}) {
-      for (int m : {64, 128, 256}) {
-        for (int n : {32, 64, 96, 128, 160, 192, 224, 256}) {
-          for (int k : {k128 / 2, k128}) persistent.push_back({s, {m, n, k}});
-        }
-      }
-    }
-  }
-  for (const auto& [schedule, t] : persistent) {
+  // Each valid config of one schedule and tile shape over the clusters.
+  const auto add = [&](ConvSchedule schedule, const Shape& t) {
     for (auto [cm, cn] : clusters) {
       ConvSm90Config c;
       c.cls = cls;
@@ -328,7 +292,30 @@ std::vector<ConvSm90Config> conv_sm90_space(const ConvClass& cls, RuleSet rules)
       c.tile_k = t.k;
       c.cluster_m = cm;
       c.cluster_n = cn;
+      c.stages = conv_sm90_coresident_stages(c);
       if (check_conv_sm90(c).is_ok()) out.push_back(c);
+    }
+  };
+  for (const Shape& t : tiles) add(ConvSchedule::kBasic, t);
+  // The persistent kernel (forward and backward data). Cooperative: 128- and 256-row tiles, and
+  // N tiles that fit common channel counts in few waves (160 for 320, 640, 1280 channels);
+  // pingpong: one warpgroup's tile, 64 or 128 rows.
+  if (rules == RuleSet::kTiny || cls.direction == ConvDirection::kBackwardWeight) return out;
+  if (rules == RuleSet::kDefault) {
+    clusters = {{1, 1}};
+    for (Shape t : {Shape{128, 256, k128}, Shape{256, 128, k128}, Shape{128, 128, k128},
+                    Shape{128, 192, k128}, Shape{128, 160, k128}, Shape{256, 64, k128},
+                    Shape{128, 64, k128}}) {
+      add(ConvSchedule::kCooperative, t);
+    }
+    for (Shape t : {Shape{128, 128, k128}, Shape{128, 64, k128}}) add(ConvSchedule::kPingpong, t);
+    return out;
+  }
+  for (ConvSchedule s : {ConvSchedule::kCooperative, ConvSchedule::kPingpong}) {
+    for (int m : {64, 128, 256}) {
+      for (int n : {32, 64, 96, 128, 160, 192, 224, 256}) {
+        for (int k : {k128 / 2, k128}) add(s, {m, n, k});
+      }
     }
   }
   return out;
