@@ -700,6 +700,21 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     }
     return configs;
   };
+  // Whether BOO_CONV_PERSISTENT=first|coop|pingpong ranks this config ahead of the others.
+  const auto persistent_first = [&](const space::ConvSm90Config& c) {
+    using First = DispatchOptions::PersistentFirst;
+    switch (options_.conv_persistent_first) {
+      case First::kNo:
+        return false;
+      case First::kAny:
+        return c.persistent();
+      case First::kCooperative:
+        return c.schedule == space::ConvSchedule::kCooperative;
+      case First::kPingpong:
+        return c.schedule == space::ConvSchedule::kPingpong;
+    }
+    return false;
+  };
   // The configs of conv.sm90_implicit's space for the problem's class, best predicted first,
   // as candidates of `algorithm` (conv.sm90_implicit itself, or behind the padding copies).
   // `at_most`: leave the list out when its best is not predicted below this.
@@ -737,13 +752,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                           : pad_channels ? predict_conv_padded_us(p, config, model, &why)
                                          : predict_conv_sm90_us(p, config, model, &why);
         ranked.push_back(predicted(algorithm, config.name(), us, why));
-        using First = DispatchOptions::PersistentFirst;
-        const First first = options_.conv_persistent_first;
-        preferred.push_back(
-            (first == First::kAny && config.persistent()) ||
-            (first == First::kCooperative &&
-             config.schedule == space::ConvSchedule::kCooperative) ||
-            (first == First::kPingpong && config.schedule == space::ConvSchedule::kPingpong));
+        preferred.push_back(persistent_first(config));
       }
     }
     if (options_.conv_persistent_first != DispatchOptions::PersistentFirst::kNo) {

@@ -111,23 +111,20 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
     rest = rest.substr(0, at);
     return static_cast<int>(n);
   };
+  // Whether `rest` ends in a flag suffix, and `rest` without it.
+  const auto flag = [&](std::string_view suffix) {
+    const bool there =
+        rest.size() > suffix.size() && rest.substr(rest.size() - suffix.size()) == suffix;
+    if (there) rest.remove_suffix(suffix.size());
+    return there;
+  };
   BOO_ASSIGN_OR_RETURN(const int splits, numbered(kSplitSuffix, "splits"));
-  const bool s2d = rest.size() > kSpaceToDepthSuffix.size() &&
-                   rest.substr(rest.size() - kSpaceToDepthSuffix.size()) == kSpaceToDepthSuffix;
-  if (s2d) rest.remove_suffix(kSpaceToDepthSuffix.size());
-  const bool dense = rest.size() > kDenseGroupsSuffix.size() &&
-                     rest.substr(rest.size() - kDenseGroupsSuffix.size()) == kDenseGroupsSuffix;
-  if (dense) rest.remove_suffix(kDenseGroupsSuffix.size());
+  const bool s2d = flag(kSpaceToDepthSuffix);
+  const bool dense = flag(kDenseGroupsSuffix);
   BOO_ASSIGN_OR_RETURN(const int stages, numbered(kStagesSuffix, "stages"));
-  ConvSchedule schedule = ConvSchedule::kBasic;
-  for (auto [suffix, s] : {std::pair{kCooperativeSuffix, ConvSchedule::kCooperative},
-                           std::pair{kPingpongSuffix, ConvSchedule::kPingpong}}) {
-    if (rest.size() > suffix.size() && rest.substr(rest.size() - suffix.size()) == suffix) {
-      rest.remove_suffix(suffix.size());
-      schedule = s;
-      break;
-    }
-  }
+  const ConvSchedule schedule = flag(kCooperativeSuffix) ? ConvSchedule::kCooperative
+                                : flag(kPingpongSuffix)  ? ConvSchedule::kPingpong
+                                                         : ConvSchedule::kBasic;
   const size_t tile_at = rest.rfind("_t");
   const size_t cluster_at = rest.rfind("_c");
   if (tile_at == std::string_view::npos || cluster_at == std::string_view::npos ||
