@@ -1,6 +1,8 @@
 // gemm.skinny: GEMMs with N <= 32 (or M <= 32), the decode shapes. They stream one large operand
 // once and multiply it by a narrow one (at most 32 columns), so the target is the memory floor,
-// not the tensor-core peak. The runner picks one of three main loops:
+// not the tensor-core peak. Configs `_stream*` (kStream) run the streaming loop of
+// gemm_skinny_stream.cuh: R straight into mma.sync fragments, K shared by the warps of a block,
+// no split across blocks. Otherwise the runner picks one of three main loops:
 //
 // - decode layouts (16-bit inputs of one type, both operands contiguous in K), no K split:
 //   with at most kGemvCols columns of S, the GEMV loop of gemm_skinny_gemv.cuh, warps
@@ -24,6 +26,7 @@
 #include "entry_points.cuh"
 #include "gemm_skinny_gemv.cuh"
 #include "gemm_skinny_kernel.cuh"
+#include "gemm_skinny_stream.cuh"
 
 namespace boo_kernels {
 
@@ -40,7 +43,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSkinnyPipelinedBlocksPerSm)
 }
 
 template <class TR, class TS, class TD, class TBias, int kAct, bool kHasC, bool kHasBias,
-          bool kAlphaVector, bool kSwapped>
+          bool kAlphaVector, bool kSwapped, bool kStream = false>
 struct GemmSkinnyRunner {
   static constexpr bool kMma = !std::is_same_v<TR, float> && !std::is_same_v<TS, float>;
   using Kernel =
@@ -66,8 +69,14 @@ struct GemmSkinnyRunner {
     if (a.m < 1 || a.n < 1 || a.k < 1 || a.batch < 1) return "empty problem";
     if (v.cols > kSkinnyCols) return "gemm.skinny: the narrow side is above 32";
     if (a.batch > 65535) return "gemm.skinny: batch above 65535";
-    if ((v.rows + kSkinnyRows - 1) / kSkinnyRows > 0x7fffffff) return "gemm.skinny: too many rows";
-    if (a.splits > 1 && slices(v) > BOO_SEMAPHORE_COUNT) {
+    if ((v.rows + (kStream ? 15 : kSkinnyRows - 1)) / (kStream ? 16 : kSkinnyRows) > 0x7fffffff) {
+      return "gemm.skinny: too many rows";
+    }
+    if constexpr (kStream) {
+      if (a.splits != 0 && a.splits != 1 && a.splits != 2 && a.splits != 4 && a.splits != 8) {
+        return "gemm.skinny: warps per row tile of the streaming loop must be 1, 2, 4 or 8";
+      }
+    } else if (a.splits > 1 && slices(v) > BOO_SEMAPHORE_COUNT) {
       return "gemm.skinny: too many row blocks to split K";
     }
     if ((kHasBias && a.bias == nullptr) || (kHasC && a.c == nullptr && a.beta != 0.0f) ||
@@ -142,8 +151,18 @@ struct GemmSkinnyRunner {
     return !(starved && deep);
   }
 
+  // The streaming loop's warps per 16-row tile (kStream; a.splits carries a config's count):
+  // as many as keep each warp at least one unrolled step of K deep.
+  // dispatch::GemmSkinnyAlgorithm mirrors this rule.
+  static int stream_parts(const SkinnyView& v, const BooGemmArgs& a) {
+    if (a.splits > 0) return a.splits;
+    int parts = kStreamWarps;
+    while (parts > 1 && v.k / parts < kStreamUnroll * kStreamChunk) parts /= 2;
+    return parts;
+  }
+
   static void plan(SkinnyView& v, const BooGemmArgs& a) {
-    if (gemv(v, a)) {
+    if (kStream || gemv(v, a)) {
       v.k_per_split = v.k;
       v.splits = 1;
       return;
@@ -202,31 +221,53 @@ struct GemmSkinnyRunner {
     v.s_wide = wide<TS>(v.s, v.s_ks, v.s_ss, v.s_bs, v.batch);
     v.s_cols_fastest = v.s_ks != 1 && v.s_ss == 1;
     if (a.dry_run) return BOO_OK;
-    const dim3 grid(static_cast<unsigned>((v.rows + kSkinnyRows - 1) / kSkinnyRows),
-                    static_cast<unsigned>(v.splits), static_cast<unsigned>(v.batch));
     const auto cuda_stream = static_cast<cudaStream_t>(stream);
-    if constexpr (kPipelinable) {
-      if (gemv(v, a)) {
-        const int per_row = gemv_warps_per_row(v, a);
-        const dim3 rows(
-            static_cast<unsigned>((v.rows + kGemvWarps / per_row - 1) / (kGemvWarps / per_row)), 1,
-            static_cast<unsigned>(v.batch));
-        gemm_skinny_gemv_kernel<Kernel><<<rows, kGemvWarps * 32, 0, cuda_stream>>>(
-            v, a, per_row, v.r_wide && v.s_wide ? 1 : 0);
-      } else if (pipelined_layout(v) && v.r_wide && v.s_wide) {
-        static const cudaError_t attr = cudaFuncSetAttribute(
-            gemm_skinny_pipelined_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            Kernel::kPipelinedShared);
-        if (attr != cudaSuccess) return cuda_result(attr, why, len);
-        gemm_skinny_pipelined_kernel<Kernel>
-            <<<grid, kSkinnyThreads, Kernel::kPipelinedShared, cuda_stream>>>(v, a);
+    if constexpr (kStream) {
+      static_assert(kMma, "the streaming loop needs 16-bit or fp8 inputs");
+      const int parts = stream_parts(v, a);
+      const int64_t rows_per_block = 16 * (kStreamWarps / parts);
+      const dim3 blocks(static_cast<unsigned>((v.rows + rows_per_block - 1) / rows_per_block), 1,
+                        static_cast<unsigned>(v.batch));
+      const int tiles = static_cast<int>((v.cols + 7) / 8);
+      auto go = [&](auto kernel) {
+        kernel<<<blocks, kStreamThreads, 0, cuda_stream>>>(v, a, parts);
+      };
+      if (tiles == 1) {
+        go(gemm_skinny_stream_kernel<Kernel, TR, TS, 1>);
+      } else if (tiles == 2) {
+        go(gemm_skinny_stream_kernel<Kernel, TR, TS, 2>);
+      } else if (tiles == 3) {
+        go(gemm_skinny_stream_kernel<Kernel, TR, TS, 3>);
+      } else {
+        go(gemm_skinny_stream_kernel<Kernel, TR, TS, 4>);
+      }
+      return cuda_result(cudaGetLastError(), why, len);
+    } else {
+      const dim3 grid(static_cast<unsigned>((v.rows + kSkinnyRows - 1) / kSkinnyRows),
+                      static_cast<unsigned>(v.splits), static_cast<unsigned>(v.batch));
+      if constexpr (kPipelinable) {
+        if (gemv(v, a)) {
+          const int per_row = gemv_warps_per_row(v, a);
+          const dim3 rows(
+              static_cast<unsigned>((v.rows + kGemvWarps / per_row - 1) / (kGemvWarps / per_row)),
+              1, static_cast<unsigned>(v.batch));
+          gemm_skinny_gemv_kernel<Kernel><<<rows, kGemvWarps * 32, 0, cuda_stream>>>(
+              v, a, per_row, v.r_wide && v.s_wide ? 1 : 0);
+        } else if (pipelined_layout(v) && v.r_wide && v.s_wide) {
+          static const cudaError_t attr = cudaFuncSetAttribute(
+              gemm_skinny_pipelined_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+              Kernel::kPipelinedShared);
+          if (attr != cudaSuccess) return cuda_result(attr, why, len);
+          gemm_skinny_pipelined_kernel<Kernel>
+              <<<grid, kSkinnyThreads, Kernel::kPipelinedShared, cuda_stream>>>(v, a);
+        } else {
+          gemm_skinny_kernel<Kernel><<<grid, kSkinnyThreads, 0, cuda_stream>>>(v, a);
+        }
       } else {
         gemm_skinny_kernel<Kernel><<<grid, kSkinnyThreads, 0, cuda_stream>>>(v, a);
       }
-    } else {
-      gemm_skinny_kernel<Kernel><<<grid, kSkinnyThreads, 0, cuda_stream>>>(v, a);
+      return cuda_result(cudaGetLastError(), why, len);
     }
-    return cuda_result(cudaGetLastError(), why, len);
   }
 };
 

@@ -377,15 +377,33 @@ fi
 
 if [[ " ${steps[*]} " == *" skinnyforced "* ]]; then
   # gemm.skinny on every line of the decode list (BOO_SKINNY_LIST), whatever dispatch would pick,
-  # beside cuBLASLt: its first splitauto config that `boo parse --candidates` lists for the line.
+  # beside cuBLASLt: the line's gemm.skinny config ending in BOO_SKINNY_FORCE (default
+  # splitauto; streamauto, stream4, ...: the streaming loop; fp32 inputs have none and are
+  # skipped).
   list="${BOO_SKINNY_LIST:-tests/gpu/gemm_skinny.txt}"
-  log "gemm.skinny forced on every line of $list, against cuBLASLt"
+  force="${BOO_SKINNY_FORCE:-splitauto}"
+  log "gemm.skinny _$force forced on every line of $list, against cuBLASLt"
   : >"$OUT/skinnyforced.log"
+  # The line's gemm.skinny config with the forced loop and count (the default rule set ranks
+  # the streaming loop only where it pays, so its name is derived from the split one's).
+  forced_config() {
+    "$boo" parse --candidates 2000 "$1" 2>&1 </dev/null | grep -oE 'gemm\.skinny_[^ ]*_splitauto' \
+      | head -1 | sed "s/_splitauto\$/_$force/" | grep -v '^gemm\.skinny_fp32\..*_stream'
+  }
+  # Compile the forced kernels first, eight at a time.
+  while IFS= read -r cmd; do
+    case "$cmd" in "#"* | "") continue ;; esac
+    cfg=$(forced_config "$cmd")
+    [ -n "$cfg" ] && "$boo" preload -j 2 --config "$cfg" "$cmd" </dev/null >>"$OUT/preload.log" 2>&1 &
+    while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n; done
+  done <"$list"
+  wait
   n=0
   while IFS= read -r cmd; do
     case "$cmd" in "#"* | "") continue ;; esac
+    cfg=$(forced_config "$cmd")
+    [ -n "$cfg" ] || continue
     n=$((n + 1))
-    cfg=$("$boo" parse --candidates 2000 "$cmd" 2>&1 </dev/null | grep -oE 'gemm\.skinny_[^ ]*_splitauto' | head -1)
     "$boo" driver --backend boo,cublaslt --config "$cfg" -V 1 -t 1 --iter 100 \
       --csv "$OUT/skinnyforced-$n.csv" "$cmd" </dev/null >>"$OUT/skinnyforced.log" 2>&1 || status=1
   done <"$list"

@@ -142,7 +142,7 @@ core::Expected<KernelSource> gemm_skinny_source(const space::GemmSkinnyConfig& c
        ", " + cuda_type(c.d) + ", " + cuda_type(c.bias ? c.bias_type : DType::kF32) + ", " +
        std::to_string(static_cast<int>(c.activation)) + ", " + bool_text(c.has_c) + ", " +
        bool_text(c.bias) + ", " + bool_text(c.alpha_vector) + ", " + bool_text(config.narrow_m) +
-       ">;\n";
+       (config.stream ? ", true" : "") + ">;\n";
   b += "}  // namespace\n\n";
   b += "BOO_GEMM_ENTRY_POINTS(Runner, \"" + name + "\")\n";
   return finish(name, b);

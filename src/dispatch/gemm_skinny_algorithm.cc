@@ -1,5 +1,6 @@
 // gemm.skinny: decode-shaped GEMMs (N or M at most 32), memory-bound by construction.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "boo/dispatch/gemm_algorithms.h"
@@ -10,9 +11,12 @@ namespace {
 
 using space::GemmSkinnyConfig;
 
-constexpr double kBandwidthShare = 0.45;      // measured, see rank()
-constexpr double kSplitFixedUs = 5.4;         // measured, see rank()
-constexpr double kGemvBandwidthShare = 0.85;  // measured, see rank()
+constexpr double kBandwidthShare = 0.45;         // measured, see rank()
+constexpr double kSplitFixedUs = 5.4;            // measured, see rank()
+constexpr double kGemvBandwidthShare = 0.85;     // measured, see rank()
+constexpr double kGemvColumnsFactor = 1.56;      // measured, see rank()
+constexpr double kStreamBandwidthShare = 0.878;  // measured, see stream_us()
+constexpr double kStreamGatherShare = 0.03;      // element gathers: 1000 x 16 x 777 at 19 us
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -66,6 +70,49 @@ bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   return !(starved && p.k / per_row > 4 * step);
 }
 
+// The streaming loop's warps per 16-row tile (kernels/gemm_skinny.cuh, stream_parts): 8, fewer
+// while a warp's share of K is under one unrolled step (4 chunks of 32).
+int64_t stream_parts(int64_t k, int forced) {
+  if (forced > 0) return forced;
+  int64_t parts = 8;
+  while (parts > 1 && k / parts < 128) parts /= 2;
+  return parts;
+}
+
+// The streaming loop (kernels/gemm_skinny_stream.cuh) beyond the launch: each operand crosses HBM
+// once. Fitted on an H100 (bench/results/2026-11-26-gemm-stream-h100.md): 2.4 us + bytes at
+// 0.878 of the copy bandwidth with one 8-column tile of S (4096 x 8, 14336 x 1, fp16 11008 x 4,
+// 1024 x 16 x 1024 all within 3%), 6% less rate for each further tile (16 to 32 columns), less
+// when a warp's share of K is short of 8 chunks (batched K = 128), and element gathers (R or S
+// not contiguous in K and 16-byte aligned) far slower.
+double stream_us(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t parts,
+                 const DeviceModel& d, int64_t* blocks_out) {
+  constexpr double kFixedUs = 2.4;
+  const int64_t rows_per_block = 16 * (8 / parts);
+  const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block * p.batch;
+  *blocks_out = blocks;
+  const int64_t col_tiles = (cols + 7) / 8;
+  double share = pipelined_layout(p) ? kStreamBandwidthShare : kStreamGatherShare;
+  share *= 1.0 - 0.06 * static_cast<double>(col_tiles - 1);
+  const double chunks = std::ceil(static_cast<double>(p.k) / static_cast<double>(parts) / 32.0);
+  if (chunks < 8) share *= std::sqrt(chunks / 8.0);
+  // Bytes in flight: 32 KB a block (8 warps x 8 vectors a lane) over a ~1.2 us loaded latency,
+  // two blocks an SM.
+  const double resident = std::min<double>(blocks, 2.0 * (d.sm_count > 0 ? d.sm_count : 132));
+  const double rate_gbs = std::min(share * d.bandwidth_gbs, resident * 27.0);
+  return kFixedUs + static_cast<double>(p.min_bytes()) / (rate_gbs * 1e9) * 1e6;
+}
+
+// Where the default rule set ranks the streaming loop: the decode layouts with at most 8 narrow
+// columns, or 16 over at most 40 MB (H100, 2026-11-26, bench/results/
+// 2026-11-26-gemm-stream-h100.md: ahead of gemm.sm90's narrow tiles and the GEMV loop there;
+// behind them with 16 columns over 117-262 MB and with 24 or 32, by 3-13%, which gemm.sm90's
+// model does not resolve: it overpredicts its narrow tiles there by up to 15%).
+bool stream_pays(const ops::GemmProblem& p, int64_t cols) {
+  if (!pipelined_layout(p)) return false;
+  return cols <= 8 || (cols <= 16 && static_cast<double>(p.min_bytes()) <= 40e6);
+}
+
 bool narrow_m_side(const ops::GemmProblem& p) {
   return !(p.n <= space::kSkinnyMaxNarrow && (p.n <= p.m || p.m > space::kSkinnyMaxNarrow));
 }
@@ -97,12 +144,39 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       // fp32 inputs run a scalar FMA loop at about half of the fp32 rate.
       const int64_t rows = narrow_m ? p.n : p.m;
       const int64_t cols = narrow_m ? p.m : p.n;
+      if (c.stream) {
+        if (rules != space::RuleSet::kFull && !stream_pays(p, cols)) continue;
+        const int64_t parts = stream_parts(p.k, c.splits);
+        int64_t blocks = 0;
+        const double memory_us = stream_us(p, rows, cols, parts, d, &blocks);
+        const double compute_us = p.flops() / 200e12 * 1e6;
+        cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us;
+        char why[160];
+        std::snprintf(why, sizeof(why),
+                      "streaming loop, %lld blocks, %lld warps a row tile; memory %.1f us",
+                      static_cast<long long>(blocks), static_cast<long long>(parts), memory_us);
+        cand.why = why;
+        // Each warp sums its share of K in one fp32 accumulator.
+        const int64_t chain = (p.k + parts - 1) / parts;
+        if (long_accumulation(p, chain)) {
+          cand.long_chain = true;
+          cand.why += "; K " + std::to_string(chain) +
+                      " in one fp32 accumulator, which shows in an fp32 output: ranked after "
+                      "shorter ones";
+        }
+        out.push_back(std::move(cand));
+        continue;
+      }
       if (gemv_layout(p, rows, cols, c.splits, d.sm_count)) {
         // The GEMV main loop (kernels/gemm_skinny_gemv.cuh, run_rows): rows of R streamed whole by
         // warps, no K split, S from L1: near the copy bandwidth (H100: 14336x1x4096 at 86% of
         // the floor; bench/results/2026-11-23-gemm-gemv-h100.md).
+        // With two to four columns the loop runs at about 1/1.56 of that (H100, 2026-11-26:
+        // 4096 x 2 x 4096 at 21.5 us, fp16 11008 x 4 x 4096 at 52.4; bench/results/
+        // 2026-11-26-gemm-stream-h100.md): each element's products are CUDA-core work.
         const double memory_us = static_cast<double>(p.min_bytes()) /
-                                 (kGemvBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
+                                 (kGemvBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6 *
+                                 (cols > 1 ? kGemvColumnsFactor : 1.0);
         const double compute_us = p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6;
         cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us;
         char why[160];

@@ -72,7 +72,8 @@ ConfigFields config_fields(const GemmSkinnyConfig& c) {
   ConfigFields f = {{"algorithm", "gemm.skinny"}};
   append(f, gemm_class_fields(c.cls));
   append(f, {{"narrow", c.narrow_m ? "m" : "n"},
-             {"splits", c.splits == 0 ? "auto" : std::to_string(c.splits)}});
+             {"loop", c.stream ? "stream" : "split"},
+             {c.stream ? "warps" : "splits", c.splits == 0 ? "auto" : std::to_string(c.splits)}});
   return f;
 }
 

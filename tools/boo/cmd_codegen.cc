@@ -47,6 +47,7 @@ struct CodegenOptions {
   int swizzle = 1;
   bool swap_ab = false;
   std::string schedule = "coop", scheduler = "persistent", raster = "heuristic", narrow = "n";
+  std::string loop = "split";
   const CLI::App* sub = nullptr;  // tells which flags were given
 };
 
@@ -54,15 +55,15 @@ bool given(const CodegenOptions& o, const std::string& flag) { return o.sub->cou
 
 // The flags that shape one config (write mode only).
 const std::vector<std::string> kShapeFlags = {
-    "--tile-m",    "--tile-n", "--tile-k",  "--cluster-m", "--cluster-n", "--schedule",
-    "--scheduler", "--splits", "--swizzle", "--raster",    "--narrow",    "--swap-ab"};
+    "--tile-m", "--tile-n",  "--tile-k", "--cluster-m", "--cluster-n", "--schedule", "--scheduler",
+    "--splits", "--swizzle", "--raster", "--narrow",    "--swap-ab",   "--loop"};
 
 // Which shape flags each algorithm takes.
 bool takes_flag(std::string_view algorithm, std::string_view flag) {
   const bool tile = flag.rfind("--tile-", 0) == 0 || flag.rfind("--cluster-", 0) == 0;
   if (algorithm == kGemmSm90) return flag != "--narrow";
   if (algorithm == kGemmSm90Unaligned) return flag != "--narrow" && flag != "--swap-ab";
-  if (algorithm == kGemmSkinny) return flag == "--narrow" || flag == "--splits";
+  if (algorithm == kGemmSkinny) return flag == "--narrow" || flag == "--splits" || flag == "--loop";
   if (algorithm == kConvSm90) return tile || flag == "--schedule";
   return false;
 }
@@ -131,9 +132,9 @@ core::Expected<AnyConfig> config_from_flags(const CodegenOptions& o) {
     c.swap_ab = o.swap_ab;
     config = c;
   } else if (algorithm == kGemmSkinny) {
-    // Without --splits the split count is auto (0), as dispatch's default.
+    // Without --splits the count is auto (0), as dispatch's default.
     config = space::GemmSkinnyConfig{std::get<GemmClass>(cls), o.narrow == "m",
-                                     given(o, "--splits") ? o.splits : 0};
+                                     given(o, "--splits") ? o.splits : 0, o.loop == "stream"};
   } else if (algorithm == kGemmFallback) {
     config = GemmFallbackConfig{std::get<GemmClass>(cls)};
   } else if (algorithm == kConvSm90) {
@@ -495,7 +496,8 @@ Run add_codegen_command(CLI::App& app) {
       ->check(CLI::IsMember({"persistent", "streamk", "splitk", "psplitk"}));
   sub->add_option("--splits", opt->splits,
                   "Split-K slices: 2 to 16 with --scheduler splitk, 2 to 256 with psplitk; "
-                  "for gemm.skinny 1 to 64, 0 auto (default)")
+                  "for gemm.skinny 1 to 64, 0 auto (default); with --loop stream, warps per row "
+                  "tile: 1, 2, 4 or 8, 0 auto (default)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--swizzle", opt->swizzle, "gemm.sm90 tile swizzle: 1, 2, 4, 8")
       ->check(CLI::PositiveNumber);
@@ -507,6 +509,10 @@ Run add_codegen_command(CLI::App& app) {
                 "(persistent, 16-bit, no bias)");
   sub->add_option("--narrow", opt->narrow, "gemm.skinny's narrow side: n or m (default n)")
       ->check(CLI::IsMember({"n", "m"}));
+  sub->add_option("--loop", opt->loop,
+                  "gemm.skinny's main loop: split (K split over blocks) or stream (the large "
+                  "operand straight into tensor-core fragments; 16-bit and fp8 inputs)")
+      ->check(CLI::IsMember({"split", "stream"}));
   sub->footer(
       "Usage:\n"
       "  boo codegen --list-configs [--algorithm A,..] [--rule-set R] [--dtype T | --class C..]\n"

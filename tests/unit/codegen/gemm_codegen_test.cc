@@ -207,19 +207,27 @@ TEST(GemmSkinnyCodegen, OperandRolesFollowTheNarrowSide) {
   c.cls.bias = true;
   c.cls.bias_type = core::DType::kF32;
   c.cls.activation = ops::Activation::kSilu;
-  auto n = gemm_skinny_source(c);
-  ASSERT_TRUE(n.has_value());
-  EXPECT_EQ(n->name, c.kernel_name());
-  EXPECT_TRUE(contains(n->text,
-                       "GemmSkinnyRunner<__nv_fp8_e4m3, __nv_fp8_e5m2, __nv_bfloat16, "
-                       "float, 4, false, true, false, false>"));
+  // The generated source names its kernel and instantiates the runner with these parameters.
+  auto runner_is = [](const space::GemmSkinnyConfig& cfg, const std::string& params) {
+    auto src = gemm_skinny_source(cfg);
+    if (!src.has_value()) return ::testing::AssertionFailure() << src.status().message();
+    if (src->name != cfg.kernel_name()) return ::testing::AssertionFailure() << src->name;
+    if (!contains(src->text, "GemmSkinnyRunner<" + params + ">")) {
+      return ::testing::AssertionFailure() << "no GemmSkinnyRunner<" << params << ">";
+    }
+    if (contains(src->text, "#include \"gemm_skinny.cuh\"")) {
+      return ::testing::AssertionFailure() << "the header is not inlined";
+    }
+    return ::testing::AssertionSuccess();
+  };
+  EXPECT_TRUE(runner_is(
+      c, "__nv_fp8_e4m3, __nv_fp8_e5m2, __nv_bfloat16, float, 4, false, true, false, false"));
   c.narrow_m = true;  // the large operand is B
-  auto m = gemm_skinny_source(c);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_TRUE(contains(m->text,
-                       "GemmSkinnyRunner<__nv_fp8_e5m2, __nv_fp8_e4m3, __nv_bfloat16, "
-                       "float, 4, false, true, false, true>"));
-  EXPECT_FALSE(contains(m->text, "#include \"gemm_skinny.cuh\""));
+  EXPECT_TRUE(runner_is(
+      c, "__nv_fp8_e5m2, __nv_fp8_e4m3, __nv_bfloat16, float, 4, false, true, false, true"));
+  c.stream = true;  // the streaming loop: the runner's last parameter
+  EXPECT_TRUE(runner_is(
+      c, "__nv_fp8_e5m2, __nv_fp8_e4m3, __nv_bfloat16, float, 4, false, true, false, true, true"));
 }
 
 }  // namespace

@@ -366,6 +366,10 @@ namespace boo::dispatch {
 namespace {
 
 // A GEMM dispatcher over a cache that never compiles: the heuristic's ranking only.
+struct GemmSkinnyAlgorithmProbe {
+  std::unique_ptr<GemmAlgorithm> algorithm = make_gemm_skinny();
+};
+
 struct RankingDispatcher {
   static jit::CacheOptions options() {
     jit::CacheOptions o;
@@ -403,55 +407,102 @@ TEST(Heuristic, DecodeShapesGoToGemmSkinny) {
 TEST(Heuristic, AtMostFourNarrowColumnsRunTheGemvMainLoop) {
   RankingDispatcher r;
   GemmDispatcher& d = r.dispatcher;
-  // The gemm.skinny candidate's reason (empty when the kept candidates have none).
-  auto first_skinny = [&](const ops::GemmProblem& p) {
-    auto c = d.candidates(p, nullptr);
-    EXPECT_TRUE(c.has_value());
-    for (const GemmCandidate& x : *c) {
-      if (x.algorithm->name() == "gemm.skinny") return x;
-    }
-    return GemmCandidate{};
-  };
-  auto gemv = [&](const ops::GemmProblem& p) {
-    return first_skinny(p).reason.find("GEMV main loop") != std::string::npos;
-  };
-  // Decode shapes with 1 to 4 narrow columns, on either side, lead with the GEMV main loop
-  // (measured faster than cuBLASLt on most of them: tests/gpu/gemm_skinny.txt).
+  // Decode shapes with 1 to 4 narrow columns, on either side, lead with gemm.skinny: one column
+  // on the GEMV main loop, more on the streaming loop, which measured faster than the GEMV loop
+  // with 2 and 4 columns (H100, 2026-11-26: 4096 x 2 x 4096 16.6 against 21.5 us, fp16 11008 x 4
+  // x 4096 35.8 against 52.4; bench/results/2026-11-26-gemm-stream-h100.md).
   for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{14336, 1, 4096},
-                         {1000, 2, 1024},
-                         {777, 4, 4096},
-                         {3, 5000, 2048},
-                         {1, 1, 8192}}) {
+                         {1, 1, 8192},
+                         {4096, 2, 4096},
+                         {11008, 4, 4096},
+                         {3, 5000, 2048}}) {
     const ops::GemmProblem p = aligned(m, n, k);
     auto c = d.candidates(p, nullptr);
     ASSERT_TRUE(c.has_value());
     EXPECT_EQ(c->front().algorithm->name(), "gemm.skinny") << m << "x" << n << "x" << k;
-    EXPECT_TRUE(gemv(p)) << m << "x" << n << "x" << k << ": " << first_skinny(p).reason;
+    const bool one = std::min(m, n) == 1;
+    EXPECT_EQ(c->front().reason.find("GEMV main loop") != std::string::npos, one)
+        << m << "x" << n << "x" << k << ": " << c->front().reason;
+    EXPECT_EQ(c->front().config.find("_stream") != std::string::npos, !one)
+        << m << "x" << n << "x" << k << ": " << c->front().config;
+  }
+  // The GEMV loop itself serves the split configs of the decode layouts with at most four
+  // columns.
+  auto split_gemv = [&](const ops::GemmProblem& p) {
+    auto c = d.candidates(p, nullptr);
+    EXPECT_TRUE(c.has_value());
+    for (const GemmCandidate& x : *c) {
+      if (x.config.find("_split") != std::string::npos && x.algorithm->name() == "gemm.skinny") {
+        return x.reason.find("GEMV main loop") != std::string::npos;
+      }
+    }
+    return false;
+  };
+  for (auto [m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{1000, 2, 1024}, {777, 4, 4096}, {3, 5000, 2048}}) {
+    EXPECT_TRUE(split_gemv(aligned(m, n, k))) << m << "x" << n << "x" << k;
   }
   // Five columns take the tensor-core loop; so do rows too few to fill the GPU over a deep K
   // (K splits over blocks), leading dimensions that are not 16-byte multiples, and other
   // transposes.
-  EXPECT_FALSE(gemv(aligned(1000, 5, 1024)));
-  EXPECT_FALSE(gemv(aligned(2, 1, 131072)));
+  EXPECT_FALSE(split_gemv(aligned(1000, 5, 1024)));
+  EXPECT_FALSE(split_gemv(aligned(2, 1, 131072)));
   ops::GemmProblem odd = aligned(1000, 2, 1000);
   odd.lda = odd.ldb = 1001;
-  EXPECT_FALSE(gemv(odd));
+  EXPECT_FALSE(split_gemv(odd));
   ops::GemmProblem nn = aligned(1000, 2, 1024);
   nn.trans_a = ops::Transpose::kN;
   nn.lda = 1000;
-  EXPECT_FALSE(gemv(nn));
+  EXPECT_FALSE(split_gemv(nn));
+}
+
+// gemm.skinny's streaming loop leads where it measured faster (H100, 2026-11-26: 4096 x 8 x 4096
+// 16.8 us against 17.8 on a 64x16 tile; bench/results/2026-11-26-gemm-stream-h100.md), and the
+// default rule set leaves it out where it measured slower (16 columns over 117 MB, 24 columns)
+// and for layouts it would gather element by element; the full rule set lists it for any
+// 16-bit class.
+TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
+  auto c = d.candidates(aligned(4096, 8, 4096), nullptr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_NE(c->front().config.find("_narrow-n_streamauto"), std::string::npos) << c->front().config;
+  EXPECT_NE(c->front().reason.find("streaming loop"), std::string::npos) << c->front().reason;
+  auto has_stream = [&](const ops::GemmProblem& p, space::RuleSet rules) {
+    GemmSkinnyAlgorithmProbe probe;
+    for (const Candidate& x : probe.algorithm->rank(p, DeviceModel{}, rules)) {
+      if (x.config.find("_stream") != std::string::npos) return true;
+    }
+    return false;
+  };
+  ops::GemmProblem nn = aligned(4096, 8, 4096);
+  nn.trans_a = ops::Transpose::kN;
+  nn.lda = 4096;
+  for (const ops::GemmProblem& p : {aligned(14336, 16, 4096), aligned(4096, 24, 4096), nn}) {
+    EXPECT_FALSE(has_stream(p, space::RuleSet::kDefault)) << p.key();
+    EXPECT_TRUE(has_stream(p, space::RuleSet::kFull)) << p.key();
+  }
+  ops::GemmProblem fp32 = aligned(4096, 8, 4096);
+  fp32.a_type = fp32.b_type = fp32.c_type = fp32.d_type = core::DType::kF32;
+  EXPECT_FALSE(has_stream(fp32, space::RuleSet::kFull));
 }
 
 TEST(Heuristic, DecodeShapesWithSixteenColumnsTakeANarrowPersistentTile) {
   RankingDispatcher r;
   GemmDispatcher& d = r.dispatcher;
-  // 4096 x 16 x 4096 (the public list's decode GEMM): a 16-wide tile, persistent (measured on
-  // an H100 at 17.4 us against 21.8 for gemm.skinny and 24.2 for a 64-wide split-K tile).
-  auto c = d.candidates(aligned(4096, 16, 4096), nullptr);
+  // 14336 x 16 x 4096: a 16-wide tile, persistent (H100, 2026-11-26: 45.7 us against 49.2 on
+  // gemm.skinny's streaming loop; bench/results/2026-11-26-gemm-stream-h100.md). At 4096 x 16 x
+  // 4096 the two measured within 2% (17.4 and 17.2 us): either may lead.
+  auto c = d.candidates(aligned(14336, 16, 4096), nullptr);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90");
   EXPECT_NE(c->front().config.find("x16x"), std::string::npos) << c->front().config;
   EXPECT_NE(c->front().config.find("_persistent"), std::string::npos) << c->front().config;
+  auto p = d.candidates(aligned(4096, 16, 4096), nullptr);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_TRUE(p->front().config.find("x16x") != std::string::npos ||
+              p->front().config.find("_stream") != std::string::npos)
+      << p->front().config;
   // Wide problems keep wide tiles.
   auto wide = d.candidates(aligned(4096, 4096, 4096), nullptr);
   ASSERT_TRUE(wide.has_value());
@@ -509,12 +560,22 @@ TEST(Heuristic, Fp32OutputsOfADeepKSplitTheAccumulation) {
   EXPECT_TRUE(long_accumulation(p, kMaxExactAccumulation + 1));
   auto c = d.candidates(p, nullptr);
   ASSERT_TRUE(c.has_value());
+  // Split K, or gemm.skinny's streaming loop (each warp sums an eighth of K: 1792).
   const std::string& first = c->front().config;
-  EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90");
-  EXPECT_NE(first.find("splitk"), std::string::npos) << first;
+  EXPECT_TRUE(first.find("splitk") != std::string::npos ||
+              first.find("_stream") != std::string::npos)
+      << first;
+  EXPECT_EQ(c->front().reason.find("in one fp32 accumulator"), std::string::npos)
+      << c->front().reason;
   EXPECT_NE(c->front().reason.find("heuristic"), std::string::npos);
+  // Without the streaming loop's ranking, gemm.sm90 splits K.
+  for (const GemmCandidate& x : *c) {
+    if (x.algorithm->name() != "gemm.sm90") continue;
+    EXPECT_NE(x.config.find("splitk"), std::string::npos) << x.config;
+    break;
+  }
   // The same problem with a bf16 output (whose rounding hides the sums') and with a K that one
-  // accumulator sums exactly enough keep the persistent narrow tile.
+  // accumulator sums exactly enough keep gemm.sm90's persistent narrow tile.
   ops::GemmProblem narrow_out = aligned(4096, 20, 14336);
   ops::GemmProblem short_k = aligned(4096, 20, 8192);
   short_k.c_type = short_k.d_type = core::DType::kF32;
@@ -522,7 +583,11 @@ TEST(Heuristic, Fp32OutputsOfADeepKSplitTheAccumulation) {
     EXPECT_FALSE(long_accumulation(q, q.k)) << q.key();
     auto e = d.candidates(q, nullptr);
     ASSERT_TRUE(e.has_value());
-    EXPECT_NE(e->front().config.find("_persistent"), std::string::npos) << e->front().config;
+    for (const GemmCandidate& x : *e) {
+      if (x.algorithm->name() != "gemm.sm90") continue;
+      EXPECT_NE(x.config.find("_persistent"), std::string::npos) << x.config;
+      break;
+    }
   }
   // fp32 operands (tf32 math) are not judged by their sums' rounding.
   ops::GemmProblem tf32 = p;

@@ -80,7 +80,12 @@ TEST(ConfigFields, SkinnyNarrowSideAndSplits) {
   c.narrow_m = false;
   c.splits = 8;
   EXPECT_EQ(value_of(config_fields(c), "narrow"), "n");
+  EXPECT_EQ(value_of(config_fields(c), "loop"), "split");
   EXPECT_EQ(value_of(config_fields(c), "splits"), "8");
+  c.stream = true;
+  c.splits = 4;
+  EXPECT_EQ(value_of(config_fields(c), "loop"), "stream");
+  EXPECT_EQ(value_of(config_fields(c), "warps"), "4");
 }
 
 TEST(ConfigFields, ConvDirectionsAndEpilogue) {

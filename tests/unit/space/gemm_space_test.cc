@@ -350,6 +350,11 @@ TEST(GemmSkinny, NamesRoundTripAndRules) {
           ASSERT_TRUE(back.has_value()) << c.name() << ": " << back.status().message();
           EXPECT_EQ(*back, c);
           EXPECT_EQ(c.kernel_name().find("_split"), std::string::npos);
+          // The streaming loop: 16-bit and fp8 inputs only, its own kernel.
+          if (c.stream) {
+            EXPECT_NE(cls.a, core::DType::kF32) << c.name();
+            EXPECT_NE(c.kernel_name().find("_stream"), std::string::npos);
+          }
         }
       }
     }
@@ -368,6 +373,27 @@ TEST(GemmSkinny, NamesRoundTripAndRules) {
   fp8.b = core::DType::kF8E5M2;
   EXPECT_TRUE(check_gemm_skinny_class(fp8).is_ok());
   EXPECT_FALSE(GemmSkinnyConfig::parse_name("gemm.skinny_x_narrow-q_splitauto").has_value());
+  // The streaming loop's names: warps per row tile auto, 1, 2, 4 or 8.
+  GemmSkinnyConfig s;
+  s.stream = true;
+  EXPECT_NE(s.name().find("_narrow-n_streamauto"), std::string::npos) << s.name();
+  EXPECT_EQ(s.kernel_name().substr(s.kernel_name().size() - 16), "_narrow-n_stream");
+  s.splits = 4;
+  auto four = GemmSkinnyConfig::parse_name(s.name());
+  ASSERT_TRUE(four.has_value()) << four.status().message();
+  EXPECT_TRUE(four->stream);
+  EXPECT_EQ(four->splits, 4);
+  s.splits = 3;
+  const auto three = GemmSkinnyConfig::parse_name(s.name());
+  ASSERT_FALSE(three.has_value());
+  EXPECT_NE(three.status().message().find("1, 2, 4 or 8"), std::string::npos)
+      << three.status().message();
+  s.splits = 0;
+  s.cls.a = s.cls.b = core::DType::kF32;
+  EXPECT_FALSE(check_gemm_skinny(s).is_ok());
+  EXPECT_FALSE(GemmSkinnyConfig::parse_name("gemm.skinny_bf16.bf16.void.bf16_f32acc_tn_nobias.none_"
+                                            "narrow-n_streamx")
+                   .has_value());
 }
 
 }  // namespace
