@@ -81,11 +81,11 @@ gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_
   tests/gpu/gemm_split_parallel.txt bench/workloads/gemm_public.log)
 misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt)
 # A shorter run (one device call on a fresh machine): BOO_GEMM_LISTS / BOO_MISALIGNED_LISTS
-# replace the lists; BOO_BENCH_LISTS the benchmark's extra lists (default: the skinny list, the
-# public list with a write flush, the unaligned and fp8 list).
+# replace the lists; BOO_BENCH_LISTS the benchmark's extra lists (unset: the skinny list, the
+# public list with a write flush, the unaligned and fp8 list; set and empty: none).
 [ -n "${BOO_GEMM_LISTS:-}" ] && read -r -a gemm_lists <<<"$BOO_GEMM_LISTS"
 [ -n "${BOO_MISALIGNED_LISTS:-}" ] && read -r -a misaligned_lists <<<"$BOO_MISALIGNED_LISTS"
-bench_extra="${BOO_BENCH_LISTS:-skinny flushwrite unaligned}"
+bench_extra="${BOO_BENCH_LISTS-skinny flushwrite unaligned}"
 overhead_problem="- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}"
 if want preload; then
   log "preload (compile what dispatch will use, $jobs jobs)"
