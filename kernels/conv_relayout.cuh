@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 
@@ -66,27 +67,48 @@ __global__ void __launch_bounds__(kRelayoutThreads)
 }
 
 // dst[b] = transpose(src[b]) for `batch` row-major rows x cols matrices (batch stride
-// rows * cols in both): 32 x 32 tiles through shared memory, so both the reads and the writes
-// are runs of 32 neighbouring elements. NCHW <-> NHWC is this with rows x cols = C x HW (or
-// HW x C); the per-element copy above reaches about 0.5 TB/s on it, this several times more.
+// rows * cols in both): 64 x 64 tiles through shared memory, so both the reads and the writes
+// are runs of 64 neighbouring elements (128 bytes of 16-bit types). NCHW <-> NHWC is this with
+// rows x cols = C x HW (or HW x C). Each of the 256 threads has 16 loads in flight: on an H100
+// 32 x 32 tiles with 4 loads a thread moved an NCHW bf16 activation at about 1 TB/s (ncu,
+// bench/results/2026-11-26-conv-nchw-profile-h100.md).
+constexpr int kTransposeTile = 64;
 template <class T>
 __global__ void __launch_bounds__(256)
     conv_transpose_kernel(const T* __restrict__ src, T* __restrict__ dst, int64_t rows,
                           int64_t cols) {
-  __shared__ T tile[32][33];
+  __shared__ T tile[kTransposeTile][kTransposeTile + 1];
   const int64_t batch = static_cast<int64_t>(blockIdx.z) * rows * cols;
-  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32;
-  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * 32;
-  for (int i = threadIdx.y; i < 32; i += 8) {
-    const int64_t r = r0 + i;
-    const int64_t c = c0 + threadIdx.x;
-    if (r < rows && c < cols) tile[i][threadIdx.x] = src[batch + r * cols + c];
+  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTransposeTile;
+  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTransposeTile;
+  T v[2][kTransposeTile / 8];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < kTransposeTile / 8; ++j) {
+      const int64_t r = r0 + threadIdx.y + 8 * j;
+      const int64_t c = c0 + threadIdx.x + 32 * h;
+      if (r < rows && c < cols) v[h][j] = src[batch + r * cols + c];
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < kTransposeTile / 8; ++j) {
+      tile[threadIdx.y + 8 * j][threadIdx.x + 32 * h] = v[h][j];
+    }
   }
   __syncthreads();
-  for (int i = threadIdx.y; i < 32; i += 8) {
-    const int64_t c = c0 + i;
-    const int64_t r = r0 + threadIdx.x;
-    if (r < rows && c < cols) dst[batch + c * rows + r] = tile[threadIdx.x][i];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < kTransposeTile / 8; ++j) {
+      const int64_t c = c0 + threadIdx.y + 8 * j;
+      const int64_t r = r0 + threadIdx.x + 32 * h;
+      if (r < rows && c < cols) {
+        dst[batch + c * rows + r] = tile[threadIdx.x + 32 * h][threadIdx.y + 8 * j];
+      }
+    }
   }
 }
 
@@ -185,11 +207,14 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
       same_strides(extent, src_stride, first) && same_strides(extent, dst_stride, last);
   const bool to_first =
       same_strides(extent, src_stride, last) && same_strides(extent, dst_stride, first);
-  if (to_last || to_first) {
+  // Narrow matrices (a 3x3 filter's C x 9) would leave most of each tile empty: the per-element
+  // copy below serves them.
+  const bool wide = std::min(ch, sp) >= 16;
+  if ((to_last || to_first) && wide) {
     const int64_t rows = to_last ? ch : sp;
     const int64_t cols = to_last ? sp : ch;
-    const int64_t grid_x = (cols + 31) / 32;
-    const int64_t grid_y = (rows + 31) / 32;
+    const int64_t grid_x = (cols + kTransposeTile - 1) / kTransposeTile;
+    const int64_t grid_y = (rows + kTransposeTile - 1) / kTransposeTile;
     if (grid_x < (int64_t{1} << 31) && grid_y <= 65535 && n <= 65535) {
       const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
                       static_cast<unsigned>(n));
