@@ -112,6 +112,44 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// The same transpose for matrices with fewer than kNarrowSide rows or columns (a C = 3 image's
+// 3 x HW, a 3x3 filter's C x 9), where square tiles would stay mostly empty: one thread per
+// element of the long side walks the short one, so that each of a warp's loads and stores
+// covers neighbouring elements on one side or the other. (At 16 the tiles are faster: an NCHW
+// C = 16 image measured 0.53x cuDNN this way, 0.70x on tiles; bench/results/
+// 2026-11-26-conv-nchw-h100.md.)
+constexpr int kNarrowSide = 16;
+template <class T>
+__global__ void __launch_bounds__(256)
+    conv_transpose_narrow_kernel(const T* __restrict__ src, T* __restrict__ dst, int64_t rows,
+                                 int64_t cols) {
+  const int64_t batch = static_cast<int64_t>(blockIdx.y) * rows * cols;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (rows < kNarrowSide) {  // i: a column
+    if (i >= cols) return;
+    T v[kNarrowSide];
+#pragma unroll
+    for (int r = 0; r < kNarrowSide; ++r) {
+      if (r < rows) v[r] = src[batch + r * cols + i];
+    }
+#pragma unroll
+    for (int r = 0; r < kNarrowSide; ++r) {
+      if (r < rows) dst[batch + i * rows + r] = v[r];
+    }
+  } else {  // i: a row; cols < kNarrowSide
+    if (i >= rows) return;
+    T v[kNarrowSide];
+#pragma unroll
+    for (int c = 0; c < kNarrowSide; ++c) {
+      if (c < cols) v[c] = src[batch + i * cols + c];
+    }
+#pragma unroll
+    for (int c = 0; c < kNarrowSide; ++c) {
+      if (c < cols) dst[batch + c * rows + i] = v[c];
+    }
+  }
+}
+
 // dst[r][c] = src[r][c] where r < src_rows and c < src_ch, else 0, for the dst_rows x dst_ch
 // row-major dst: appends zero channels and zero rows (padding), or drops them (dst smaller).
 template <class T, class Index>
@@ -207,12 +245,18 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
       same_strides(extent, src_stride, first) && same_strides(extent, dst_stride, last);
   const bool to_first =
       same_strides(extent, src_stride, last) && same_strides(extent, dst_stride, first);
-  // Narrow matrices (a 3x3 filter's C x 9) would leave most of each tile empty: the per-element
-  // copy below serves them.
-  const bool wide = std::min(ch, sp) >= 16;
-  if ((to_last || to_first) && wide) {
+  if (to_last || to_first) {
     const int64_t rows = to_last ? ch : sp;
     const int64_t cols = to_last ? sp : ch;
+    if (std::min(rows, cols) < kNarrowSide) {
+      const int64_t blocks = (std::max(rows, cols) + 255) / 256;
+      if (blocks < (int64_t{1} << 31) && n <= 65535) {
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
+        conv_transpose_narrow_kernel<T><<<grid, 256, 0, stream>>>(static_cast<const T*>(src),
+                                                                  static_cast<T*>(dst), rows, cols);
+        return cudaGetLastError();
+      }
+    }
     const int64_t grid_x = (cols + kTransposeTile - 1) / kTransposeTile;
     const int64_t grid_y = (rows + kTransposeTile - 1) / kTransposeTile;
     if (grid_x < (int64_t{1} << 31) && grid_y <= 65535 && n <= 65535) {
