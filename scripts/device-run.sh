@@ -390,23 +390,27 @@ if [[ " ${steps[*]} " == *" skinnyforced "* ]]; then
     "$boo" parse --candidates 2000 "$1" 2>&1 </dev/null | grep -oE 'gemm\.skinny_[^ ]*_splitauto' \
       | head -1 | sed "s/_splitauto\$/_$force/" | grep -v '^gemm\.skinny_fp32\..*_stream'
   }
-  # Compile the forced kernels first, eight at a time.
-  while IFS= read -r cmd; do
-    case "$cmd" in "#"* | "") continue ;; esac
-    cfg=$(forced_config "$cmd")
-    [ -n "$cfg" ] && "$boo" preload -j 2 --config "$cfg" "$cmd" </dev/null >>"$OUT/preload.log" 2>&1 &
-    while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n; done
-  done <"$list"
-  wait
-  n=0
+  # Each line's config once, then its kernels compiled eight at a time, then the runs.
+  cmds=()
+  cfgs=()
   while IFS= read -r cmd; do
     case "$cmd" in "#"* | "") continue ;; esac
     cfg=$(forced_config "$cmd")
     [ -n "$cfg" ] || continue
-    n=$((n + 1))
-    "$boo" driver --backend boo,cublaslt --config "$cfg" -V 1 -t 1 --iter 100 \
-      --csv "$OUT/skinnyforced-$n.csv" "$cmd" </dev/null >>"$OUT/skinnyforced.log" 2>&1 || status=1
+    cmds+=("$cmd")
+    cfgs+=("$cfg")
   done <"$list"
+  for i in "${!cmds[@]}"; do
+    "$boo" preload -j 2 --config "${cfgs[$i]}" "${cmds[$i]}" </dev/null >>"$OUT/preload.log" 2>&1 &
+    while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n; done
+  done
+  wait
+  n=${#cmds[@]}
+  for i in "${!cmds[@]}"; do
+    "$boo" driver --backend boo,cublaslt --config "${cfgs[$i]}" -V 1 -t 1 --iter 100 \
+      --csv "$OUT/skinnyforced-$((i + 1)).csv" "${cmds[$i]}" </dev/null \
+      >>"$OUT/skinnyforced.log" 2>&1 || status=1
+  done
   head -1 "$OUT/skinnyforced-1.csv" >"$OUT/bench-skinny-forced.csv"
   for i in $(seq 1 "$n"); do tail -n +2 "$OUT/skinnyforced-$i.csv" >>"$OUT/bench-skinny-forced.csv"; done
   rm -f "$OUT"/skinnyforced-*.csv

@@ -128,6 +128,13 @@ bool long_accumulation(const ops::GemmProblem& p, int64_t chain) {
   return narrow_operands && p.d_type == core::DType::kF32 && chain > kMaxExactAccumulation;
 }
 
+void note_long_accumulation(const ops::GemmProblem& p, int64_t chain, Candidate& cand) {
+  if (!long_accumulation(p, chain)) return;
+  cand.long_chain = true;
+  cand.why += "; K " + std::to_string(chain) +
+              " in one fp32 accumulator, which shows in an fp32 output: ranked after shorter ones";
+}
+
 void sort_candidates(std::vector<Candidate>* candidates) {
   std::stable_sort(candidates->begin(), candidates->end(),
                    [](const Candidate& a, const Candidate& b) {

@@ -157,13 +157,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
                       static_cast<long long>(blocks), static_cast<long long>(parts), memory_us);
         cand.why = why;
         // Each warp sums its share of K in one fp32 accumulator.
-        const int64_t chain = (p.k + parts - 1) / parts;
-        if (long_accumulation(p, chain)) {
-          cand.long_chain = true;
-          cand.why += "; K " + std::to_string(chain) +
-                      " in one fp32 accumulator, which shows in an fp32 output: ranked after "
-                      "shorter ones";
-        }
+        note_long_accumulation(p, (p.k + parts - 1) / parts, cand);
         out.push_back(std::move(cand));
         continue;
       }

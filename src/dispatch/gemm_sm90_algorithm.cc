@@ -160,13 +160,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     // Split-K's slices each accumulate their own part of K; stream-K's units may take all of it.
     const bool sliced =
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
-    const int64_t chain = sliced ? ceil_div(p.k, c.splits) : p.k;
-    if (long_accumulation(p, chain)) {
-      cand.long_chain = true;
-      cand.why += "; K " + std::to_string(chain) +
-                  " in one fp32 accumulator, which shows in an fp32 output: ranked after shorter "
-                  "ones";
-    }
+    note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
     if (unaligned) {
       char buf[96];
       std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us", copies.kernels,

@@ -47,6 +47,9 @@ inline constexpr int64_t kMaxExactAccumulation = 8192;
 // larger input rounding, narrower outputs a larger output rounding).
 bool long_accumulation(const ops::GemmProblem& p, int64_t chain);
 
+// Marks `cand` long_chain, with the reason in its `why`, where long_accumulation holds.
+void note_long_accumulation(const ops::GemmProblem& p, int64_t chain, Candidate& cand);
+
 // Best first: candidates whose accumulation shows after those that do not, then by predicted
 // time (stable: equal candidates keep their order).
 void sort_candidates(std::vector<Candidate>* candidates);
