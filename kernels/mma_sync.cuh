@@ -65,6 +65,16 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t s) {
                : "r"(s));
 }
 
+// The same, transposed: lane (g, t) receives elements 2t and 2t + 1 of column g (rows 2t and
+// 2t + 1 of the 16-byte rows the lanes gave). For operands stored k-major (a row per k, its m or
+// n contiguous): matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15)
+// give mma_16816's a; (k 0-7, n 0-7), (k 8-15, n 0-7) its b.
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t s) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(s));
+}
+
 __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t s) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                : "=r"(r[0]), "=r"(r[1])

@@ -50,6 +50,7 @@ list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 list_env() {
   case "$1" in
     *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
+    *conv_wgrad_direct.txt) echo BOO_CONV_WGRAD_DIRECT=first ;;
     *conv_persistent.txt) echo "BOO_CONV_PERSISTENT=${BOO_CONV_PERSISTENT_LIST:-first}" ;;
     *) echo BOO_UNUSED=1 ;;
   esac
@@ -170,7 +171,8 @@ fi
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
   tests/gpu/conv_depthwise_backward.txt tests/gpu/conv_pointwise.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
-  tests/gpu/conv_split_wgrad.txt tests/gpu/conv_gemm_1d.txt tests/gpu/conv_persistent.txt)
+  tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_gemm_1d.txt
+  tests/gpu/conv_persistent.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"

@@ -37,10 +37,20 @@ constexpr double kPointwiseFmaRate = 18e12;
 // TFLOP/s).
 constexpr double kGroupedDirectBandwidthShare = 0.37;
 constexpr double kGroupedDirectMmaRate = 100e12;
-// conv.split_wgrad: the slice counts dispatch tries, and the host time of one slice's launch
-// (CUTLASS params, event and stream calls; an estimate, not yet measured).
+// conv.split_wgrad: the slice counts dispatch tries; the host time of one slice's launch
+// (CUTLASS params, event and stream calls: 6 us was an estimate; on an H100 the slices measured
+// at least 9.4 us each, 78.6 us for 8 on the public 3x3 line and 255 us for 16 on an n32 c64
+// 112x112 3x3, bench/results/2026-11-26-conv-wgrad-direct-h100.md).
 constexpr int kSplitChoices[] = {4, 8, 16};
-constexpr double kSplitLaunchUs = 6.0;
+constexpr double kSplitLaunchUs = 10.0;
+// conv.split_wgrad's direct kernel (kernels/conv_wgrad_direct.cuh): its mma.sync FLOPs per
+// second on 132 SMs, counting the padded steps (fitted on an H100: 61.8 us under ncu for the
+// public n64 c64 56x56 3x3 line, whose 14 tiles a block at this rate take 57 us plus the slices'
+// writes; 37% of the tensor pipe: 3 warps a scheduler at 168 registers), and the share of the
+// copy bandwidth its slices' fp32 partials move at (written, then read by the reduction, mostly
+// in L2; bench/results/2026-11-26-conv-wgrad-direct-h100.md).
+constexpr double kWgradDirectMmaRate = 268e12;
+constexpr double kWgradDirectPartialShare = 1.5;
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -441,6 +451,73 @@ double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceMod
                            "per-group mma.sync kernel", "tensor-core steps", why);
 }
 
+core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  const std::string head = "conv.split_wgrad's direct kernel does not apply: ";
+  if (p.direction != ConvDirection::kBackwardWeight) {
+    return core::unsupported(head + "backward weight only");
+  }
+  if (p.groups != 1) return core::unsupported(head + "groups = " + std::to_string(p.groups));
+  if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16) {
+    return core::unsupported(head + "it runs fp16 and bf16 only");
+  }
+  if (p.c % 8 != 0 || p.k % 8 != 0) {
+    return core::unsupported(head + "C = " + std::to_string(p.c) +
+                             " and K = " + std::to_string(p.k) + " (it takes multiples of 8)");
+  }
+  return core::Status::ok();
+}
+
+double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                          std::string* why) {
+  // The kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32 or 64 output
+  // channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up to 128 output
+  // pixels of one plane (rounded up to 16); a slice of the tiles per SM and chunk, each slice's dw
+  // in fp32.
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  auto round16 = [&](int64_t v) { return ceil_div(v, 16) * 16; };
+  const int64_t taps = product(p.filter);
+  const int64_t kb = p.k <= 32 ? 32 : 64, k_chunks = ceil_div(p.k, kb);
+  const int64_t c_chunks = ceil_div(p.c, 64), cb = round16(ceil_div(p.c, c_chunks));
+  const int64_t per_block = 3 * (12 / (cb / 16));
+  const int64_t taps_block = std::min(taps, per_block);
+  const int64_t tap_chunks = ceil_div(taps, taps_block);
+  const int64_t chunks = k_chunks * c_chunks * tap_chunks;
+  const std::vector<int64_t> out = p.output();
+  const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
+  const int64_t planes = p.n * (out.size() == 3 ? out[0] : 1);
+  const int64_t tiles_w = ceil_div(wo, 64), tw = ceil_div(wo, tiles_w);
+  const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, 128 / tw)), th = ceil_div(ho, tiles_h);
+  const int64_t tiles = planes * tiles_h * tiles_w;
+  const int64_t slices = std::min(tiles, std::max<int64_t>(1, d.sm_count / chunks));
+  const int64_t waves = ceil_div(chunks * slices, d.sm_count);
+  // Each warp's taps in threes: a block's tile costs its pixels x kb x cb x 3 (taps / 3) steps.
+  const double tile_flops = 2.0 * static_cast<double>(round16(th * tw) * kb * cb) *
+                            static_cast<double>(ceil_div(taps_block, 3) * 3);
+  const double compute_us = static_cast<double>(waves * ceil_div(tiles, slices)) * tile_flops /
+                            (kWgradDirectMmaRate / 132.0) * 1e6;
+  const double partial_bytes =
+      2.0 * static_cast<double>(slices) * static_cast<double>(p.k * p.c * taps) * 4.0;
+  const double reduce_us = partial_bytes / (kWgradDirectPartialShare * d.bandwidth_gbs * 1e3);
+  const double memory_us =
+      static_cast<double>(p.min_bytes() * std::max(k_chunks, c_chunks) * tap_chunks) /
+      (d.bandwidth_gbs * 1e3);
+  const int64_t copies = relayout_bytes(p);
+  const double copy_us =
+      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
+  if (why != nullptr) {
+    char text[200];
+    std::snprintf(text, sizeof(text),
+                  "%lld pixel tiles in %lld slices x %lld chunks: %.1f us mma.sync, %.1f us "
+                  "memory, %.1f us fp32 slices%s",
+                  static_cast<long long>(tiles), static_cast<long long>(slices),
+                  static_cast<long long>(chunks), compute_us, memory_us, reduce_us,
+                  copies > 0 ? ", + layout copies" : "");
+    *why = text;
+  }
+  return std::max(compute_us, memory_us) + reduce_us + copy_us + 2.0 * d.launch_us;
+}
+
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why) {
   // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
@@ -543,6 +620,7 @@ core::Status own_supports(std::string_view algorithm, const ops::ConvProblem& p)
   if (algorithm == kConvDepthwise) return conv_depthwise_supports(p);
   if (algorithm == kConvPointwise) return conv_pointwise_supports(p);
   if (algorithm == kConvGrouped) return conv_grouped_direct_supports(p);
+  if (algorithm == kConvSplitWgrad) return conv_split_wgrad_direct_supports(p);
   return core::Status::ok();
 }
 
@@ -584,6 +662,11 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
   }
   if (auto env = core::get_env("BOO_CONV_GROUPED_DIRECT"); env && *env == "0") {
     options_.rank_conv_grouped_direct = false;
+  }
+  if (auto env = core::get_env("BOO_CONV_WGRAD_DIRECT"); env && *env == "0") {
+    options_.rank_conv_wgrad_direct = false;
+  } else if (env && *env == "first") {
+    options_.conv_wgrad_direct_first = true;
   }
   if (auto env = core::get_env("BOO_CONV_GEMM_1D"); env && *env == "0") {
     options_.rank_conv_gemm_1d = false;
@@ -715,6 +798,19 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     }
     return false;
   };
+  // conv.split_wgrad's configs built on c: one per slice count the batch allows.
+  const auto split_variants = [&](const space::ConvSm90Config& c) {
+    std::vector<space::ConvSm90Config> variants;
+    space::ConvSm90Config v = c;
+    // The slices already run side by side: two CTAs per SM measured slower (80.6 us ->
+    // 120.4 us on the public 3x3 backward weight, 2026-11-23-conv-stages-h100.md).
+    v.stages = 0;
+    for (int splits : kSplitChoices) {
+      v.wgrad_splits = splits;
+      if (p.n >= splits) variants.push_back(v);
+    }
+    return variants;
+  };
   // The configs of conv.sm90_implicit's space for the problem's class, best predicted first,
   // as candidates of `algorithm` (conv.sm90_implicit itself, or behind the padding copies).
   // `at_most`: leave the list out when its best is not predicted below this.
@@ -733,13 +829,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       space::ConvSm90Config v = c;
       v.dense_groups = dense;
       if (split) {
-        // The slices already run side by side: two CTAs per SM measured slower (80.6 us ->
-        // 120.4 us on the public 3x3 backward weight, 2026-11-23-conv-stages-h100.md).
-        v.stages = 0;
-        for (int splits : kSplitChoices) {
-          v.wgrad_splits = splits;
-          if (p.n >= splits) variants.push_back(v);
-        }
+        variants = split_variants(c);
       } else {
         variants.push_back(v);
         v.space_to_depth = true;
@@ -791,6 +881,16 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     }
     return best;
   };
+  // The best predicted time of conv.split_wgrad's configs.
+  const auto best_split_wgrad = [&] {
+    double best = kNoLimit;
+    for (const space::ConvSm90Config& c : sm90_space()) {
+      for (const space::ConvSm90Config& v : split_variants(c)) {
+        best = std::min(best, predict_conv_split_wgrad_us(p, v, gemm_.device_model(), nullptr));
+      }
+    }
+    return best;
+  };
   // A few channels that are not 16-byte vectors (C = 35): conv.pointwise's streaming kernel
   // comes before the padded configs where it is predicted faster than their best; otherwise
   // after the tensor-core algorithms.
@@ -825,12 +925,32 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     note(std::string(kConvGemm1x1) + " does not apply: " + gemm_1x1.status().message());
   }
-  if (const core::Status w = conv_split_wgrad_supports(p); !w.is_ok()) {
+  // conv.split_wgrad: its direct kernel first where it is predicted faster than every
+  // conv.sm90_implicit config, split or not; the split configs before the unsplit ones only
+  // where they are predicted faster than the best of those.
+  const core::Status split_wgrad = conv_split_wgrad_supports(p);
+  const bool rank_split = split_wgrad.is_ok() && options_.rank_conv_split_wgrad;
+  ConvCandidate wgrad_direct;
+  bool wgrad_direct_first = false;
+  if (const core::Status w = conv_split_wgrad_direct_supports(p); !w.is_ok()) {
     if (p.direction == ConvDirection::kBackwardWeight) note(w.message());
+  } else if (!options_.rank_conv_wgrad_direct || !options_.rank_conv_split_wgrad) {
+    note(std::string("conv.split_wgrad's direct kernel is not ranked: ") +
+         (options_.rank_conv_split_wgrad ? "BOO_CONV_WGRAD_DIRECT=0" : "BOO_CONV_SPLIT_WGRAD=0") +
+         " leaves it out");
+  } else {
+    wgrad_direct = own_candidate(kConvSplitWgrad, codegen::kConvSplitWgradDirectPrefix, p,
+                                 gemm_.device_model(), &predict_conv_split_wgrad_direct_us);
+    double others = sm90.is_ok() ? best_sm90(predict_conv_sm90_us) : kNoLimit;
+    if (rank_split) others = std::min(others, best_split_wgrad());
+    wgrad_direct_first = options_.conv_wgrad_direct_first || wgrad_direct.predicted_us < others;
+    if (wgrad_direct_first) out.push_back(wgrad_direct);
+  }
+  if (!split_wgrad.is_ok()) {
+    if (p.direction == ConvDirection::kBackwardWeight) note(split_wgrad.message());
   } else if (!options_.rank_conv_split_wgrad) {
     note("conv.split_wgrad is not ranked: BOO_CONV_SPLIT_WGRAD=0 leaves it out");
   } else {
-    // Before the unsplit kernel only where it is predicted faster than the best of those.
     add_ranked(kConvSplitWgrad, best_sm90(predict_conv_sm90_us));
   }
   // conv.gemm_1d before conv.sm90_implicit where its GEMMs (each the GEMM heuristic's first
@@ -876,6 +996,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     note(sm90.message());
   }
+  if (!wgrad_direct.algorithm.empty() && !wgrad_direct_first) out.push_back(wgrad_direct);
   if (!gemm_1d.algorithm.empty() && !gemm_1d_first) out.push_back(gemm_1d);
   if (pointwise.is_ok() && options_.rank_conv_pointwise && !pointwise_first) {
     out.push_back(pointwise_candidate);

@@ -39,6 +39,14 @@ inline constexpr std::string_view kConvPointwisePrefix = "conv.pointwise_";
 core::Expected<KernelSource> conv_grouped_direct_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvGroupedDirectPrefix = "conv.grouped_";
 
+// conv.split_wgrad's direct kernel: backward weight with C and K multiples of 8, every tap of a
+// tile of pixels multiplied out of one staging of dy and x in shared memory, on mma.sync, the
+// pixels split into fp32 slices summed in a fixed order (kernels/conv_wgrad_direct.cuh); 16-bit
+// types only. The name is kConvSplitWgradDirectPrefix + class name. (conv.split_wgrad's other
+// configs are conv.sm90_implicit configs run on slices of the batch.)
+core::Expected<KernelSource> conv_split_wgrad_direct_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvSplitWgradDirectPrefix = "conv.split_wgrad_";
+
 // The direct kernels of our own, each with one config per class (prefix + class name) and its
 // generator: the one list that dispatch (forced configs, tuning-DB rows, sources) and
 // `boo codegen` read.
@@ -51,7 +59,8 @@ inline constexpr ConvOwnKernel kConvOwnKernels[] = {
     {"conv.direct", kConvDirectPrefix, &conv_direct_source},
     {"conv.depthwise", kConvDepthwisePrefix, &conv_depthwise_source},
     {"conv.pointwise", kConvPointwisePrefix, &conv_pointwise_source},
-    {"conv.grouped", kConvGroupedDirectPrefix, &conv_grouped_direct_source}};
+    {"conv.grouped", kConvGroupedDirectPrefix, &conv_grouped_direct_source},
+    {"conv.split_wgrad", kConvSplitWgradDirectPrefix, &conv_split_wgrad_direct_source}};
 // The entry of `algorithm`, or nullptr.
 const ConvOwnKernel* conv_own_kernel(std::string_view algorithm);
 

@@ -115,6 +115,13 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p);
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                       std::string* why = nullptr);
 
+// Whether conv.split_wgrad's direct kernel takes the problem (backward weight, 16-bit, groups 1,
+// C and K multiples of 8), or why not; its analytical time (its mma.sync steps per SM, the fp32
+// slices written and summed, plus layout copies).
+core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p);
+double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                          std::string* why = nullptr);
+
 // The GEMMs a convolution is under conv.gemm_1x1 or conv.gemm_1d (`algorithm`), or why not.
 core::Expected<std::vector<ConvAsGemm>> conv_as_gemms(std::string_view algorithm,
                                                       const ops::ConvProblem& p);

@@ -66,6 +66,12 @@ struct DispatchOptions {
   // BOO_CONV_GROUPED_DIRECT=0 turns it off (and BOO_CONV_GROUPED=0, which turns off all of
   // conv.grouped). Forced configs use it either way.
   bool rank_conv_grouped_direct = true;
+  // conv.split_wgrad's direct kernel (kernels/conv_wgrad_direct.cuh); BOO_CONV_WGRAD_DIRECT=0
+  // turns it off (and BOO_CONV_SPLIT_WGRAD=0, which turns off all of conv.split_wgrad),
+  // BOO_CONV_WGRAD_DIRECT=first puts it first wherever it applies (its GPU list, A/B timing).
+  // Forced configs use it either way.
+  bool rank_conv_wgrad_direct = true;
+  bool conv_wgrad_direct_first = false;
   // conv.gemm_1d (1D forward convolutions as GEMMs over windows of the input), ranked against
   // conv.sm90_implicit by the models; BOO_CONV_GEMM_1D=0 turns it off, BOO_CONV_GEMM_1D=first
   // puts it first wherever it applies (its GPU list, A/B timing). Forced GEMM configs use it

@@ -183,5 +183,27 @@ TEST(ConvGroupedDirectCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
 }
 
+TEST(ConvSplitWgradDirectCodegen, BackwardWeightSixteenBitBehindTheChannelsLastCopies) {
+  EXPECT_TRUE(embedded_file("conv_wgrad_direct.cuh").has_value());
+  auto src = conv_split_wgrad_direct_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardWeight, 3, false, ops::Activation::kNone));
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.split_wgrad_bf16_f32acc_wgrad_3d_nobias.none");
+  EXPECT_TRUE(contains(src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvWgradDirectRunner<"
+                       "__nv_bfloat16>, __nv_bfloat16>"));
+  EXPECT_TRUE(contains(src->text, "struct ConvWgradDirectRunner"));
+  EXPECT_EQ(conv_own_kernel("conv.split_wgrad")->prefix, kConvSplitWgradDirectPrefix);
+  // Backward weight only, tensor-core types only.
+  auto fprop = conv_split_wgrad_direct_source(make_class(
+      core::DType::kF16, ops::ConvDirection::kForward, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(fprop.has_value());
+  EXPECT_TRUE(contains(fprop.status().message(), "backward weight only"));
+  auto fp32 = conv_split_wgrad_direct_source(make_class(
+      core::DType::kF32, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(fp32.has_value());
+  EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
+}
+
 }  // namespace
 }  // namespace boo::codegen

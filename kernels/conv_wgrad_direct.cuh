@@ -1,0 +1,423 @@
+// conv.split_wgrad's direct kernel: backward weight of small layers, dw(k, c, tap) = sum over
+// the output pixels of dy(pixel, k) x(pixel's input point + tap, c), on mma.sync.
+//
+// CUTLASS's implicit GEMM runs backward weight as a GEMM of K x (taps x C) tiles over the
+// pixels, each tile one filter tap: on a 3x3 layer of 64 channels its 9 tiles of 64 x 64 each
+// read all of dy and of x, 9 times the tensors from L2 (462 MB on the public n64 c64 56x56 line:
+// 75 us against cuDNN's 46, bound by L2). Here a block stages a tile of output pixels of dy
+// (at most 64 channels) and the input points its taps reach of x (at most 64 channels) in
+// shared memory once, and its warps multiply every tap out of the same tile:
+//   - warp w takes 16 channels of x (w % units) and 3 taps ((w / units) x 3 onwards) for all
+//     of the block's output channels: per 16 pixels it loads dy's fragments once (one
+//     ldmatrix.x4.trans per 16 output channels) and, per tap, x's (one ldmatrix.x4.trans, each
+//     lane pointing at its pixel's input point plus the tap: the im2col gather costs nothing);
+//   - accumulators stay in registers (at most 64 x 16 x 3 a warp) across every tile the block
+//     walks.
+// The block's tiles are a slice of the pixels (blocks of a chunk of channels and taps walk
+// tiles s, s + slices, ...); each slice writes its fp32 dw into the workspace and a second
+// kernel sums the slices in a fixed order (deterministic).
+//
+// ConvWgradDirectRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, dy
+// and dw arrive packed channels-last with 16-byte aligned pointers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+// conv_grouped_direct.cuh: the pixel tiling (GroupedPlan, grouped_tile, grouped_row).
+#include "conv_common.cuh"
+#include "conv_grouped_direct.cuh"
+#include "convert.cuh"
+#include "entry_points.cuh"
+#include "mma_sync.cuh"
+
+namespace boo_kernels {
+
+constexpr int kWgradWarps = 12;
+constexpr int kWgradThreads = 32 * kWgradWarps;
+constexpr int kWgradTapsPerWarp = 3;
+// Output channels (K) per block: 64 (4 m-tiles of 16), or 32 where K <= 32 (the kernel's
+// kMTiles: a fixed count keeps the mma steps free of branches).
+constexpr int kWgradMaxMTiles = 4;
+constexpr int kWgradBlockChannels = 64;
+constexpr int kWgradTilePixels = 128;
+constexpr int kWgradMaxShared = 200 * 1024;
+constexpr int kWgradReduceGroups = 8;  // slice groups per 32 elements in the reduction
+
+struct WgradPlan {
+  GroupedPlan tile;  // the output-pixel tiling: th, tw, id, ih, iw, tiles_h, tiles_w
+  int kb, cb;        // channels of dy (32 or 64) and of x (a multiple of 16, at most 64) per block
+  int units;         // cb / 16: a warp's 16 channels of x
+  int taps_block;    // taps per block: 3 x (warps / units), at most the filter's
+  int k_chunks, c_chunks, tap_chunks, chunks;
+  int slices;        // blocks per chunk, each with its own fp32 dw
+  int x_row, y_row;  // shared-memory rows (elements): an input point, an output pixel
+  int pixels16;      // the tile's pixels rounded up to 16 (one mma k-step)
+  int shared_bytes;
+  int64_t tiles;  // n x D_out x tiles_h x tiles_w
+  int64_t total;  // elements of dw
+};
+
+inline int wgrad_round16(int64_t v) { return static_cast<int>((v + 15) / 16 * 16); }
+
+// The plan for `a` on `sm_count` SMs, or why not.
+inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
+  const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
+  p->kb = a.k <= 32 ? 32 : kWgradBlockChannels;
+  p->k_chunks = grouped_ceil(a.k, p->kb);
+  p->c_chunks = grouped_ceil(a.c, kWgradBlockChannels);
+  p->cb = wgrad_round16(grouped_ceil(a.c, p->c_chunks));
+  p->units = p->cb / 16;
+  const int64_t per_block = static_cast<int64_t>(kWgradTapsPerWarp) * (kWgradWarps / p->units);
+  p->taps_block = static_cast<int>(taps < per_block ? taps : per_block);
+  p->tap_chunks = grouped_ceil(taps, p->taps_block);
+  p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
+  p->x_row = grouped_row(p->cb);
+  p->y_row = grouped_row(p->kb);
+  p->total = a.k * a.c * taps;
+  GroupedPlan& t = p->tile;
+  const int64_t ho = a.out[1], wo = a.out[2];
+  for (int most = kWgradTilePixels; most >= 16; most /= 2) {
+    t.tiles_w = grouped_ceil(wo, most < 64 ? most : 64);
+    t.tw = grouped_ceil(wo, t.tiles_w);
+    const int rows = most / t.tw > 0 ? most / t.tw : 1;
+    t.tiles_h = grouped_ceil(ho, rows);
+    t.th = grouped_ceil(ho, t.tiles_h);
+    t.id = static_cast<int>((a.filter[0] - 1) * a.dilation[0] + 1);
+    t.ih = static_cast<int>((t.th - 1) * a.stride[1] + (a.filter[1] - 1) * a.dilation[1] + 1);
+    t.iw = static_cast<int>((t.tw - 1) * a.stride[2] + (a.filter[2] - 1) * a.dilation[2] + 1);
+    if (t.id >= 2048 || t.ih >= 1024 || t.iw >= 1024) continue;
+    const int64_t points = static_cast<int64_t>(t.id) * t.ih * t.iw;
+    const int pixels = t.th * t.tw;
+    p->pixels16 = wgrad_round16(pixels);
+    const int64_t bytes =
+        16 + 16 * grouped_ceil(points, 4) + 2 * 16 * grouped_ceil(p->pixels16, 4) +
+        2 * 2 * (points * p->x_row + static_cast<int64_t>(p->pixels16) * p->y_row);
+    if (bytes > kWgradMaxShared) continue;
+    p->shared_bytes = static_cast<int>(bytes);
+    p->tiles = a.n * a.out[0] * t.tiles_h * t.tiles_w;
+    if (p->tiles >= (int64_t{1} << 31)) {
+      return "conv.split_wgrad's direct kernel takes fewer than 2^31 pixel tiles";
+    }
+    // One block per SM (384 threads near 150 registers): a slice per SM and chunk.
+    const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
+    int64_t slices = sms / p->chunks;
+    slices = slices < 1 ? 1 : slices;
+    p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+    return nullptr;
+  }
+  return "conv.split_wgrad's direct kernel: the input tile of 16 pixels exceeds its shared memory "
+         "(large filter, stride or dilation)";
+}
+
+template <class T, int kMTiles>
+__global__ void __launch_bounds__(kWgradThreads, 1)
+    conv_wgrad_mma_kernel(BooConvArgs a, WgradPlan p, float* __restrict__ ws) {
+  extern __shared__ float4 shared4[];
+  const GroupedPlan& tp = p.tile;
+  const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.chunks));
+  const int slice = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.chunks));
+  const int k0 = (chunk % p.k_chunks) * p.kb;
+  const int c0 = (chunk / p.k_chunks % p.c_chunks) * p.cb;
+  const int tap0 = chunk / (p.k_chunks * p.c_chunks) * p.taps_block;
+  const int taps = static_cast<int>(a.filter[0] * a.filter[1] * a.filter[2]);
+  const int points = tp.id * tp.ih * tp.iw, pixels = tp.th * tp.tw;
+  // Shared memory: 16 zero bytes, each input point's (d, h, w) in the tile, each pixel's (row,
+  // column) in the tile (-1 past the tile), two input tiles, two output-gradient tiles.
+  float4* at = shared4;
+  T* zero = reinterpret_cast<T*>(at);
+  at += 1;
+  int* point_at = reinterpret_cast<int*>(at);
+  at += (points + 3) / 4;
+  int* pixel_at = reinterpret_cast<int*>(at);
+  at += (p.pixels16 + 3) / 4;
+  int* pixel_x = reinterpret_cast<int*>(at);  // a pixel's first input point (byte offset)
+  at += (p.pixels16 + 3) / 4;
+  T* xs0 = reinterpret_cast<T*>(at);
+  const int x_elements = points * p.x_row;
+  const int y_elements = p.pixels16 * p.y_row;
+  T* ys0 = xs0 + 2 * x_elements;
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  const T* __restrict__ dy = static_cast<const T*>(a.y);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+  if (threadIdx.x < 8) zero[threadIdx.x] = from_float<T>(0.0f);
+  for (int i = threadIdx.x; i < points; i += kWgradThreads) {
+    point_at[i] = (i / (tp.iw * tp.ih)) << 20 | (i / tp.iw % tp.ih) << 10 | i % tp.iw;
+  }
+  for (int i = threadIdx.x; i < p.pixels16; i += kWgradThreads) {
+    pixel_at[i] = i < pixels ? (i / tp.tw) << 16 | i % tp.tw : -1;
+    pixel_x[i] = i < pixels ? 2 * ((i / tp.tw * static_cast<int>(a.stride[1]) * tp.iw +
+                                    i % tp.tw * static_cast<int>(a.stride[2])) *
+                                   p.x_row)
+                            : 0;
+  }
+  __syncthreads();
+
+  // A tile's copies: x's points (cb / 8 vectors each) and dy's pixels (kb / 8 vectors each),
+  // zero-filled outside the image, past the channels and past the tile. This thread copies
+  // vector x_v of points x_first, + x_step, ... and vector y_v of pixels y_first, + y_step, ...
+  // (32-bit offsets within an image: reject() bounds them).
+  const int x_vectors = p.cb / 8, x_v = threadIdx.x % x_vectors;
+  const int x_first = threadIdx.x / x_vectors, x_step = kWgradThreads / x_vectors;
+  const int y_vectors = p.kb / 8, y_v = threadIdx.x % y_vectors;
+  const int y_first = threadIdx.x / y_vectors, y_step = kWgradThreads / y_vectors;
+  const bool x_channels = c0 + x_v * 8 < a.c, y_channels = k0 + y_v * 8 < a.k;
+  const int in_d = static_cast<int>(a.in[0]), in_h = static_cast<int>(a.in[1]);
+  const int in_w = static_cast<int>(a.in[2]), out_h = static_cast<int>(a.out[1]);
+  const int out_w = static_cast<int>(a.out[2]), cc = static_cast<int>(a.c);
+  const int kk = static_cast<int>(a.k);
+  const auto fetch = [&](int64_t tile, int buffer) {
+    const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
+    const int d0 = o.od * static_cast<int>(a.stride[0]) - static_cast<int>(a.pad[0]);
+    const int h0 = o.oh0 * static_cast<int>(a.stride[1]) - static_cast<int>(a.pad[1]);
+    const int w0 = o.ow0 * static_cast<int>(a.stride[2]) - static_cast<int>(a.pad[2]);
+    const T* image = x + o.n * a.in[0] * a.in[1] * a.in[2] * a.c + c0 + x_v * 8;
+    T* xs = xs0 + buffer * x_elements + x_v * 8;
+    for (int point = x_first; point < points; point += x_step) {
+      const int where = point_at[point];
+      const int d = d0 + (where >> 20), h = h0 + (where >> 10 & 1023), col = w0 + (where & 1023);
+      const bool inside = x_channels && static_cast<unsigned>(d) < static_cast<unsigned>(in_d) &&
+                          static_cast<unsigned>(h) < static_cast<unsigned>(in_h) &&
+                          static_cast<unsigned>(col) < static_cast<unsigned>(in_w);
+      cp_async_16(xs + point * p.x_row, inside ? image + ((d * in_h + h) * in_w + col) * cc : x,
+                  inside ? 16 : 0);
+    }
+    const T* plane = dy + (o.n * a.out[0] + o.od) * a.out[1] * a.out[2] * a.k + k0 + y_v * 8;
+    T* ys = ys0 + buffer * y_elements + y_v * 8;
+    for (int pixel = y_first; pixel < p.pixels16; pixel += y_step) {
+      const int where = pixel_at[pixel];
+      const int oh = o.oh0 + (where >> 16), ow = o.ow0 + (where & 0xffff);
+      const bool inside = where >= 0 && y_channels && oh < out_h && ow < out_w;
+      cp_async_16(ys + pixel * p.y_row, inside ? plane + (oh * out_w + ow) * kk : dy,
+                  inside ? 16 : 0);
+    }
+    cp_async_commit();
+  };
+
+  // Warp w: x's channels 16 (w % units) onwards of the block's, taps 3 (w / units) onwards.
+  const int unit = warp % p.units;
+  const int first_tap = warp / p.units * kWgradTapsPerWarp;
+  // The warp's taps within the block's and the filter's, at most 3; the others multiply the
+  // zero row (every warp runs 3 taps' mma: no branches in the steps) and are not stored.
+  int my_taps = p.taps_block - first_tap;
+  my_taps = my_taps < taps - tap0 - first_tap ? my_taps : taps - tap0 - first_tap;
+  my_taps = my_taps < 0 ? 0 : my_taps < kWgradTapsPerWarp ? my_taps : kWgradTapsPerWarp;
+  // Each tap's offset (elements) in the input tile from the pixel's first input point.
+  int tap_off[kWgradTapsPerWarp];
+  const int fw = static_cast<int>(a.filter[2]), fh = static_cast<int>(a.filter[1]);
+#pragma unroll
+  for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+    const int tap = tap0 + first_tap + (j < my_taps ? j : 0);
+    const int fx = tap % fw, fy = tap / fw % fh, fz = tap / (fw * fh);
+    tap_off[j] =
+        ((fz * static_cast<int>(a.dilation[0]) * tp.ih + fy * static_cast<int>(a.dilation[1])) *
+             tp.iw +
+         fx * static_cast<int>(a.dilation[2])) *
+        p.x_row;
+  }
+  // This lane's ldmatrix rows: A (dy^T, k-major: a row per pixel) rows lane % 8 + 8 (lane / 16)
+  // of a k-step, channels 8 (lane / 8 % 2) onwards; B (x, a row per pixel's input point) rows
+  // lane % 8 + 8 (lane / 8 % 2), channels 16 unit + 8 (lane / 16) onwards.
+  const int a_row = lane % 8 + 8 * (lane / 16), a_col = 8 * (lane / 8 % 2);
+  const int b_row = lane % 8 + 8 * (lane / 8 % 2), b_col = 16 * unit + 8 * (lane / 16);
+  const uint32_t zero_at = shared_address(zero);
+
+  float acc[kMTiles][kWgradTapsPerWarp][2][4];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+    for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+#pragma unroll
+      for (int n = 0; n < 2; ++n)
+        acc[m][j][n][0] = acc[m][j][n][1] = acc[m][j][n][2] = acc[m][j][n][3] = 0.0f;
+    }
+  }
+
+  const int64_t tile_step = p.slices;
+  int64_t tile = slice;
+  if (tile < p.tiles) fetch(tile, 0);
+  for (int k = 0; tile < p.tiles; tile += tile_step, ++k) {
+    if (tile + tile_step < p.tiles) {
+      fetch(tile + tile_step, (k + 1) & 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();  // this tile's x and dy are in
+    if (my_taps > 0) {
+      const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
+      const int rows_left = out_h - o.oh0, cols_left = out_w - o.ow0;
+      const uint32_t xb = shared_address(xs0 + (k & 1) * x_elements);
+      const uint32_t yb = shared_address(ys0 + (k & 1) * y_elements);
+      for (int s = 0; s < p.pixels16 / 16; ++s) {
+        // Every fragment of the step first (4 + 3 ldmatrix), then its 24 mma: the loads' latency
+        // is paid once a step.
+        const int where = pixel_at[16 * s + b_row];
+        const bool valid = where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
+        const uint32_t b_at = xb + pixel_x[16 * s + b_row] + 2 * b_col;
+        uint32_t af[kMTiles][4];
+        const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + a_col);
+#pragma unroll
+        for (int m = 0; m < kMTiles; ++m) ldmatrix_x4_trans(af[m], a_at + 32 * m);
+        uint32_t bf[kWgradTapsPerWarp][4];
+#pragma unroll
+        for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+          ldmatrix_x4_trans(bf[j], valid && j < my_taps ? b_at + 2 * tap_off[j] : zero_at);
+        }
+#pragma unroll
+        for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+          const uint32_t b0[2] = {bf[j][0], bf[j][1]}, b1[2] = {bf[j][2], bf[j][3]};
+#pragma unroll
+          for (int m = 0; m < kMTiles; ++m) {
+            mma_16816<T>(acc[m][j][0], af[m], b0);
+            mma_16816<T>(acc[m][j][1], af[m], b1);
+          }
+        }
+      }
+    }
+    __syncthreads();  // this buffer is free for the tile after next
+  }
+
+  // The slice's dw: acc[m][j][n] rows (output channels) k0 + 16 m + g (+ 8), columns (x's
+  // channels) c0 + 16 unit + 8 n + 2t and + 1, tap tap0 + first_tap + j; packed K, taps, C.
+  if (my_taps == 0) return;
+  const int g = lane / 4, t = lane % 4;
+  float* out = ws + static_cast<int64_t>(slice) * p.total;
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+    for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+      if (j >= my_taps) break;
+#pragma unroll
+      for (int n = 0; n < 2; ++n) {
+        const int c = c0 + 16 * unit + 8 * n + 2 * t;
+        if (c >= a.c) continue;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int kk = k0 + 16 * m + g + 8 * h;
+          if (kk >= a.k) continue;
+          *reinterpret_cast<float2*>(
+              out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * a.c + c) =
+              make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
+        }
+      }
+    }
+  }
+}
+
+// dw[i] = the sum of the slices' ws[s * total + i] in a fixed order: 8 groups of slices
+// (s = group, group + 8, ...) summed in order, then the groups in order. A thread takes 4
+// consecutive elements (total is a multiple of 8: C is).
+template <class T>
+__global__ void __launch_bounds__(32 * kWgradReduceGroups)
+    conv_wgrad_reduce_kernel(const float* __restrict__ ws, T* __restrict__ dw, int slices,
+                             int64_t total) {
+  __shared__ float4 part[kWgradReduceGroups][32];
+  const int lane = threadIdx.x % 32, group = threadIdx.x / 32;
+  const int64_t i = (static_cast<int64_t>(blockIdx.x) * 32 + lane) * 4;
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (i < total) {
+#pragma unroll 4
+    for (int s = group; s < slices; s += kWgradReduceGroups) {
+      const float4 v = __ldcs(reinterpret_cast<const float4*>(ws + s * total + i));
+      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    }
+  }
+  part[group][lane] = sum;
+  __syncthreads();
+  if (group == 0 && i < total) {
+    float4 all = part[0][lane];
+#pragma unroll
+    for (int q = 1; q < kWgradReduceGroups; ++q) {
+      const float4 v = part[q][lane];
+      all.x += v.x, all.y += v.y, all.z += v.z, all.w += v.w;
+    }
+    dw[i] = from_float<T>(all.x);
+    dw[i + 1] = from_float<T>(all.y);
+    dw[i + 2] = from_float<T>(all.z);
+    dw[i + 3] = from_float<T>(all.w);
+  }
+}
+
+template <class T>
+struct ConvWgradDirectRunner {
+  static_assert(sizeof(T) == 2,
+                "conv.split_wgrad's direct kernel runs on 16-bit tensor-core types");
+
+  static const char* reject(const BooConvArgs& a, WgradPlan* plan) {
+    if (a.direction != BOO_CONV_BACKWARD_WEIGHT) {
+      return "conv.split_wgrad's direct kernel runs backward weight only";
+    }
+    if (const char* e = conv_geometry_error(a)) return e;
+    if (a.groups != 1) return "conv.split_wgrad's direct kernel needs one group";
+    if (a.c % 8 != 0 || a.k % 8 != 0) {
+      return "conv.split_wgrad's direct kernel needs C and K multiples of 8";
+    }
+    if (!packed_channels_last(a.x_stride, a.in, a.c, a.n) ||
+        !packed_channels_last(a.y_stride, a.out, a.k, a.n)) {
+      return "conv.split_wgrad's direct kernel needs packed channels-last x and dy";
+    }
+    const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
+    if (a.w_stride[1] != 1 || a.w_stride[0] != taps * a.c || a.w_stride[4] != a.c) {
+      return "conv.split_wgrad's direct kernel needs a packed channels-last dw";
+    }
+    if (a.out[1] >= (int64_t{1} << 15) || a.out[2] >= (int64_t{1} << 16)) {
+      return "conv.split_wgrad's direct kernel takes output planes under 32768 x 65536";
+    }
+    if (a.in[0] * a.in[1] * a.in[2] * a.c >= (int64_t{1} << 31) ||
+        a.out[1] * a.out[2] * a.k >= (int64_t{1} << 31)) {
+      return "conv.split_wgrad's direct kernel takes images (and output planes) of fewer than 2^31 "
+             "elements";
+    }
+    if (reinterpret_cast<uintptr_t>(a.x) % 16 != 0 || reinterpret_cast<uintptr_t>(a.y) % 16 != 0 ||
+        reinterpret_cast<uintptr_t>(a.w) % 16 != 0) {
+      return "conv.split_wgrad's direct kernel needs 16-byte aligned x, dy and dw";
+    }
+    return wgrad_plan(a, plan);
+  }
+
+  static int64_t slices_bytes(const WgradPlan& plan) {
+    return static_cast<int64_t>(plan.slices) * plan.total * static_cast<int64_t>(sizeof(float));
+  }
+
+  static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    WgradPlan plan{};
+    return reject_verdict(reject(a, &plan), why, len);
+  }
+
+  static int64_t workspace(const BooConvArgs& a) {
+    WgradPlan plan{};
+    return reject(a, &plan) == nullptr ? slices_bytes(plan) : -1;
+  }
+
+  static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    WgradPlan plan{};
+    if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
+    if (const char* e = conv_workspace_error(ws, slices_bytes(plan), ws_bytes)) {
+      write_why(why, len, e);
+      return BOO_ERROR;
+    }
+    if (a.dry_run) return BOO_OK;
+    const auto kernel =
+        plan.kb == 32 ? conv_wgrad_mma_kernel<T, 2> : conv_wgrad_mma_kernel<T, kWgradMaxMTiles>;
+    if (const cudaError_t e = cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
+        e != cudaSuccess) {
+      return cuda_result(e, why, len);
+    }
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    float* slices = static_cast<float*>(ws);
+    const unsigned blocks = static_cast<unsigned>(plan.chunks) * static_cast<unsigned>(plan.slices);
+    kernel<<<blocks, kWgradThreads, plan.shared_bytes, s>>>(a, plan, slices);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
+    const unsigned reduce_blocks = static_cast<unsigned>((plan.total + 127) / 128);
+    conv_wgrad_reduce_kernel<T><<<reduce_blocks, 32 * kWgradReduceGroups, 0, s>>>(
+        slices, static_cast<T*>(a.w), plan.slices, plan.total);
+    return cuda_result(cudaGetLastError(), why, len);
+  }
+};
+
+}  // namespace boo_kernels
