@@ -34,8 +34,15 @@
 
 namespace boo_kernels {
 
-constexpr int kWgradWarps = 12;
+// Warps per block and dy rows (output channels) per warp: 12 warps of 64 rows, or (for
+// measuring, BOO_NVCC_FLAGS=-DBOO_WGRAD_WARPS=24) 24 warps of 32 rows: half the accumulators a
+// thread, twice the warps a scheduler.
+#ifndef BOO_WGRAD_WARPS
+#define BOO_WGRAD_WARPS 12
+#endif
+constexpr int kWgradWarps = BOO_WGRAD_WARPS;
 constexpr int kWgradThreads = 32 * kWgradWarps;
+constexpr int kWgradWarpRows = kWgradWarps > 12 ? 32 : 64;
 constexpr int kWgradTapsPerWarp = 3;
 // Output channels (K) per block: 64 (4 m-tiles of 16), or 32 where K <= 32 (the kernel's
 // kMTiles: a fixed count keeps the mma steps free of branches).
@@ -49,7 +56,8 @@ struct WgradPlan {
   GroupedPlan tile;  // the output-pixel tiling: th, tw, id, ih, iw, tiles_h, tiles_w
   int kb, cb;        // channels of dy (32 or 64) and of x (a multiple of 16, at most 64) per block
   int units;         // cb / 16: a warp's 16 channels of x
-  int taps_block;    // taps per block: 3 x (warps / units), at most the filter's
+  int k_parts;       // kb / a warp's rows of dy
+  int taps_block;    // taps per block: 3 x (warps / (units x k_parts)), at most the filter's
   int k_chunks, c_chunks, tap_chunks, chunks;
   int slices;        // blocks per chunk, each with its own fp32 dw
   int x_row, y_row;  // shared-memory rows (elements): an input point, an output pixel
@@ -69,7 +77,9 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
   p->c_chunks = grouped_ceil(a.c, kWgradBlockChannels);
   p->cb = wgrad_round16(grouped_ceil(a.c, p->c_chunks));
   p->units = p->cb / 16;
-  const int64_t per_block = static_cast<int64_t>(kWgradTapsPerWarp) * (kWgradWarps / p->units);
+  p->k_parts = p->kb > kWgradWarpRows ? p->kb / kWgradWarpRows : 1;
+  const int64_t per_block =
+      static_cast<int64_t>(kWgradTapsPerWarp) * (kWgradWarps / (p->units * p->k_parts));
   p->taps_block = static_cast<int>(taps < per_block ? taps : per_block);
   p->tap_chunks = grouped_ceil(taps, p->taps_block);
   p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
@@ -196,9 +206,11 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
     cp_async_commit();
   };
 
-  // Warp w: x's channels 16 (w % units) onwards of the block's, taps 3 (w / units) onwards.
-  const int unit = warp % p.units;
-  const int first_tap = warp / p.units * kWgradTapsPerWarp;
+  // Warp w: dy's rows 16 kMTiles (w % k_parts) onwards, x's channels 16 (w / k_parts % units)
+  // onwards of the block's, taps 3 (w / (k_parts units)) onwards.
+  const int part = warp % p.k_parts;
+  const int unit = warp / p.k_parts % p.units;
+  const int first_tap = warp / (p.k_parts * p.units) * kWgradTapsPerWarp;
   // The warp's taps within the block's and the filter's, at most 3; the others multiply the
   // zero row (every warp runs 3 taps' mma: no branches in the steps) and are not stored.
   int my_taps = p.taps_block - first_tap;
@@ -258,7 +270,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
         const bool valid = where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
         const uint32_t b_at = xb + pixel_x[16 * s + b_row] + 2 * b_col;
         uint32_t af[kMTiles][4];
-        const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + a_col);
+        const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + 16 * kMTiles * part + a_col);
 #pragma unroll
         for (int m = 0; m < kMTiles; ++m) ldmatrix_x4_trans(af[m], a_at + 32 * m);
         uint32_t bf[kWgradTapsPerWarp][4];
@@ -296,7 +308,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
         if (c >= a.c) continue;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int kk = k0 + 16 * m + g + 8 * h;
+          const int kk = k0 + 16 * (kMTiles * part + m) + g + 8 * h;
           if (kk >= a.k) continue;
           *reinterpret_cast<float2*>(
               out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * a.c + c) =
@@ -401,8 +413,10 @@ struct ConvWgradDirectRunner {
       return BOO_ERROR;
     }
     if (a.dry_run) return BOO_OK;
-    const auto kernel =
-        plan.kb == 32 ? conv_wgrad_mma_kernel<T, 2> : conv_wgrad_mma_kernel<T, kWgradMaxMTiles>;
+    auto kernel = conv_wgrad_mma_kernel<T, 2>;
+    if constexpr (kWgradWarpRows == 64) {
+      if (plan.kb == 64) kernel = conv_wgrad_mma_kernel<T, kWgradMaxMTiles>;
+    }
     if (const cudaError_t e = cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
         e != cudaSuccess) {
