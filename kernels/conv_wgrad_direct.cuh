@@ -48,7 +48,16 @@ constexpr int kWgradTapsPerWarp = 3;
 // kMTiles: a fixed count keeps the mma steps free of branches).
 constexpr int kWgradMaxMTiles = 4;
 constexpr int kWgradBlockChannels = 64;
-constexpr int kWgradTilePixels = 128;
+// Output pixels per tile, at most: 256 where every slice still walks kWgradLongSlice tiles or
+// more, else 128. On an H100 256-pixel tiles took the public 3x3 backward weight from 71.1 to
+// 63.5 us and n32 c64 112x112 from 126.2 to 108.0 (half the tiles' fixed costs), and lost up to
+// 15% where a slice had one or two tiles (bench/results/2026-11-26-conv-wgrad-direct-h100.md).
+// BOO_NVCC_FLAGS=-DBOO_WGRAD_TILE_PIXELS=128 turns the long tiles off (for measuring).
+#ifndef BOO_WGRAD_TILE_PIXELS
+#define BOO_WGRAD_TILE_PIXELS 256
+#endif
+constexpr int kWgradTilePixels = BOO_WGRAD_TILE_PIXELS;
+constexpr int kWgradLongSlice = 4;
 constexpr int kWgradMaxShared = 200 * 1024;
 constexpr int kWgradReduceGroups = 8;  // slice groups per 32 elements in the reduction
 
@@ -107,11 +116,12 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
     if (bytes > kWgradMaxShared) continue;
     p->shared_bytes = static_cast<int>(bytes);
     p->tiles = a.n * a.out[0] * t.tiles_h * t.tiles_w;
+    // One block per SM (384 threads near 170 registers): a slice per SM and chunk.
+    const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
+    if (most > 128 && p->tiles * p->chunks < kWgradLongSlice * sms) continue;
     if (p->tiles >= (int64_t{1} << 31)) {
       return "conv.split_wgrad's direct kernel takes fewer than 2^31 pixel tiles";
     }
-    // One block per SM (384 threads near 150 registers): a slice per SM and chunk.
-    const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
     int64_t slices = sms / p->chunks;
     slices = slices < 1 ? 1 : slices;
     p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);

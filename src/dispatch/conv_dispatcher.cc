@@ -44,12 +44,13 @@ constexpr double kGroupedDirectMmaRate = 100e12;
 constexpr int kSplitChoices[] = {4, 8, 16};
 constexpr double kSplitLaunchUs = 10.0;
 // conv.split_wgrad's direct kernel (kernels/conv_wgrad_direct.cuh): its mma.sync FLOPs per
-// second on 132 SMs, counting the padded steps (fitted on an H100: 61.8 us under ncu for the
-// public n64 c64 56x56 3x3 line, whose 14 tiles a block at this rate take 57 us plus the slices'
-// writes; 37% of the tensor pipe: 3 warps a scheduler at 168 registers), and the share of the
-// copy bandwidth its slices' fp32 partials move at (written, then read by the reduction, mostly
-// in L2; bench/results/2026-11-26-conv-wgrad-direct-h100.md).
-constexpr double kWgradDirectMmaRate = 268e12;
+// second on 132 SMs, counting the padded steps, and a fixed cost per pixel tile (fitted on an
+// H100 to the public n64 c64 56x56 3x3 line on 128- and 256-pixel tiles, 71.1 and 63.5 us; 37%
+// of the tensor pipe: 3 warps a scheduler at 166 registers), and the share of the copy
+// bandwidth its slices' fp32 partials move at (written, then read by the reduction, mostly in
+// L2; bench/results/2026-11-26-conv-wgrad-direct-h100.md).
+constexpr double kWgradDirectMmaRate = 358e12;
+constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
 
 int64_t product(const std::vector<int64_t>& v) {
@@ -471,9 +472,10 @@ core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {
 double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                           std::string* why) {
   // The kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32 or 64 output
-  // channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up to 128 output
-  // pixels of one plane (rounded up to 16); a slice of the tiles per SM and chunk, each slice's dw
-  // in fp32.
+  // channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up to 256
+  // output pixels of one plane where every slice walks at least 4 of them, else 128 (rounded up
+  // to 16); a slice of the tiles per SM and chunk, each slice's dw in fp32. (Shared memory may
+  // make the kernel's tiles smaller than these on large strides; not modelled.)
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   auto round16 = [&](int64_t v) { return ceil_div(v, 16) * 16; };
   const int64_t taps = product(p.filter);
@@ -486,16 +488,23 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const std::vector<int64_t> out = p.output();
   const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
   const int64_t planes = p.n * (out.size() == 3 ? out[0] : 1);
-  const int64_t tiles_w = ceil_div(wo, 64), tw = ceil_div(wo, tiles_w);
-  const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, 128 / tw)), th = ceil_div(ho, tiles_h);
-  const int64_t tiles = planes * tiles_h * tiles_w;
+  int64_t th = 0, tw = 0, tiles = 0;
+  for (int64_t most : {256, 128}) {
+    const int64_t tiles_w = ceil_div(wo, 64);
+    tw = ceil_div(wo, tiles_w);
+    const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, most / tw));
+    th = ceil_div(ho, tiles_h);
+    tiles = planes * tiles_h * tiles_w;
+    if (tiles * chunks >= 4 * d.sm_count) break;
+  }
   const int64_t slices = std::min(tiles, std::max<int64_t>(1, d.sm_count / chunks));
   const int64_t waves = ceil_div(chunks * slices, d.sm_count);
-  // Each warp's taps in threes: a block's tile costs its pixels x kb x cb x 3 (taps / 3) steps.
+  // Each warp's taps in threes: a block's tile costs its pixels x kb x cb x 3 (taps / 3) steps,
+  // and a fixed cost (its copies' set-up, two barriers).
   const double tile_flops = 2.0 * static_cast<double>(round16(th * tw) * kb * cb) *
                             static_cast<double>(ceil_div(taps_block, 3) * 3);
-  const double compute_us = static_cast<double>(waves * ceil_div(tiles, slices)) * tile_flops /
-                            (kWgradDirectMmaRate / 132.0) * 1e6;
+  const double tile_us = tile_flops / (kWgradDirectMmaRate / 132.0) * 1e6 + kWgradDirectTileUs;
+  const double compute_us = static_cast<double>(waves * ceil_div(tiles, slices)) * tile_us;
   const double partial_bytes =
       2.0 * static_cast<double>(slices) * static_cast<double>(p.k * p.c * taps) * 4.0;
   const double reduce_us = partial_bytes / (kWgradDirectPartialShare * d.bandwidth_gbs * 1e3);
