@@ -77,20 +77,27 @@ inline int grouped_row(int elements) {
 
 inline int grouped_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
-// The plan for `a`, or nullptr with why not in `*why`.
-inline const char* grouped_plan(const BooConvArgs& a, GroupedPlan* p) {
-  const int cg = static_cast<int>(a.c / a.groups), kg = static_cast<int>(a.k / a.groups);
+// The output-pixel tiling of `p` for tiles of at most `most` pixels (rows of at most 64 wide
+// tiles, contiguous runs of x and y) and the input tile their taps reach. (conv.split_wgrad's
+// direct kernel tiles its pixels the same way.) False where the input tile spans 1024 rows or
+// columns or more (its tables pack 10 bits).
+inline bool grouped_tile_shape(const BooConvArgs& a, int most, GroupedPlan* p) {
   const int64_t ho = a.out[1], wo = a.out[2];
-  // Wide tiles (contiguous runs of x and y), 128 pixels when the rows allow.
-  p->tiles_w = grouped_ceil(wo, 64);
+  p->tiles_w = grouped_ceil(wo, most < 64 ? most : 64);
   p->tw = grouped_ceil(wo, p->tiles_w);
-  const int rows = kGroupedTilePixels / p->tw > 0 ? kGroupedTilePixels / p->tw : 1;
+  const int rows = most / p->tw > 0 ? most / p->tw : 1;
   p->tiles_h = grouped_ceil(ho, rows);
   p->th = grouped_ceil(ho, p->tiles_h);
   p->id = static_cast<int>((a.filter[0] - 1) * a.dilation[0] + 1);
   p->ih = static_cast<int>((p->th - 1) * a.stride[1] + (a.filter[1] - 1) * a.dilation[1] + 1);
   p->iw = static_cast<int>((p->tw - 1) * a.stride[2] + (a.filter[2] - 1) * a.dilation[2] + 1);
-  if (p->id >= 2048 || p->ih >= 1024 || p->iw >= 1024) {
+  return p->id < 2048 && p->ih < 1024 && p->iw < 1024;
+}
+
+// The plan for `a`, or nullptr with why not in `*why`.
+inline const char* grouped_plan(const BooConvArgs& a, GroupedPlan* p) {
+  const int cg = static_cast<int>(a.c / a.groups), kg = static_cast<int>(a.k / a.groups);
+  if (!grouped_tile_shape(a, kGroupedTilePixels, p)) {
     return "conv.grouped's direct kernel: its input tile spans 1024 rows or columns or more "
            "(large stride or dilation)";
   }

@@ -25,7 +25,8 @@
 
 #include <cstdint>
 
-// conv_grouped_direct.cuh: the pixel tiling (GroupedPlan, grouped_tile, grouped_row).
+// conv_grouped_direct.cuh: the pixel tiling (GroupedPlan, grouped_tile_shape, grouped_tile,
+// grouped_row).
 #include "conv_common.cuh"
 #include "conv_grouped_direct.cuh"
 #include "convert.cuh"
@@ -96,17 +97,8 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
   p->y_row = grouped_row(p->kb);
   p->total = a.k * a.c * taps;
   GroupedPlan& t = p->tile;
-  const int64_t ho = a.out[1], wo = a.out[2];
   for (int most = kWgradTilePixels; most >= 16; most /= 2) {
-    t.tiles_w = grouped_ceil(wo, most < 64 ? most : 64);
-    t.tw = grouped_ceil(wo, t.tiles_w);
-    const int rows = most / t.tw > 0 ? most / t.tw : 1;
-    t.tiles_h = grouped_ceil(ho, rows);
-    t.th = grouped_ceil(ho, t.tiles_h);
-    t.id = static_cast<int>((a.filter[0] - 1) * a.dilation[0] + 1);
-    t.ih = static_cast<int>((t.th - 1) * a.stride[1] + (a.filter[1] - 1) * a.dilation[1] + 1);
-    t.iw = static_cast<int>((t.tw - 1) * a.stride[2] + (a.filter[2] - 1) * a.dilation[2] + 1);
-    if (t.id >= 2048 || t.ih >= 1024 || t.iw >= 1024) continue;
+    if (!grouped_tile_shape(a, most, &t)) continue;
     const int64_t points = static_cast<int64_t>(t.id) * t.ih * t.iw;
     const int pixels = t.th * t.tw;
     p->pixels16 = wgrad_round16(pixels);
