@@ -343,6 +343,34 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
   }
 }
 
+// Launches a persistent tile kernel (conv.grouped's and conv.padded_channels' direct kernels)
+// as one wave of blocks: as many per SM as fit at `shared_bytes`, a multiple of `chunks` (block b
+// keeps chunk b % chunks), at most one per tile and chunk (`work`).
+template <class... Args>
+inline int32_t launch_tile_wave(void (*kernel)(Args...), int threads, int shared_bytes,
+                                int64_t work, int chunks, int64_t sm_count, void* stream, char* why,
+                                int32_t len, Args... args) {
+  if (shared_bytes > 48 * 1024) {
+    if (const cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+        e != cudaSuccess) {
+      return cuda_result(e, why, len);
+    }
+  }
+  int per_sm = 1;
+  if (const cudaError_t e =
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes);
+      e != cudaSuccess) {
+    return cuda_result(e, why, len);
+  }
+  const int64_t wave = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) *
+                       (sm_count > 0 ? sm_count : 132) / chunks * chunks;
+  const int64_t blocks = work < wave ? work : (wave > chunks ? wave : chunks);
+  kernel<<<static_cast<unsigned>(blocks), threads, shared_bytes,
+           static_cast<cudaStream_t>(stream)>>>(args...);
+  return cuda_result(cudaGetLastError(), why, len);
+}
+
 template <class T, bool kHasBias, int kAct>
 struct ConvGroupedRunner {
   static_assert(sizeof(T) == 2, "conv.grouped's direct kernel runs on 16-bit tensor-core types");
@@ -401,30 +429,11 @@ struct ConvGroupedRunner {
     GroupedPlan plan{};
     if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
     if (a.dry_run) return BOO_OK;
-    const auto kernel = conv_grouped_mma_kernel<T, kHasBias, kAct>;
-    if (plan.shared_bytes > 48 * 1024) {
-      if (const cudaError_t e = cudaFuncSetAttribute(
-              kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
-          e != cudaSuccess) {
-        return cuda_result(e, why, len);
-      }
-    }
-    // One wave of persistent blocks (as many per SM as fit), a multiple of the chunk count; at
-    // most one per tile and chunk.
     const int64_t work =
         a.n * a.out[0] * plan.tiles_h * plan.tiles_w * static_cast<int64_t>(plan.chunks);
-    int per_sm = 1;
-    if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, kernel, kGroupedThreads, plan.shared_bytes);
-        e != cudaSuccess) {
-      return cuda_result(e, why, len);
-    }
-    const int64_t wave = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) *
-                         (a.sm_count > 0 ? a.sm_count : 132) / plan.chunks * plan.chunks;
-    const int64_t blocks = work < wave ? work : (wave > plan.chunks ? wave : plan.chunks);
-    kernel<<<static_cast<unsigned>(blocks), kGroupedThreads, plan.shared_bytes,
-             static_cast<cudaStream_t>(stream)>>>(a, plan);
-    return cuda_result(cudaGetLastError(), why, len);
+    return launch_tile_wave(conv_grouped_mma_kernel<T, kHasBias, kAct>, kGroupedThreads,
+                            plan.shared_bytes, work, plan.chunks, a.sm_count, stream, why, len, a,
+                            plan);
   }
 };
 

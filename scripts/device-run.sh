@@ -51,7 +51,12 @@ list_env() {
   case "$1" in
     *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
     *conv_wgrad_direct.txt) echo BOO_CONV_WGRAD_DIRECT=first ;;
-    *conv_persistent.txt) echo "BOO_CONV_PERSISTENT=${BOO_CONV_PERSISTENT_LIST:-first}" ;;
+    *conv_few_channels.txt) echo BOO_CONV_FEW_CHANNELS=first ;;
+    # The padded lists check the CUTLASS configs behind the padding copies (the few-channel
+    # kernel would come first on their C < 8 forward lines).
+    *conv_padded.txt) echo BOO_CONV_FEW_CHANNELS=0 ;;
+    *conv_persistent.txt)
+      echo "BOO_CONV_PERSISTENT=${BOO_CONV_PERSISTENT_LIST:-first} BOO_CONV_FEW_CHANNELS=0" ;;
     *) echo BOO_UNUSED=1 ;;
   esac
 }
@@ -172,7 +177,7 @@ conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu
   tests/gpu/conv_depthwise_backward.txt tests/gpu/conv_pointwise.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
   tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_gemm_1d.txt
-  tests/gpu/conv_persistent.txt)
+  tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
@@ -182,14 +187,16 @@ fi
 if want convtests; then
   log "GPU numerics tests: convolutions, boo and cuDNN against the reference"
   for f in "${conv_lists[@]}"; do
-    # The list's switch for this list only; what the caller set stays set for the rest.
-    setting=$(list_env "$f")
-    name=${setting%%=*}
-    saved_env=$(declare -p "$name" 2>/dev/null || true)
-    export "$setting"
+    # The list's switches for this list only; what the caller set stays set for the rest.
+    read -r -a settings <<<"$(list_env "$f")"
+    saved_env=()
+    for setting in "${settings[@]}"; do
+      name=${setting%%=*}
+      saved_env+=("$(declare -p "$name" 2>/dev/null || echo "unset $name")")
+      export "$setting"
+    done
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
-    unset "$name"
-    eval "$saved_env"
+    for saved in "${saved_env[@]}"; do eval "$saved"; done
   done
 fi
 

@@ -3,7 +3,8 @@
 // (kernels/conv_depthwise.cuh), conv.pointwise, the few-channel 1x1 forward kernel
 // (kernels/conv_pointwise.cuh), and conv.grouped's direct kernel for narrow groups
 // (kernels/conv_grouped_direct.cuh), and conv.split_wgrad's direct kernel for backward weight of
-// small layers (kernels/conv_wgrad_direct.cuh). Their runners take sizes, strides and layouts
+// small layers (kernels/conv_wgrad_direct.cuh), and conv.padded_channels' direct kernel for few
+// input channels (kernels/conv_few_channels.cuh). Their runners take sizes, strides and layouts
 // at launch, so the class fixes only the element type, the direction and the forward epilogue;
 // the math mode does not matter (the kernels form exact fp32 products) and the spatial
 // dimensions only name the kernel.
@@ -123,6 +124,21 @@ core::Expected<KernelSource> conv_split_wgrad_direct_source(const space::ConvCla
   return direct_source(std::string(kConvSplitWgradDirectPrefix) + cls.name(),
                        "conv_wgrad_direct.cuh",
                        channels_last("boo_kernels::ConvWgradDirectRunner<" + t + ">", t));
+}
+
+core::Expected<KernelSource> conv_few_channels_source(const space::ConvClass& cls) {
+  BOO_RETURN_IF_ERROR(check_direct_class("conv.padded_channels", cls));
+  BOO_RETURN_IF_ERROR(check_forward("conv.padded_channels' direct kernel", cls));
+  if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16) {
+    return core::invalid_argument(
+        "conv.padded_channels' direct kernel runs on fp16 and bf16 tensor cores only (class " +
+        cls.name() + ")");
+  }
+  const std::string t = cuda_type(cls.dtype);
+  return direct_source(
+      std::string(kConvFewChannelsPrefix) + cls.name(), "conv_few_channels.cuh",
+      channels_last("boo_kernels::ConvFewChannelsRunner<" + t + ", " + epilogue_args(cls) + ">",
+                    t));
 }
 
 const ConvOwnKernel* conv_own_kernel(std::string_view algorithm) {

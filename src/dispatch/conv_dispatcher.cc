@@ -52,6 +52,17 @@ constexpr double kSplitLaunchUs = 10.0;
 constexpr double kWgradDirectMmaRate = 358e12;
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
+// conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
+// (bench/results/2026-11-26-conv-few-channels-h200.md): a fixed cost beyond the launch, the
+// block's filter set-up per batch of 2048 weights (eight loads in flight a thread), and per
+// tile a block walks: per warp step (four mma.sync of 16 output channels), per staged input
+// element a thread, per 16-byte output vector a thread. (The per-tile costs come from the C = 3
+// stem with the staging, the mma and the stores each left out in turn.)
+constexpr double kFewChannelsFixedUs = 4.25;
+constexpr double kFewChannelsSetupUs = 1.04;
+constexpr double kFewChannelsStepUs = 0.11;
+constexpr double kFewChannelsStageUs = 0.118;
+constexpr double kFewChannelsStoreUs = 0.216;
 
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -527,6 +538,85 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   return std::max(compute_us, memory_us) + reduce_us + copy_us + 2.0 * d.launch_us;
 }
 
+namespace {
+
+// The reduction elements of one filter row in conv.padded_channels' direct kernel: S taps x
+// (C, or C + 1 where C and the stride along W are odd) rounded up to even.
+int64_t few_channels_row(const ops::ConvProblem& p) {
+  const int64_t cs = p.c % 2 == 0 || p.stride.back() % 2 == 0 ? p.c : p.c + 1;
+  return (p.filter.back() * cs + 1) / 2 * 2;
+}
+
+}  // namespace
+
+core::Status conv_few_channels_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  const std::string head = "conv.padded_channels' direct kernel does not apply: ";
+  if (p.direction != ConvDirection::kForward) {
+    return core::unsupported(head + "it runs the forward pass only");
+  }
+  if (p.groups != 1) return core::unsupported(head + "groups = " + std::to_string(p.groups));
+  if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16) {
+    return core::unsupported(head + "it runs fp16 and bf16 only");
+  }
+  if (p.c % 8 == 0 || p.c > 16 || p.k % 8 != 0) {
+    return core::unsupported(head + "C = " + std::to_string(p.c) +
+                             " and K = " + std::to_string(p.k) +
+                             " (it takes C up to 16, not a multiple of 8, and K a multiple of 8)");
+  }
+  if (p.dilation.back() != 1) {
+    return core::unsupported(head + "dilation " + std::to_string(p.dilation.back()) +
+                             " along W (it takes 1)");
+  }
+  const int64_t rows = product(p.filter) / p.filter.back();
+  if (rows * few_channels_row(p) > 512) {
+    return core::unsupported(head + "the filter's reduction exceeds 512 elements");
+  }
+  return core::Status::ok();
+}
+
+double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                    std::string* why) {
+  // The kernel's plan (kernels/conv_few_channels.cuh, few_channels_plan): blocks of up to 64
+  // output channels, tiles of 256 output pixels of one plane (128 or 64 where fewer than two
+  // blocks an SM would have one), two blocks an SM, each walking its share of the tiles.
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  const std::vector<int64_t> out = p.output();
+  const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
+  const int64_t planes = p.n * (out.size() == 3 ? out[0] : 1);
+  const int64_t chunks = ceil_div(p.k, 64), kb = std::min<int64_t>(p.k, 64);
+  int64_t th = 1, tw = 1, tiles = 1;
+  for (int64_t most = 256; most >= 64; most /= 2) {
+    const int64_t tiles_w = ceil_div(wo, std::min<int64_t>(most, 64));
+    tw = ceil_div(wo, tiles_w);
+    const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, most / tw));
+    th = ceil_div(ho, tiles_h);
+    tiles = planes * tiles_h * tiles_w;
+    if (tiles * chunks >= 2 * d.sm_count) break;
+  }
+  const size_t dims = p.filter.size();
+  const int64_t fs = p.filter.back(), fr = dims >= 2 ? p.filter[dims - 2] : 1;
+  const int64_t ft = dims == 3 ? p.filter[0] : 1;
+  const int64_t rows = ft * fr, lp = few_channels_row(p), steps = ceil_div(rows * lp, 16);
+  const int64_t cs = p.c % 2 == 0 || p.stride.back() % 2 == 0 ? p.c : p.c + 1;
+  const int64_t ih = (th - 1) * (dims >= 2 ? p.stride[dims - 2] : 1) +
+                     (fr - 1) * (dims >= 2 ? p.dilation[dims - 2] : 1) + 1;
+  const int64_t iw = (tw - 1) * p.stride.back() + fs;
+  const int64_t id = dims == 3 ? (ft - 1) * p.dilation[0] + 1 : 1;
+  const double staged = static_cast<double>(id * ih * (iw * cs + 2)) / 256.0;
+  const double vectors = static_cast<double>(th * tw * kb / 8) / 256.0;
+  const int64_t blocks = std::min<int64_t>(tiles * chunks, 2 * d.sm_count);
+  const int64_t per_block = ceil_div(tiles * chunks, blocks);
+  const double tile_us = kFewChannelsStepUs * static_cast<double>(steps * ceil_div(kb, 16)) +
+                         kFewChannelsStageUs * staged + kFewChannelsStoreUs * vectors;
+  const double setup_us =
+      kFewChannelsFixedUs +
+      kFewChannelsSetupUs * static_cast<double>(ceil_div(kb * rows * fs * p.c, 2048));
+  const double compute_us = setup_us + static_cast<double>(per_block) * tile_us;
+  return predict_direct_us(p, d, 1.0, compute_us, "few-channel mma.sync kernel", "set-up and tiles",
+                           why);
+}
+
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why) {
   // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
@@ -630,6 +720,7 @@ core::Status own_supports(std::string_view algorithm, const ops::ConvProblem& p)
   if (algorithm == kConvPointwise) return conv_pointwise_supports(p);
   if (algorithm == kConvGrouped) return conv_grouped_direct_supports(p);
   if (algorithm == kConvSplitWgrad) return conv_split_wgrad_direct_supports(p);
+  if (algorithm == kConvPaddedChannels) return conv_few_channels_supports(p);
   return core::Status::ok();
 }
 
@@ -676,6 +767,11 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
     options_.rank_conv_wgrad_direct = false;
   } else if (env && *env == "first") {
     options_.conv_wgrad_direct_first = true;
+  }
+  if (auto env = core::get_env("BOO_CONV_FEW_CHANNELS"); env && *env == "0") {
+    options_.rank_conv_few_channels = false;
+  } else if (env && *env == "first") {
+    options_.conv_few_channels_first = true;
   }
   if (auto env = core::get_env("BOO_CONV_GEMM_1D"); env && *env == "0") {
     options_.rank_conv_gemm_1d = false;
@@ -900,6 +996,17 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     }
     return best;
   };
+  // The best predicted time of conv.padded_channels' configs (with their space-to-depth twins).
+  const auto best_padded = [&] {
+    double best = best_sm90(predict_conv_padded_us);
+    if (conv_space_to_depth_supports(p).is_ok()) {
+      for (space::ConvSm90Config c : sm90_space()) {
+        c.space_to_depth = true;
+        best = std::min(best, predict_conv_padded_us(p, c, gemm_.device_model(), nullptr));
+      }
+    }
+    return best;
+  };
   // A few channels that are not 16-byte vectors (C = 35): conv.pointwise's streaming kernel
   // comes before the padded configs where it is predicted faster than their best; otherwise
   // after the tensor-core algorithms.
@@ -913,10 +1020,25 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     pointwise_candidate = own_candidate(kConvPointwise, codegen::kConvPointwisePrefix, p,
                                         gemm_.device_model(), &predict_conv_pointwise_us);
-    if (padded.is_ok()) {
-      pointwise_first = pointwise_candidate.predicted_us < best_sm90(predict_conv_padded_us);
-    }
+    if (padded.is_ok()) pointwise_first = pointwise_candidate.predicted_us < best_padded();
     if (pointwise_first) out.push_back(pointwise_candidate);
+  }
+  // A few input channels (the C = 3 stems): conv.padded_channels' direct kernel comes before the
+  // padded configs where it is predicted faster than their best (or they do not apply), else
+  // after them.
+  ConvCandidate few_channels;
+  bool few_channels_first = false;
+  if (const core::Status f = conv_few_channels_supports(p); !f.is_ok()) {
+    if (padded.is_ok()) note(f.message());
+  } else if (!options_.rank_conv_few_channels) {
+    note(
+        "conv.padded_channels' direct kernel is not ranked: BOO_CONV_FEW_CHANNELS=0 leaves it out");
+  } else {
+    few_channels = own_candidate(kConvPaddedChannels, codegen::kConvFewChannelsPrefix, p,
+                                 gemm_.device_model(), &predict_conv_few_channels_us);
+    few_channels_first = options_.conv_few_channels_first || !padded.is_ok() ||
+                         few_channels.predicted_us < best_padded();
+    if (few_channels_first) out.push_back(few_channels);
   }
   // Channels that are not 16-byte vectors make the GEMM of a 1x1 convolution unaligned (the
   // slow GEMM paths): padding them first is faster.
@@ -925,6 +1047,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     note(padded.message());
   }
+  if (!few_channels.algorithm.empty() && !few_channels_first) out.push_back(few_channels);
   if (gemm_1x1) {
     // The GEMM algorithms have persistent, stream-K and split-K schedulers that the
     // non-persistent implicit GEMM lacks, and no im2col: first choice where they apply.

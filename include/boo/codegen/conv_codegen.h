@@ -47,6 +47,15 @@ inline constexpr std::string_view kConvGroupedDirectPrefix = "conv.grouped_";
 core::Expected<KernelSource> conv_split_wgrad_direct_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvSplitWgradDirectPrefix = "conv.split_wgrad_";
 
+// conv.padded_channels' direct kernel: forward convolutions with at most 16 input channels (the
+// C = 3 stems), K a multiple of 8, on mma.sync without padding the channels: the reduction runs
+// over each filter row's taps x channels as consecutive elements of the staged input
+// (kernels/conv_few_channels.cuh); 16-bit types only. The name is kConvFewChannelsPrefix + class
+// name. (conv.padded_channels' other configs are conv.sm90_implicit configs run behind the
+// padding copies.)
+core::Expected<KernelSource> conv_few_channels_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvFewChannelsPrefix = "conv.padded_channels_";
+
 // The direct kernels of our own, each with one config per class (prefix + class name) and its
 // generator: the one list that dispatch (forced configs, tuning-DB rows, sources) and
 // `boo codegen` read.
@@ -60,7 +69,8 @@ inline constexpr ConvOwnKernel kConvOwnKernels[] = {
     {"conv.depthwise", kConvDepthwisePrefix, &conv_depthwise_source},
     {"conv.pointwise", kConvPointwisePrefix, &conv_pointwise_source},
     {"conv.grouped", kConvGroupedDirectPrefix, &conv_grouped_direct_source},
-    {"conv.split_wgrad", kConvSplitWgradDirectPrefix, &conv_split_wgrad_direct_source}};
+    {"conv.split_wgrad", kConvSplitWgradDirectPrefix, &conv_split_wgrad_direct_source},
+    {"conv.padded_channels", kConvFewChannelsPrefix, &conv_few_channels_source}};
 // The entry of `algorithm`, or nullptr.
 const ConvOwnKernel* conv_own_kernel(std::string_view algorithm);
 

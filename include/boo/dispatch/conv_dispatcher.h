@@ -122,6 +122,14 @@ core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p);
 double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                           std::string* why = nullptr);
 
+// Whether conv.padded_channels' direct kernel takes the problem (forward, 16-bit, groups 1, C at
+// most 16 and not a multiple of 8, K a multiple of 8, unit dilation along W, each filter row's
+// reduction within 512 elements), or why not; its analytical time (its mma.sync steps, or x and y
+// streamed once, whichever is longer; plus layout copies).
+core::Status conv_few_channels_supports(const ops::ConvProblem& p);
+double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                    std::string* why = nullptr);
+
 // The GEMMs a convolution is under conv.gemm_1x1 or conv.gemm_1d (`algorithm`), or why not.
 core::Expected<std::vector<ConvAsGemm>> conv_as_gemms(std::string_view algorithm,
                                                       const ops::ConvProblem& p);

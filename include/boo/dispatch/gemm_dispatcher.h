@@ -72,6 +72,11 @@ struct DispatchOptions {
   // Forced configs use it either way.
   bool rank_conv_wgrad_direct = true;
   bool conv_wgrad_direct_first = false;
+  // conv.padded_channels' direct kernel for few input channels (kernels/conv_few_channels.cuh);
+  // BOO_CONV_FEW_CHANNELS=0 turns it off, =first puts it first wherever it applies (its GPU
+  // list, A/B timing). Forced configs use it either way.
+  bool rank_conv_few_channels = true;
+  bool conv_few_channels_first = false;
   // conv.gemm_1d (1D forward convolutions as GEMMs over windows of the input), ranked against
   // conv.sm90_implicit by the models; BOO_CONV_GEMM_1D=0 turns it off, BOO_CONV_GEMM_1D=first
   // puts it first wherever it applies (its GPU list, A/B timing). Forced GEMM configs use it

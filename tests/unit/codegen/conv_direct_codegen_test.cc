@@ -205,5 +205,27 @@ TEST(ConvSplitWgradDirectCodegen, BackwardWeightSixteenBitBehindTheChannelsLastC
   EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
 }
 
+TEST(ConvFewChannelsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
+  EXPECT_TRUE(embedded_file("conv_few_channels.cuh").has_value());
+  auto src = conv_few_channels_source(make_class(core::DType::kBF16, ops::ConvDirection::kForward,
+                                                 2, true, ops::Activation::kRelu));
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.padded_channels_bf16_f32acc_fprop_2d_bias.relu");
+  EXPECT_TRUE(contains(src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvFewChannelsRunner<"
+                       "__nv_bfloat16, true, 1>, __nv_bfloat16>"));
+  EXPECT_TRUE(contains(src->text, "struct ConvFewChannelsRunner"));
+  EXPECT_EQ(conv_own_kernel("conv.padded_channels")->prefix, kConvFewChannelsPrefix);
+  // Forward only, tensor-core types only.
+  auto dgrad = conv_few_channels_source(make_class(
+      core::DType::kF16, ops::ConvDirection::kBackwardData, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(dgrad.has_value());
+  EXPECT_TRUE(contains(dgrad.status().message(), "forward pass only"));
+  auto fp32 = conv_few_channels_source(make_class(core::DType::kF32, ops::ConvDirection::kForward,
+                                                  2, false, ops::Activation::kNone));
+  ASSERT_FALSE(fp32.has_value());
+  EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
+}
+
 }  // namespace
 }  // namespace boo::codegen

@@ -374,10 +374,15 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
   const std::string stem =
       "convbfp16 -n 2 -c 3 -H 31 -W 31 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 "
       "-l 1 -j 1 -F ";
+  // (conv.padded_channels' direct kernel, first on the forward stem, is left out: this checks
+  // the padded configs; FewChannelsKernelRanksByTheModelAndTheSwitch checks the kernel.)
+  setenv("BOO_CONV_FEW_CHANNELS", "0", 1);
+  const ConvDispatcher padded_only = dispatcher();
+  unsetenv("BOO_CONV_FEW_CHANNELS");
   for (const std::string dir : {"1", "4"}) {
     const ops::ConvProblem p = conv(stem + dir + kNhwc);
     ASSERT_TRUE(conv_padded_supports(p).is_ok()) << dir;
-    auto list = dispatcher().candidates(p, nullptr);
+    auto list = padded_only.candidates(p, nullptr);
     ASSERT_TRUE(list.has_value());
     EXPECT_EQ(list->front().algorithm, kConvPaddedChannels);
     EXPECT_EQ(list->front().config.rfind(space::kConvSm90Prefix, 0), 0u);
@@ -399,7 +404,7 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
   EXPECT_EQ(blocked.padding, (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(blocked.input, (std::vector<int64_t>{fwd.output()[0] + 3, fwd.output()[1] + 3}));
   EXPECT_EQ(blocked.output(), fwd.output());
-  auto first = dispatcher().candidates(fwd, nullptr);
+  auto first = padded_only.candidates(fwd, nullptr);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->front().config.substr(first->front().config.size() - 4), "_s2d");
   // Not for backward passes, unit strides, dilation, or channels that fill a k-block.
@@ -653,6 +658,87 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRanksByTheModelAndTheSwitch) {
   const double us = predict_conv_split_wgrad_direct_us(p, DeviceModel{});
   EXPECT_GT(us, 60.0);
   EXPECT_LT(us, 80.0);
+}
+
+TEST_F(ConvDispatchTest, FewChannelsKernelRanksByTheModelAndTheSwitch) {
+  // The public C = 3 stem: the direct kernel first (its 160-element reduction against
+  // space-to-depth's 512), the padded configs after it.
+  const ops::ConvProblem stem =
+      conv("convbfp16 -n 64 -c 3 -H 224 -W 224 -k 64 -y 7 -x 7 -p 3 -q 3 -u 2 -v 2 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  ASSERT_TRUE(conv_few_channels_supports(stem).is_ok());
+  auto list = dispatcher().candidates(stem, nullptr);
+  ASSERT_TRUE(list.has_value()) << list.status().message();
+  EXPECT_EQ(list->front().algorithm, kConvPaddedChannels);
+  EXPECT_EQ(list->front().config, "conv.padded_channels_bf16_f32acc_fprop_2d_nobias.none");
+  EXPECT_NE(list->front().reason.find("few-channel mma.sync"), std::string::npos)
+      << list->front().reason;
+  EXPECT_TRUE(std::any_of(list->begin(), list->end(), [](const ConvCandidate& c) {
+    return c.algorithm == kConvPaddedChannels && c.config.find("_s2d") != std::string::npos;
+  }));
+  setenv("BOO_CONV_FEW_CHANNELS", "0", 1);
+  ConvDispatcher off = dispatcher();
+  unsetenv("BOO_CONV_FEW_CHANNELS");
+  std::vector<std::string> notes;
+  auto without = off.candidates(stem, &notes);
+  ASSERT_TRUE(without.has_value());
+  for (const ConvCandidate& c : *without) {
+    EXPECT_NE(c.config.rfind("conv.padded_channels_", 0), 0u) << c.config;
+  }
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("BOO_CONV_FEW_CHANNELS=0") != std::string::npos;
+  }));
+  // What it does not take, and why.
+  struct Case {
+    std::string command;
+    std::string why;
+  };
+  for (const Case& k : std::vector<Case>{
+           {"convbfp16 -n 8 -c 3 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
+            "forward pass only"},
+           {"conv -n 8 -c 3 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "fp16 and bf16 only"},
+           {"convbfp16 -n 8 -c 6 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
+            "-F 1",
+            "groups = 2"},
+           {"convbfp16 -n 8 -c 3 -H 28 -W 28 -k 60 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "C = 3 and K = 60"},
+           {"convbfp16 -n 8 -c 24 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "C = 24 and K = 64"},
+           {"convbfp16 -n 8 -c 3 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 2 -F 1",
+            "dilation 2 along W"},
+           {"convbfp16 -n 8 -c 15 -H 64 -W 64 -k 64 -y 9 -x 9 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "exceeds 512 elements"}}) {
+    const core::Status s = conv_few_channels_supports(conv(k.command + kNhwc));
+    ASSERT_FALSE(s.is_ok()) << k.command;
+    EXPECT_NE(s.message().find(k.why), std::string::npos) << s.message();
+  }
+  // A forced config names conv.padded_channels and builds the direct kernel's source.
+  const ConvDispatcher forced = dispatcher("conv.padded_channels_bf16_f32acc_fprop_2d_nobias.none");
+  auto f = forced.candidates(stem, nullptr);
+  ASSERT_TRUE(f.has_value()) << f.status().message();
+  ASSERT_EQ(f->size(), 1u);
+  EXPECT_EQ(f->front().algorithm, kConvPaddedChannels);
+  auto src = forced.source(f->front());
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_NE(src->text.find("ConvFewChannelsRunner"), std::string::npos);
+  // The model: the stem's 7 filter rows of 22 elements (7 taps x 3 channels, rounded up to
+  // even) in 10 k16 steps, 14 tiles a block; near its measured time on an H200.
+  std::string why;
+  const double us = predict_conv_few_channels_us(stem, DeviceModel{}, &why);
+  EXPECT_GT(us, 120.0) << why;
+  EXPECT_LT(us, 220.0) << why;
+  // Small problems pay the block's set-up: an 11x11 stride-4 filter of 96 channels goes to the
+  // padded configs (15.0 us measured against the direct kernel's 37.0).
+  const ops::ConvProblem alexnet =
+      conv("convbfp16 -n 2 -c 3 -H 67 -W 71 -k 96 -y 11 -x 11 -p 2 -q 2 -u 4 -v 4 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  auto small = dispatcher().candidates(alexnet, nullptr);
+  ASSERT_TRUE(small.has_value());
+  EXPECT_EQ(small->front().config.rfind(space::kConvSm90Prefix, 0), 0u) << small->front().config;
+  EXPECT_TRUE(std::any_of(small->begin(), small->end(), [](const ConvCandidate& c) {
+    return c.config == "conv.padded_channels_bf16_f32acc_fprop_2d_nobias.none";
+  }));
 }
 
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
