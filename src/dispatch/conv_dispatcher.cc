@@ -540,10 +540,15 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
 
 namespace {
 
-// The reduction elements of one filter row in conv.padded_channels' direct kernel: S taps x
-// (C, or C + 1 where C and the stride along W are odd) rounded up to even.
+// The channels of one staged input point in conv.padded_channels' direct kernel: C, or C + 1
+// (a zero channel) where C and the stride along W are odd.
+int64_t few_channels_point(const ops::ConvProblem& p) {
+  return p.c % 2 == 0 || p.stride.back() % 2 == 0 ? p.c : p.c + 1;
+}
+
+// The reduction elements of one filter row: S taps x few_channels_point, rounded up to even.
 int64_t few_channels_row(const ops::ConvProblem& p) {
-  const int64_t cs = p.c % 2 == 0 || p.stride.back() % 2 == 0 ? p.c : p.c + 1;
+  const int64_t cs = few_channels_point(p);
   return (p.filter.back() * cs + 1) / 2 * 2;
 }
 
@@ -598,7 +603,7 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
   const int64_t fs = p.filter.back(), fr = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t ft = dims == 3 ? p.filter[0] : 1;
   const int64_t rows = ft * fr, lp = few_channels_row(p), steps = ceil_div(rows * lp, 16);
-  const int64_t cs = p.c % 2 == 0 || p.stride.back() % 2 == 0 ? p.c : p.c + 1;
+  const int64_t cs = few_channels_point(p);
   const int64_t ih = (th - 1) * (dims >= 2 ? p.stride[dims - 2] : 1) +
                      (fr - 1) * (dims >= 2 ? p.dilation[dims - 2] : 1) + 1;
   const int64_t iw = (tw - 1) * p.stride.back() + fs;
