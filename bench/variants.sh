@@ -3,7 +3,8 @@
 # carried; boo built by scripts/device-run.sh build when it is not there yet). Each variant is
 # `base` (no flags) or macros joined by `+`, each passed as -DBOO_<macro> in BOO_NVCC_FLAGS (part
 # of the kernel cache key): `LAYERNORM_INFLIGHT_KB=64+LAYERNORM_PIPE_LIMIT_KB=220`.
-# A kernel's experiment patch (bench/results/*-experiments.diff) is applied before the build.
+# A kernel's experiment patch (bench/results/*-experiments.diff) is not applied here: `git apply`
+# it first, where a variant needs its macros.
 #
 # Usage: JOBS=FILE VARIANTS="base X=1 ..." REPS="1 2 3" [BACKENDS=boo,cublaslt] [REF=FILE]
 #        [CSV=name.csv] bash bench/variants.sh

@@ -128,24 +128,6 @@ __host__ __device__ __forceinline__ int few_filter_at(int n, int k) {
   return ((k / 16 * 4 + n / 16) * 16 + n % 16) * 16 + half * 8 + k % 8;
 }
 
-// Two values rounded to T, the first in the low half (one cvt for bf16x2 and f16x2).
-template <class T>
-__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  } else {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&v);
-  }
-}
-
-__device__ __forceinline__ uint32_t lds32(uint32_t s) {
-  uint32_t v;
-  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(s));
-  return v;
-}
-
 template <class T, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
     conv_few_channels_kernel(BooConvArgs a, FewPlan p) {

@@ -2,11 +2,10 @@
 // C and K at most kPointwiseMaxChannels, which tensor-core GEMM tiles waste (C = 35: a 35-wide K
 // loop in 32-wide k-blocks, 35 outputs in a 64-wide tile, and copies to pad both to 8). Each
 // output pixel is the product of its C input channels with the K x C filter, so the kernels
-// stream pixels: blocks stage tiles of 256 pixels' channels in shared memory, multiply them by
-// the filter (16-bit types: mma.sync over rows padded to 16 channels; fp32: a pixel per thread,
-// CUDA-core FMAs with the filter read from shared memory four outputs at a time), add bias,
-// apply the activation, and send the tile back out through shared memory. The target is the
-// memory floor: x read once, y written once.
+// stream pixels through shared memory: 16-bit types as super-rows of one or two pixels on
+// mma.sync against a block-diagonal filter (conv_pointwise_mma_kernel, below); fp32 a pixel per
+// thread, CUDA-core FMAs with the filter read from shared memory four outputs at a time. Both add
+// the bias and apply the activation. The target is the memory floor: x read once, y written once.
 //
 // ConvPointwiseRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x and
 // y arrive packed channels-last with 16-byte aligned pointers, so they are P x C and P x K
@@ -135,125 +134,252 @@ __global__ void __launch_bounds__(kPointwiseThreads, kPointwiseBlocksPerSm)
   }
 }
 
-// The tensor-core kernel for 16-bit types: mma.sync m16n8k16 with fp32 accumulators. The tile's
-// x sits in shared memory as rows of Cs = (C rounded up to 16) + 8 elements (the padding
-// columns zero; the extra 8 put the rows of a fragment load in distinct banks), the filter as
-// Kp = 8 kN rows of Cs (zero past K and C), the bias as fp32 [Kp], y's tile as rows of K
-// elements, and the next tile of x as it arrives (raw). Each warp takes 32 pixels (two m16 tiles)
-// over all kN n-tiles. The CUDA-core kernel spent about 1850 instructions per pixel at C = K = 35
-// (33.7 us against cuDNN's 30 on the public 128 x 35 x 48 x 32 line, H100); here a pixel costs
-// under ten.
-template <class T, int kN, bool kHasBias, int kAct>
-__global__ void __launch_bounds__(kPointwiseThreads)
-    conv_pointwise_mma_kernel(BooConvArgs a, int64_t pixels) {
+// The tensor-core kernel for 16-bit types (mma.sync m16n8k16, fp32 accumulators) runs on
+// super-rows of R pixels: R = 2 where C or K is odd, else 1, so that a super-row's R C input and
+// R K output elements are whole 32-bit words. A tile is 128 consecutive super-rows, 128 R C
+// elements contiguous in x: cp.async copies it flat into one of kPointwiseStages stage buffers,
+// the next tile in flight, and mma.sync's A words load straight from it (no pass that spreads
+// rows into padded ones; that pass and scalar stores took the last version's issue slots). The
+// reduction of a super-row runs over its R C elements in k16 steps against a block-diagonal
+// filter: the outputs of slot a (pixel a of the super-row, K rounded up to 8 columns) take the
+// columns of slot a only. Each step's A words are masked to the slot they multiply (a word that
+// straddles two pixels keeps its half; the words past R C, the next super-row's, are zero), so a
+// non-finite input reaches its own pixel's outputs only, never through a zero weight to its
+// neighbour's. Steps without a column of a slot skip that slot's multiplies. Each warp takes 16
+// super-rows, whose outputs are again contiguous in y: the warp writes them to its own shared
+// buffer and copies that out in 16-byte vectors (32-bit stores straight from the accumulators
+// made the L2 take 16-byte pieces: 47.5 against 24 us on the public C = 35 line, H100). Per tile
+// a block runs one barrier. The filter tables are built without divisions (a block's set-up is
+// a chain of dependent instructions on small problems).
+// Stage buffers: two (three blocks an SM at C = K = 35) measured faster than three (two blocks):
+// 16.9 against 18.5 us on the public C = 35 line, H100 (bench/results/
+// 2026-11-27-conv-pointwise-h100.md). BOO_NVCC_FLAGS=-DBOO_POINTWISE_STAGES=3 is for measuring.
+#ifndef BOO_POINTWISE_STAGES
+#define BOO_POINTWISE_STAGES 2
+#endif
+constexpr int kPointwiseTileRows = 128;  // super-rows per tile: 16 per warp
+constexpr int kPointwiseStages = BOO_POINTWISE_STAGES;
+
+// The super-row plan of the tensor-core kernel (host and device agree on it).
+struct PointwisePlan {
+  int slots;     // R: pixels per super-row
+  int row;       // R C: elements of x per super-row (even)
+  int out_row;   // R K: elements of y per super-row (even)
+  int steps;     // k16 steps over a super-row
+  int64_t rows;  // super-rows: ceil(pixels / R)
+  int64_t pixels;
+};
+
+__host__ __device__ inline PointwisePlan pointwise_plan(int64_t pixels, int c, int k) {
+  PointwisePlan p;
+  p.slots = (c % 2 != 0 || k % 2 != 0) ? 2 : 1;
+  p.row = p.slots * c;
+  p.out_row = p.slots * k;
+  p.steps = (p.row + 15) / 16;
+  p.rows = (pixels + p.slots - 1) / p.slots;
+  p.pixels = pixels;
+  return p;
+}
+
+// Shared memory of the tensor-core kernel, in elements of T or bytes, in order: the filter's B
+// fragments (uint2 per step, slot, n-tile and lane), the A masks (uint2 per step, slot and lane),
+// the bias (fp32, 8 kNs), 16 step flags, the filter as loaded (K x C), the warps' output buffers
+// (16 super-rows each), the stage buffers (a tile and 16 elements of slack for the masked words
+// past its last row).
+__host__ __device__ inline int64_t pointwise_stage_elements(const PointwisePlan& p) {
+  return static_cast<int64_t>(kPointwiseTileRows) * p.row + 16;
+}
+__host__ __device__ inline int64_t pointwise_warp_out_elements(const PointwisePlan& p) {
+  return 16LL * p.out_row;  // 32 R K bytes: a multiple of 16
+}
+__host__ __device__ inline int64_t pointwise_shared_bytes(const PointwisePlan& p, int n_tiles,
+                                                          int c, int k, int element_bytes) {
+  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles + 64 +
+         ((static_cast<int64_t>(k) * c + 7) / 8 * 8 +
+          kPointwiseThreads / 32 * pointwise_warp_out_elements(p) +
+          kPointwiseStages * pointwise_stage_elements(p)) *
+             element_bytes;
+}
+
+// Two elements as one word, the first in the low half.
+template <class T>
+__device__ __forceinline__ uint32_t pack_elements(T lo, T hi) {
+  return static_cast<uint32_t>(*reinterpret_cast<const uint16_t*>(&lo)) |
+         static_cast<uint32_t>(*reinterpret_cast<const uint16_t*>(&hi)) << 16;
+}
+
+// Three blocks an SM (80 registers) up to 7 n-tiles a slot; 8 would spill there, so two.
+template <class T, int kNs, bool kHasBias, int kAct>
+__global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
+    conv_pointwise_mma_kernel(BooConvArgs a, PointwisePlan p) {
   extern __shared__ float4 shared4[];
   const int c_count = static_cast<int>(a.c), k_count = static_cast<int>(a.k);
-  const int cs = (c_count + 15) / 16 * 16 + 8;
-  const int k_steps = (c_count + 15) / 16;
-  constexpr int kKp = 8 * kN;
-  float* bias = reinterpret_cast<float*>(shared4);
-  T* filter = reinterpret_cast<T*>(bias + kKp);  // 16-byte aligned: kKp * 4 is
-  T* xs = filter + kKp * cs;                     // cs * 2 is a multiple of 16 bytes
-  T* ys = xs + kPointwiseThreads * cs;
-  T* raw = ys + kPointwiseThreads * ((k_count + 7) / 8 * 8);  // 16-byte aligned
+  const int slots = p.slots, row = p.row, steps = p.steps;
+  uint2* bfrag = reinterpret_cast<uint2*>(shared4);
+  uint2* amask = bfrag + steps * slots * kNs * 32;
+  float* bias = reinterpret_cast<float*>(amask + steps * slots * 32);
+  int* flags = reinterpret_cast<int*>(bias + kNs * 8);
+  T* wraw = reinterpret_cast<T*>(flags + 16);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t warp_out = pointwise_warp_out_elements(p);
+  T* outs = wraw + (k_count * c_count + 7) / 8 * 8 + warp * warp_out;
+  T* stages = wraw + (k_count * c_count + 7) / 8 * 8 + kPointwiseThreads / 32 * warp_out;
+  const int64_t stage_elements = pointwise_stage_elements(p);
   const T* __restrict__ x = static_cast<const T*>(a.x);
   const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
   const T zero = from_float<T>(0.0f);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int g = lane / 4, t = lane % 4;
-  // x's tiles (rows x C elements, contiguous) come into `raw` by asynchronous 16-byte copies,
-  // one tile ahead: the next tile's copies are in flight while the block multiplies the current
-  // one and stores it. Then they are spread into rows of cs, shared memory to shared memory.
+  const int64_t elements = p.pixels * c_count;
+  const int64_t tiles = (p.rows + kPointwiseTileRows - 1) / kPointwiseTileRows;
+  const int64_t step = gridDim.x;
+  // Tile q into stage buffer b: 16 row 16-byte chunks, zero-filled past x's end (so that no
+  // stale element of an earlier tile is multiplied). One commit group per call, empty or not.
   constexpr int kPer = 16 / sizeof(T);
-  const int64_t step = static_cast<int64_t>(gridDim.x) * kPointwiseThreads;
-  const auto rows_at = [&](int64_t p) {
-    return pixels - p < kPointwiseThreads ? static_cast<int>(pixels - p) : kPointwiseThreads;
-  };
-  const auto fetch = [&](int64_t p) {
-    const T* src = x + p * c_count;
-    const int vectors = rows_at(p) * c_count / kPer;
-    for (int i = threadIdx.x; i < vectors; i += kPointwiseThreads) {
-      cp_async_16(raw + i * kPer, src + i * kPer, 16);
+  const auto fetch = [&](int64_t q, int b) {
+    if (q < tiles) {
+      const int64_t e0 = q * kPointwiseTileRows * row;
+      const T* src = x + e0;
+      // The tile's bytes in x (all 256 R C but in the last tile).
+      const int64_t in_x = (elements - e0) * static_cast<int64_t>(sizeof(T));
+      const int left = in_x < 256 * row ? static_cast<int>(in_x) : 256 * row;
+      T* dst = stages + b * stage_elements;
+      for (int i = threadIdx.x; i < 16 * row; i += kPointwiseThreads) {
+        const int n = min(max(left - 16 * i, 0), 16);
+        cp_async_16(dst + i * kPer, n > 0 ? src + i * kPer : x, n);
+      }
     }
     cp_async_commit();
   };
-  int64_t p0 = static_cast<int64_t>(blockIdx.x) * kPointwiseThreads;
-  if (p0 < pixels) fetch(p0);
-  // The filter, bias and padding while the first tile is in flight (the bias load too: a
-  // thread's value, kKp <= 64 threads).
-  const float bias_k = kHasBias && threadIdx.x < k_count
-                           ? to_float(static_cast<const T*>(a.bias)[threadIdx.x])
-                           : 0.0f;
-  constexpr int kMaxRow = kPointwiseMaxChannels + 8;  // cs at C = 64
-  fill_in_flight<(kKp * kMaxRow + kPointwiseThreads - 1) / kPointwiseThreads>(
-      filter, kKp * cs, [&](int i) {
-        const int k = i / cs, c = i - k * cs;
-        return k < k_count && c < c_count ? w[k * a.w_stride[0] + c * a.w_stride[1]] : zero;
+  int64_t q = blockIdx.x;
+#pragma unroll
+  for (int i = 0; i + 1 < kPointwiseStages; ++i) fetch(q + i * step, i);
+  // The filter (K x C; packed, as 1x1 filters are, it is one flat copy) and the bias while the
+  // first tiles are in flight.
+  const bool packed = a.w_stride[1] == 1 && a.w_stride[0] == c_count;
+  fill_in_flight<kPointwiseMaxChannels * kPointwiseMaxChannels / kPointwiseThreads>(
+      wraw, k_count * c_count, [&](int i) {
+        if (packed) return w[i];
+        const int k = i / c_count, c = i - k * c_count;
+        return w[k * a.w_stride[0] + c * a.w_stride[1]];
       });
-  if (threadIdx.x < kKp) bias[threadIdx.x] = bias_k;
-  // x's padding columns stay zero: the tiles write columns below C only. A row per thread.
-  for (int c = c_count; c < cs; ++c) xs[threadIdx.x * cs + c] = zero;
-  for (; p0 < pixels; p0 += step) {
-    const int rows = rows_at(p0);
-    cp_async_wait<0>();
-    __syncthreads();  // raw holds the tile (the first time also the filter, bias, padding)
-    if (threadIdx.x < rows) {
-      // A pixel's row per thread; the tail of a tile whose elements are not whole vectors (the
-      // last one only: 256 rows are whole) comes from global memory.
-      const int whole = rows * c_count / kPer * kPer;
-      const int e0 = threadIdx.x * c_count;
-      const T* xt = x + p0 * c_count;
-      T* row = xs + threadIdx.x * cs;
-      for (int c = 0; c < c_count; ++c) row[c] = e0 + c < whole ? raw[e0 + c] : xt[e0 + c];
-    }
-    __syncthreads();  // xs holds the tile; raw is free
-    if (p0 + step < pixels) fetch(p0 + step);
+  if (threadIdx.x < kNs * 8) {
+    bias[threadIdx.x] = kHasBias && static_cast<int>(threadIdx.x) < k_count
+                            ? to_float(static_cast<const T*>(a.bias)[threadIdx.x])
+                            : 0.0f;
+  }
+  __syncthreads();
+  // Does k16 step s meet slot sl's columns [sl C, sl C + C)? (Steps that do not are skipped.)
+  const auto meets = [&](int s, int sl) {
+    return 16 * s < sl * c_count + c_count && 16 * s + 16 > sl * c_count;
+  };
+  // B fragments of the block-diagonal filter where the step meets the slot: element (kk, n) of
+  // slot sl is w[n][kk - sl C] for kk in slot sl's columns, else zero.
+  for (int e = threadIdx.x; e < steps * slots * kNs * 32; e += kPointwiseThreads) {
+    const int l = e % 32, j = e / 32 % kNs, ss = e / 32 / kNs;
+    const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
+    if (!meets(s, sl)) continue;
+    const int kk0 = 16 * s + 2 * (l % 4) - sl * c_count, n = 8 * j + l / 4;
+    const T* wn = wraw + n * c_count;
+    const auto at = [&](int c) { return n < k_count && c >= 0 && c < c_count ? wn[c] : zero; };
+    bfrag[e] =
+        make_uint2(pack_elements(at(kk0), at(kk0 + 1)), pack_elements(at(kk0 + 8), at(kk0 + 9)));
+  }
+  // A masks: the halves of a lane's words (columns 2t, 2t + 1 and 2t + 8, 2t + 9) in slot sl.
+  for (int e = threadIdx.x; e < steps * slots * 32; e += kPointwiseThreads) {
+    const int l = e % 32, ss = e / 32;
+    const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
+    const int c0 = 16 * s + 2 * (l % 4) - sl * c_count;
+    const auto half = [&](int c, uint32_t bits) { return c >= 0 && c < c_count ? bits : 0u; };
+    amask[e] = make_uint2(half(c0, 0xffffu) | half(c0 + 1, 0xffff0000u),
+                          half(c0 + 8, 0xffffu) | half(c0 + 9, 0xffff0000u));
+  }
+  if (static_cast<int>(threadIdx.x) < steps * slots) {
+    flags[threadIdx.x] = slots == 2 ? meets(threadIdx.x / 2, threadIdx.x % 2) : 1;
+  }
+  const uint32_t stage_base = shared_address(stages);
+  const uint32_t out_base = shared_address(outs);
+  const int out_row = p.out_row;
+  const int64_t y_elements = p.pixels * k_count;
+  int b = 0;
+  for (; q < tiles; q += step) {
+    cp_async_wait<kPointwiseStages - 2>();
+    __syncthreads();  // tile q has landed; every warp is done with the buffer fetch refills
+    fetch(q + (kPointwiseStages - 1) * step, (b + kPointwiseStages - 1) % kPointwiseStages);
+    float acc[2][kNs][4];
 #pragma unroll
-    for (int m = 0; m < 2; ++m) {
-      const int r0 = warp * 32 + m * 16;
-      if (r0 >= rows) break;
-      float acc[kN][4];
+    for (int sl = 0; sl < 2; ++sl) {
 #pragma unroll
-      for (int n = 0; n < kN; ++n) {
-        acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+      for (int j = 0; j < kNs; ++j) {
+        acc[sl][j][0] = acc[sl][j][1] = acc[sl][j][2] = acc[sl][j][3] = 0.0f;
       }
-      const T* xa = xs + (r0 + g) * cs + 2 * t;
-      const T* wb = filter + g * cs + 2 * t;
-      for (int ks = 0; ks < k_steps; ++ks) {
-        uint32_t af[4];
-        af[0] = *reinterpret_cast<const uint32_t*>(xa + ks * 16);
-        af[1] = *reinterpret_cast<const uint32_t*>(xa + 8 * cs + ks * 16);
-        af[2] = *reinterpret_cast<const uint32_t*>(xa + ks * 16 + 8);
-        af[3] = *reinterpret_cast<const uint32_t*>(xa + 8 * cs + ks * 16 + 8);
+    }
+    // Word 8 s + t of rows g and g + 8 of the warp's 16 (4 bytes a word, 2 row bytes a column).
+    const uint32_t a_row = stage_base + static_cast<uint32_t>(b * stage_elements * sizeof(T)) +
+                           static_cast<uint32_t>(((warp * 16 + g) * row / 2 + t) * 4);
+    const uint32_t a_row8 = a_row + static_cast<uint32_t>(8 * row * sizeof(T));
+#pragma unroll 1
+    for (int s = 0; s < steps; ++s) {
+      const uint32_t w0 = lds32(a_row + 32 * s), w1 = lds32(a_row8 + 32 * s);
+      const uint32_t w2 = lds32(a_row + 32 * s + 16), w3 = lds32(a_row8 + 32 * s + 16);
 #pragma unroll
-        for (int n = 0; n < kN; ++n) {
-          uint32_t bf[2];
-          bf[0] = *reinterpret_cast<const uint32_t*>(wb + n * 8 * cs + ks * 16);
-          bf[1] = *reinterpret_cast<const uint32_t*>(wb + n * 8 * cs + ks * 16 + 8);
-          mma_16816<T>(acc[n], af, bf);
+      for (int sl = 0; sl < 2; ++sl) {
+        if (sl >= slots || !flags[s * slots + sl]) continue;
+        const uint2 m = amask[(s * slots + sl) * 32 + lane];
+        const uint32_t af[4] = {w0 & m.x, w1 & m.x, w2 & m.y, w3 & m.y};
+        const uint2* bf = bfrag + (s * slots + sl) * kNs * 32 + lane;
+#pragma unroll
+        for (int j = 0; j < kNs; ++j) {
+          const uint2 v = bf[j * 32];
+          const uint32_t bv[2] = {v.x, v.y};
+          mma_16816<T>(acc[sl][j], af, bv);
         }
       }
-      // acc[n]: rows r0 + g and r0 + g + 8, columns 8 n + 2 t and 8 n + 2 t + 1.
+    }
+    // acc[sl][j]: super-rows g and g + 8, outputs 8 j + 2 t and + 1 of pixel sl of each, into
+    // the warp's buffer at (super-row) R K + sl K + n: a word, but for slot 1 of an odd K (two
+    // halves). Only the last n-tile has columns past K (K > 8 (kNs - 1)).
 #pragma unroll
-      for (int n = 0; n < kN; ++n) {
+    for (int sl = 0; sl < 2; ++sl) {
+      if (sl >= slots) continue;
+      const bool words = sl == 0 || k_count % 2 == 0;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int r = r0 + g + 8 * h;
-          if (r >= rows) continue;
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t at = out_base + 2 * ((g + 8 * h) * out_row + sl * k_count + 2 * t);
 #pragma unroll
-          for (int j = 0; j < 2; ++j) {
-            const int col = 8 * n + 2 * t + j;
-            if (col < k_count) {
-              ys[r * k_count + col] = from_float<T>(activate<kAct>(acc[n][2 * h + j] + bias[col]));
-            }
+        for (int j = 0; j < kNs; ++j) {
+          const int n = 8 * j + 2 * t;
+          const float2 bn = *reinterpret_cast<const float2*>(bias + n);
+          const uint32_t v = pack_pair<T>(activate<kAct>(acc[sl][j][2 * h] + bn.x),
+                                          activate<kAct>(acc[sl][j][2 * h + 1] + bn.y));
+          const bool both = j + 1 < kNs || n + 1 < k_count, first = j + 1 < kNs || n < k_count;
+          if (words && both) {
+            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at + 16 * j), "r"(v));
+          } else {
+            if (first)
+              asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at + 16 * j),
+                           "h"(static_cast<uint16_t>(v)));
+            if (both)
+              asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at + 16 * j + 2),
+                           "h"(static_cast<uint16_t>(v >> 16)));
           }
         }
       }
     }
-    __syncthreads();
-    copy_tile(y + p0 * k_count, ys, rows * k_count);
-    __syncthreads();  // the tiles are free for the next pixels
+    __syncwarp();
+    // The warp's 16 super-rows are y's elements [y0, y0 + 16 R K), 16-byte aligned; past y's end
+    // (the last tile) only what is there.
+    const int64_t y0 = (q * kPointwiseTileRows + warp * 16) * out_row;
+    const int64_t valid = y_elements - y0 < warp_out ? y_elements - y0 : warp_out;
+    const int vectors = valid > 0 ? static_cast<int>(valid / kPer) : 0;
+    for (int i = lane; i < vectors; i += 32) {
+      reinterpret_cast<uint4*>(y + y0)[i] = reinterpret_cast<const uint4*>(outs)[i];
+    }
+    for (int64_t e = static_cast<int64_t>(vectors) * kPer + lane; e < valid; e += 32) {
+      y[y0 + e] = outs[e];
+    }
+    __syncwarp();  // the buffer is free for the next tile
+    b = (b + 1) % kPointwiseStages;
   }
 }
 
@@ -291,42 +417,46 @@ struct ConvPointwiseRunner {
 
   static int64_t workspace(const BooConvArgs& a) { return reject(a) == nullptr ? 0 : -1; }
 
-  // kK: K rounded up to 8. 16-bit types run the tensor-core kernel, fp32 the CUDA-core one.
-  template <int kK>
-  static cudaError_t launch(const BooConvArgs& a, cudaStream_t s) {
-    const int64_t pixels = a.n * a.in[0] * a.in[1] * a.in[2];
-    size_t smem = 0;
-    void (*kernel)(BooConvArgs, int64_t) = nullptr;
-    if constexpr (sizeof(T) == 2) {
-      const int64_t cs = (a.c + 15) / 16 * 16 + 8;
-      smem = static_cast<size_t>(kK * 4 + (kK + kPointwiseThreads) * cs * sizeof(T) +
-                                 kPointwiseThreads * (kK + a.c) * sizeof(T));
-      kernel = conv_pointwise_mma_kernel<T, kK / 8, kHasBias, kAct>;
-    } else {
-      const int64_t widest = a.c > a.k ? a.c : a.k;
-      smem = static_cast<size_t>((a.c * kK + kK) * 4 + kPointwiseThreads * widest * sizeof(T));
-      kernel = conv_pointwise_kernel<T, kK, kHasBias, kAct>;
-    }
+  // One wave of blocks, each looping over tiles (the filter is staged once per block): as many
+  // per SM as fit (shared memory, registers), at most one per tile.
+  template <class P>
+  static cudaError_t launch_wave(void (*kernel)(BooConvArgs, P), size_t smem, int64_t tiles,
+                                 const BooConvArgs& a, const P& p, cudaStream_t s) {
     if (smem > 48 * 1024) {
       const cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
       if (e != cudaSuccess) return e;
     }
-    const int64_t tiles = (pixels + kPointwiseThreads - 1) / kPointwiseThreads;
-    const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
-    // One wave of blocks, each looping over tiles (the filter is staged once per block): as
-    // many per SM as fit (shared memory, registers).
     int per_sm = 1;
     if (const cudaError_t e =
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kPointwiseThreads, smem);
         e != cudaSuccess) {
       return e;
     }
-    if (per_sm < 1) per_sm = 1;
-    const int64_t most = per_sm * sms;
-    const unsigned grid = static_cast<unsigned>(tiles < most ? tiles : most);
-    kernel<<<grid, kPointwiseThreads, smem, s>>>(a, pixels);
+    const int64_t most =
+        static_cast<int64_t>(per_sm < 1 ? 1 : per_sm) * (a.sm_count > 0 ? a.sm_count : 132);
+    kernel<<<static_cast<unsigned>(tiles < most ? tiles : most), kPointwiseThreads, smem, s>>>(a,
+                                                                                               p);
     return cudaGetLastError();
+  }
+
+  // kK: K rounded up to 8. 16-bit types run the tensor-core kernel, fp32 the CUDA-core one.
+  template <int kK>
+  static cudaError_t launch(const BooConvArgs& a, cudaStream_t s) {
+    const int64_t pixels = a.n * a.in[0] * a.in[1] * a.in[2];
+    const int c = static_cast<int>(a.c), k = static_cast<int>(a.k);
+    if constexpr (sizeof(T) == 2) {
+      const PointwisePlan plan = pointwise_plan(pixels, c, k);
+      return launch_wave(conv_pointwise_mma_kernel<T, kK / 8, kHasBias, kAct>,
+                         static_cast<size_t>(pointwise_shared_bytes(plan, kK / 8, c, k, sizeof(T))),
+                         (plan.rows + kPointwiseTileRows - 1) / kPointwiseTileRows, a, plan, s);
+    } else {
+      const int widest = c > k ? c : k;
+      return launch_wave(
+          conv_pointwise_kernel<T, kK, kHasBias, kAct>,
+          static_cast<size_t>((c * kK + kK) * 4 + kPointwiseThreads * widest * sizeof(T)),
+          (pixels + kPointwiseThreads - 1) / kPointwiseThreads, a, pixels, s);
+    }
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,

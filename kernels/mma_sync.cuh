@@ -81,4 +81,23 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t s) {
                : "r"(s));
 }
 
+// Two values rounded to T, the first in the low half (one cvt for bf16x2 and f16x2).
+template <class T>
+__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __half>) {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  } else {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&v);
+  }
+}
+
+// A 32-bit load from shared memory (`s`: shared_address), kept in program order.
+__device__ __forceinline__ uint32_t lds32(uint32_t s) {
+  uint32_t v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(s));
+  return v;
+}
+
 }  // namespace boo_kernels

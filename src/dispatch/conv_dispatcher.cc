@@ -24,10 +24,15 @@ using ops::ConvDirection;
 constexpr double kDepthwiseBandwidthShare = 0.4;
 constexpr double kDepthwiseTapRate = 2.2e12;
 constexpr double kNoLimit = 1e300;
-// conv.pointwise (kernels/conv_pointwise.cuh): the share of the copy bandwidth its staged loads
-// and stores reach (0.35 measured at C = K = 35 on an H100: 26.1 us for 27.5 MB,
-// bench/results/2026-11-25-conv-pointwise-h100.md), and the fp32 kernel's FMAs per second on
-// 132 SMs (an estimate: a quarter of the issue slots read the filter from shared memory).
+// conv.pointwise (kernels/conv_pointwise.cuh). The tensor-core kernel (16-bit types): a fixed
+// cost past the launch (a block's filter tables and the first tile's latency) and the share of
+// the copy bandwidth it streams at, fitted on an H100 over tests/gpu/conv_pointwise.txt (16.5 us
+// for the 27.5 MB of the public C = 35 line, 10.6-10.9 us for 7.5-8.4 MB, 8.1 us for 1.6 MB;
+// bench/results/2026-11-27-conv-pointwise-h100.md). The fp32 kernel: the share its staged loads
+// and stores reach (0.35 at C = K = 35, 2026-11-25), and its FMAs per second on 132 SMs (an
+// estimate: a quarter of the issue slots read the filter from shared memory).
+constexpr double kPointwiseMmaFixedUs = 4.5;
+constexpr double kPointwiseMmaBandwidthShare = 0.9;
 constexpr double kPointwiseBandwidthShare = 0.35;
 constexpr double kPointwiseFmaRate = 18e12;
 // conv.grouped's direct kernel (kernels/conv_grouped_direct.cuh): the share of the copy
@@ -419,12 +424,15 @@ core::Status conv_pointwise_supports(const ops::ConvProblem& p) {
 
 double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
-  // fp32 multiplies on CUDA cores; 16-bit types on tensor cores, whose time hides under the
-  // memory's.
-  const double fmas = p.dtype == core::DType::kF32
-                          ? static_cast<double>(p.n * product(p.input)) * static_cast<double>(p.c) *
-                                static_cast<double>((p.k + 7) / 8 * 8)
-                          : 0.0;
+  // 16-bit types multiply on tensor cores, whose time hides under the memory's; fp32 on CUDA
+  // cores.
+  if (p.dtype != core::DType::kF32) {
+    return kPointwiseMmaFixedUs + predict_direct_us(p, d, kPointwiseMmaBandwidthShare, 0.0,
+                                                    "super-row streaming 1x1 kernel (mma.sync)",
+                                                    "FMAs", why);
+  }
+  const double fmas = static_cast<double>(p.n * product(p.input)) * static_cast<double>(p.c) *
+                      static_cast<double>((p.k + 7) / 8 * 8);
   return predict_direct_us(p, d, kPointwiseBandwidthShare,
                            fmas / (kPointwiseFmaRate * d.sm_count / 132.0) * 1e6,
                            "pixel-streaming 1x1 kernel", "FMAs", why);

@@ -225,8 +225,15 @@ TEST_F(ConvDispatchTest, PointwiseStreamsFewChannelOneByOnes) {
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->front().algorithm, kConvPointwise);
   EXPECT_EQ(c->front().config, "conv.pointwise_bf16_f32acc_fprop_2d_nobias.none");
-  EXPECT_NE(c->front().reason.find("pixel-streaming"), std::string::npos) << c->front().reason;
+  EXPECT_NE(c->front().reason.find("super-row streaming"), std::string::npos) << c->front().reason;
   EXPECT_EQ(c->back().algorithm, kConvDirect);
+  // fp32 runs the CUDA-core kernel, modelled by its FMAs.
+  const auto fp32 =
+      conv("conv -n 128 -c 35 -H 48 -W 32 -k 35 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  std::string why;
+  EXPECT_GT(predict_conv_pointwise_us(fp32, gemm_->device_model(), &why), 0.0);
+  EXPECT_NE(why.find("pixel-streaming"), std::string::npos) << why;
   // 64 channels each way: the GEMM first, conv.pointwise just before the fallback.
   const auto aligned =
       conv("convbfp16 -n 8 -c 64 -H 14 -W 14 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1" +
