@@ -151,6 +151,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kPointwiseBlocksPerSm)
 // made the L2 take 16-byte pieces: 47.5 against 24 us on the public C = 35 line, H100). Per tile
 // a block runs one barrier. The filter tables are built without divisions (a block's set-up is
 // a chain of dependent instructions on small problems).
+//
 // Stage buffers: two (three blocks an SM at C = K = 35) measured faster than three (two blocks):
 // 16.9 against 18.5 us on the public C = 35 line, H100 (bench/results/
 // 2026-11-27-conv-pointwise-h100.md). BOO_NVCC_FLAGS=-DBOO_POINTWISE_STAGES=3 is for measuring.
