@@ -1,6 +1,8 @@
 // What the convolution runners share: the checks of BooConvArgs' geometry that every one of them
-// makes before its own (host code).
+// makes before its own, and the one-wave launch of the persistent direct kernels (host code).
 #pragma once
+
+#include <cuda_runtime.h>
 
 #include <cstdint>
 
@@ -71,6 +73,35 @@ inline int32_t conv_wrapper_ready(const char* rejected, int64_t inner_bytes,
 inline unsigned conv_copy_grid(int64_t total) {
   const int64_t blocks = (total + 255) / 256;
   return static_cast<unsigned>(blocks < (int64_t{1} << 20) ? blocks : int64_t{1} << 20);
+}
+
+// Launches a persistent tile kernel (conv.grouped's, conv.padded_channels' and conv.pointwise's
+// direct kernels)
+// as one wave of blocks: as many per SM as fit at `shared_bytes`, a multiple of `chunks` (block b
+// keeps chunk b % chunks), at most one per tile and chunk (`work`).
+template <class... Args>
+inline int32_t launch_tile_wave(void (*kernel)(Args...), int threads, int shared_bytes,
+                                int64_t work, int chunks, int64_t sm_count, void* stream, char* why,
+                                int32_t len, Args... args) {
+  if (shared_bytes > 48 * 1024) {
+    if (const cudaError_t e =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
+        e != cudaSuccess) {
+      return cuda_result(e, why, len);
+    }
+  }
+  int per_sm = 1;
+  if (const cudaError_t e =
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes);
+      e != cudaSuccess) {
+    return cuda_result(e, why, len);
+  }
+  const int64_t wave = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) *
+                       (sm_count > 0 ? sm_count : 132) / chunks * chunks;
+  const int64_t blocks = work < wave ? work : (wave > chunks ? wave : chunks);
+  kernel<<<static_cast<unsigned>(blocks), threads, shared_bytes,
+           static_cast<cudaStream_t>(stream)>>>(args...);
+  return cuda_result(cudaGetLastError(), why, len);
 }
 
 }  // namespace boo_kernels

@@ -343,34 +343,6 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
   }
 }
 
-// Launches a persistent tile kernel (conv.grouped's and conv.padded_channels' direct kernels)
-// as one wave of blocks: as many per SM as fit at `shared_bytes`, a multiple of `chunks` (block b
-// keeps chunk b % chunks), at most one per tile and chunk (`work`).
-template <class... Args>
-inline int32_t launch_tile_wave(void (*kernel)(Args...), int threads, int shared_bytes,
-                                int64_t work, int chunks, int64_t sm_count, void* stream, char* why,
-                                int32_t len, Args... args) {
-  if (shared_bytes > 48 * 1024) {
-    if (const cudaError_t e =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes);
-        e != cudaSuccess) {
-      return cuda_result(e, why, len);
-    }
-  }
-  int per_sm = 1;
-  if (const cudaError_t e =
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes);
-      e != cudaSuccess) {
-    return cuda_result(e, why, len);
-  }
-  const int64_t wave = static_cast<int64_t>(per_sm > 0 ? per_sm : 1) *
-                       (sm_count > 0 ? sm_count : 132) / chunks * chunks;
-  const int64_t blocks = work < wave ? work : (wave > chunks ? wave : chunks);
-  kernel<<<static_cast<unsigned>(blocks), threads, shared_bytes,
-           static_cast<cudaStream_t>(stream)>>>(args...);
-  return cuda_result(cudaGetLastError(), why, len);
-}
-
 template <class T, bool kHasBias, int kAct>
 struct ConvGroupedRunner {
   static_assert(sizeof(T) == 2, "conv.grouped's direct kernel runs on 16-bit tensor-core types");

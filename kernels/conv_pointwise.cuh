@@ -418,45 +418,26 @@ struct ConvPointwiseRunner {
 
   static int64_t workspace(const BooConvArgs& a) { return reject(a) == nullptr ? 0 : -1; }
 
-  // One wave of blocks, each looping over tiles (the filter is staged once per block): as many
-  // per SM as fit (shared memory, registers), at most one per tile.
-  template <class P>
-  static cudaError_t launch_wave(void (*kernel)(BooConvArgs, P), size_t smem, int64_t tiles,
-                                 const BooConvArgs& a, const P& p, cudaStream_t s) {
-    if (smem > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      if (e != cudaSuccess) return e;
-    }
-    int per_sm = 1;
-    if (const cudaError_t e =
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kPointwiseThreads, smem);
-        e != cudaSuccess) {
-      return e;
-    }
-    const int64_t most =
-        static_cast<int64_t>(per_sm < 1 ? 1 : per_sm) * (a.sm_count > 0 ? a.sm_count : 132);
-    kernel<<<static_cast<unsigned>(tiles < most ? tiles : most), kPointwiseThreads, smem, s>>>(a,
-                                                                                               p);
-    return cudaGetLastError();
-  }
-
-  // kK: K rounded up to 8. 16-bit types run the tensor-core kernel, fp32 the CUDA-core one.
+  // kK: K rounded up to 8. 16-bit types run the tensor-core kernel, fp32 the CUDA-core one; one
+  // wave of blocks, each looping over tiles (the filter is staged once per block).
   template <int kK>
-  static cudaError_t launch(const BooConvArgs& a, cudaStream_t s) {
+  static int32_t launch(const BooConvArgs& a, void* stream, char* why, int32_t len) {
     const int64_t pixels = a.n * a.in[0] * a.in[1] * a.in[2];
     const int c = static_cast<int>(a.c), k = static_cast<int>(a.k);
     if constexpr (sizeof(T) == 2) {
       const PointwisePlan plan = pointwise_plan(pixels, c, k);
-      return launch_wave(conv_pointwise_mma_kernel<T, kK / 8, kHasBias, kAct>,
-                         static_cast<size_t>(pointwise_shared_bytes(plan, kK / 8, c, k, sizeof(T))),
-                         (plan.rows + kPointwiseTileRows - 1) / kPointwiseTileRows, a, plan, s);
+      return launch_tile_wave(
+          conv_pointwise_mma_kernel<T, kK / 8, kHasBias, kAct>, kPointwiseThreads,
+          static_cast<int>(pointwise_shared_bytes(plan, kK / 8, c, k, sizeof(T))),
+          (plan.rows + kPointwiseTileRows - 1) / kPointwiseTileRows, 1, a.sm_count, stream, why,
+          len, a, plan);
     } else {
       const int widest = c > k ? c : k;
-      return launch_wave(
-          conv_pointwise_kernel<T, kK, kHasBias, kAct>,
-          static_cast<size_t>((c * kK + kK) * 4 + kPointwiseThreads * widest * sizeof(T)),
-          (pixels + kPointwiseThreads - 1) / kPointwiseThreads, a, pixels, s);
+      return launch_tile_wave(
+          conv_pointwise_kernel<T, kK, kHasBias, kAct>, kPointwiseThreads,
+          static_cast<int>((c * kK + kK) * 4 + kPointwiseThreads * widest * sizeof(T)),
+          (pixels + kPointwiseThreads - 1) / kPointwiseThreads, 1, a.sm_count, stream, why, len, a,
+          pixels);
     }
   }
 
@@ -466,35 +447,24 @@ struct ConvPointwiseRunner {
     (void)ws_bytes;
     if (const int32_t v = reject_verdict(reject(a), why, len); v != BOO_OK) return v;
     if (a.dry_run) return BOO_OK;
-    const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    cudaError_t e;
     switch ((a.k + 7) / 8) {
       case 1:
-        e = launch<8>(a, s);
-        break;
+        return launch<8>(a, stream, why, len);
       case 2:
-        e = launch<16>(a, s);
-        break;
+        return launch<16>(a, stream, why, len);
       case 3:
-        e = launch<24>(a, s);
-        break;
+        return launch<24>(a, stream, why, len);
       case 4:
-        e = launch<32>(a, s);
-        break;
+        return launch<32>(a, stream, why, len);
       case 5:
-        e = launch<40>(a, s);
-        break;
+        return launch<40>(a, stream, why, len);
       case 6:
-        e = launch<48>(a, s);
-        break;
+        return launch<48>(a, stream, why, len);
       case 7:
-        e = launch<56>(a, s);
-        break;
+        return launch<56>(a, stream, why, len);
       default:
-        e = launch<64>(a, s);
-        break;
+        return launch<64>(a, stream, why, len);
     }
-    return cuda_result(e, why, len);
   }
 };
 
