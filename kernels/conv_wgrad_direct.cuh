@@ -29,6 +29,7 @@
 // grouped_row).
 #include "conv_common.cuh"
 #include "conv_grouped_direct.cuh"
+#include "conv_wgrad_wgmma.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
@@ -355,6 +356,12 @@ __global__ void __launch_bounds__(32 * kWgradReduceGroups)
   }
 }
 
+// The warpgroup kernel (conv_wgrad_wgmma.cuh) runs the layers it takes (stride 1, C and K
+// multiples of 64, at most 9 taps); BOO_NVCC_FLAGS=-DBOO_WGRAD_WGMMA=0 turns it off, for measuring.
+#ifndef BOO_WGRAD_WGMMA
+#define BOO_WGRAD_WGMMA 1
+#endif
+
 template <class T>
 struct ConvWgradDirectRunner {
   static_assert(sizeof(T) == 2,
@@ -392,7 +399,13 @@ struct ConvWgradDirectRunner {
     return wgrad_plan(a, plan);
   }
 
-  static int64_t slices_bytes(const WgradPlan& plan) {
+  // Whether the warpgroup kernel takes `a` (which reject() accepted), and its plan.
+  static bool use_wgmma(const BooConvArgs& a, WgmmaWgradPlan* plan) {
+    return BOO_WGRAD_WGMMA != 0 && wgmma_wgrad_plan(a, plan) == nullptr;
+  }
+
+  template <class Plan>
+  static int64_t slices_bytes(const Plan& plan) {
     return static_cast<int64_t>(plan.slices) * plan.total * static_cast<int64_t>(sizeof(float));
   }
 
@@ -403,36 +416,55 @@ struct ConvWgradDirectRunner {
 
   static int64_t workspace(const BooConvArgs& a) {
     WgradPlan plan{};
-    return reject(a, &plan) == nullptr ? slices_bytes(plan) : -1;
+    if (reject(a, &plan) != nullptr) return -1;
+    WgmmaWgradPlan wide{};
+    return use_wgmma(a, &wide) ? slices_bytes(wide) : slices_bytes(plan);
+  }
+
+  // The launch of `kernel` on `blocks` of `threads` and `shared` bytes, then the reduction of
+  // the `slices` workspace slices into dw.
+  template <class Kernel, class Plan>
+  static int32_t launch(const BooConvArgs& a, Kernel kernel, const Plan& plan, unsigned blocks,
+                        int threads, float* slices, cudaStream_t s, char* why, int32_t len) {
+    if (const cudaError_t e = cudaFuncSetAttribute(
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
+        e != cudaSuccess) {
+      return cuda_result(e, why, len);
+    }
+    kernel<<<blocks, threads, plan.shared_bytes, s>>>(a, plan, slices);
+    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
+    const unsigned reduce_blocks = static_cast<unsigned>((plan.total + 127) / 128);
+    conv_wgrad_reduce_kernel<T><<<reduce_blocks, 32 * kWgradReduceGroups, 0, s>>>(
+        slices, static_cast<T*>(a.w), plan.slices, plan.total);
+    return cuda_result(cudaGetLastError(), why, len);
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
     WgradPlan plan{};
     if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
-    if (const char* e = conv_workspace_error(ws, slices_bytes(plan), ws_bytes)) {
+    WgmmaWgradPlan wide{};
+    const bool wgmma = use_wgmma(a, &wide);
+    if (const char* e =
+            conv_workspace_error(ws, wgmma ? slices_bytes(wide) : slices_bytes(plan), ws_bytes)) {
       write_why(why, len, e);
       return BOO_ERROR;
     }
     if (a.dry_run) return BOO_OK;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    float* slices = static_cast<float*>(ws);
+    if (wgmma) {
+      const unsigned blocks =
+          static_cast<unsigned>(wide.chunks) * static_cast<unsigned>(wide.slices);
+      return launch(a, conv_wgrad_wgmma_kernel<T>, wide, blocks, 128 * wide.groups, slices, s, why,
+                    len);
+    }
     auto kernel = conv_wgrad_mma_kernel<T, 2>;
     if constexpr (kWgradWarpRows == 64) {
       if (plan.kb == 64) kernel = conv_wgrad_mma_kernel<T, kWgradMaxMTiles>;
     }
-    if (const cudaError_t e = cudaFuncSetAttribute(
-            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
-        e != cudaSuccess) {
-      return cuda_result(e, why, len);
-    }
-    const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    float* slices = static_cast<float*>(ws);
     const unsigned blocks = static_cast<unsigned>(plan.chunks) * static_cast<unsigned>(plan.slices);
-    kernel<<<blocks, kWgradThreads, plan.shared_bytes, s>>>(a, plan, slices);
-    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
-    const unsigned reduce_blocks = static_cast<unsigned>((plan.total + 127) / 128);
-    conv_wgrad_reduce_kernel<T><<<reduce_blocks, 32 * kWgradReduceGroups, 0, s>>>(
-        slices, static_cast<T*>(a.w), plan.slices, plan.total);
-    return cuda_result(cudaGetLastError(), why, len);
+    return launch(a, kernel, plan, blocks, kWgradThreads, slices, s, why, len);
   }
 };
 

@@ -50,7 +50,7 @@ list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 list_env() {
   case "$1" in
     *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
-    *conv_wgrad_direct.txt) echo BOO_CONV_WGRAD_DIRECT=first ;;
+    *conv_wgrad_direct.txt | *conv_wgrad_wgmma.txt) echo BOO_CONV_WGRAD_DIRECT=first ;;
     *conv_few_channels.txt) echo BOO_CONV_FEW_CHANNELS=first ;;
     # The padded lists check the CUTLASS configs behind the padding copies (the few-channel
     # kernel would come first on their C < 8 forward lines).
@@ -176,7 +176,8 @@ fi
 conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu/conv_depthwise.txt
   tests/gpu/conv_depthwise_backward.txt tests/gpu/conv_pointwise.txt
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
-  tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_gemm_1d.txt
+  tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_wgrad_wgmma.txt
+  tests/gpu/conv_gemm_1d.txt
   tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 if want convpreload; then

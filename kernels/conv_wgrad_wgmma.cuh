@@ -1,0 +1,310 @@
+// conv.split_wgrad's warpgroup kernel: backward weight of stride-1 layers whose C and K are
+// multiples of 64 (ResNet's 3x3 layers, 1D convolutions), dw(k, c, tap) = the sum over output
+// pixels of dy(pixel, k) x(pixel's input point + tap, c), on wgmma (sm_90a).
+//
+// A block stages a tile of th output rows of tw pixels of dy and the th + (R - 1) dil_h input
+// rows its taps reach of x (64 channels each) in shared memory, both with the same row pitch
+// (tw + (S - 1) dil_w pixels: dy's extra columns are zero). In that layout tap (r, s) of output
+// pixel q is input pixel q + r dil_h pitch + s dil_w: every tap is the same x tile shifted by a
+// constant, so a tap's B operand (16 pixels x 64 channels of x) is one matrix descriptor moved
+// by the shift, and nothing is gathered.
+//   - Both tiles are stored a row of 128 bytes (64 channels) per pixel, swizzled (16-byte vector
+//     c of pixel p at c ^ (p % 8)): wgmma's MN-major 128-byte swizzled layout, which it reads
+//     from any start row (wgmma.cuh), and rows that cp.async fills from whole 128-byte lines of
+//     NHWC memory. (Planes of 8 channels, the unswizzled layout, cost one L2 request per 16 bytes:
+//     cp.async merges a warp's requests only where both sides are contiguous; 52 against 43 us
+//     on the public 3x3 line.)
+//   - Warpgroup j takes up to 3 taps (3 j onwards of the block's) for all 64 output channels:
+//     per 16 pixels each warp loads its 16 rows of dy^T with one ldmatrix.x4.trans (A in
+//     registers, loaded once for the 3 taps) and the warpgroup issues one m64n64k16 wgmma per
+//     tap; the accumulators (64 x 64 fp32 a tap) stay in registers across every tile.
+//   - cp.async fills one of two stage buffers while the other is multiplied.
+// Blocks walk a slice of the tiles as conv_wgrad_direct.cuh's mma.sync kernel does, write their
+// fp32 dw to the workspace, and its reduction kernel sums the slices in a fixed order.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "conv_common.cuh"
+#include "convert.cuh"
+#include "entry_points.cuh"
+#include "mma_sync.cuh"
+#include "wgmma.cuh"
+
+namespace boo_kernels {
+
+constexpr int kWgmmaWgradGroups = 3;  // warpgroups per block, at most
+constexpr int kWgmmaWgradThreads = 128 * kWgmmaWgradGroups;
+constexpr int kWgmmaWgradTaps = 3;       // taps per warpgroup
+constexpr int kWgmmaWgradChannels = 64;  // output channels and input channels per block
+constexpr int kWgmmaWgradMaxShared = 220 * 1024;
+constexpr int kWgmmaWgradMaxPitch = 256;
+// dy pixels per tile (its rows times the pitch), about: BOO_WGRAD_WGMMA_PIXELS for measuring.
+#ifndef BOO_WGRAD_WGMMA_PIXELS
+#define BOO_WGRAD_WGMMA_PIXELS 256
+#endif
+
+struct WgmmaWgradPlan {
+  int th, tw, pitch;     // a tile: output rows, output columns, the staged row length (pixels)
+  int x_rows;            // staged input rows
+  int y_pixels;          // dy pixels staged (th x pitch, rounded up to 16: the wgmma k-steps)
+  int x_pixels;          // x pixels staged (every pixel a k-step's shifted operand reaches)
+  int x_bytes, y_bytes;  // a stage's x and dy tiles (128 bytes a pixel, in 1024-byte units)
+  int tiles_w, tiles_h;
+  int64_t tiles;  // planes (n x D) x tiles_h x tiles_w
+  int groups;     // warpgroups per block
+  int taps_block, k_chunks, c_chunks, tap_chunks, chunks;
+  int slices;
+  int shared_bytes;
+  int64_t total;  // elements of dw
+};
+
+inline int wgmma_wgrad_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
+// The plan for `a` (backward weight, packed channels-last, 16-bit: ConvWgradDirectRunner checks
+// those), or why this kernel does not take it.
+inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
+  if (a.c % kWgmmaWgradChannels != 0 || a.k % kWgmmaWgradChannels != 0) {
+    return "conv.split_wgrad's wgmma kernel needs C and K multiples of 64";
+  }
+  if (a.stride[0] != 1 || a.stride[1] != 1 || a.stride[2] != 1) {
+    return "conv.split_wgrad's wgmma kernel needs stride 1";
+  }
+  if (a.filter[0] != 1 || a.pad[0] != 0) {
+    return "conv.split_wgrad's wgmma kernel takes 1D and 2D filters (depth 1, no depth padding)";
+  }
+  const int fh = static_cast<int>(a.filter[1]), fw = static_cast<int>(a.filter[2]);
+  // Filters of more than one block's taps restage the tiles per tap chunk: on an H100 a 5x5
+  // dilated fp16 layer ran 0.82x the mma.sync kernel's speed (bench/results/
+  // 2026-11-27-conv-wgrad-wgmma-h100.md); those stay there.
+  if (fh * fw > kWgmmaWgradGroups * kWgmmaWgradTaps) {
+    return "conv.split_wgrad's wgmma kernel takes filters of at most 9 taps";
+  }
+  const int dh = static_cast<int>(a.dilation[1]), dw = static_cast<int>(a.dilation[2]);
+  const int64_t out_h = a.out[1], out_w = a.out[2];
+  const int reach_w = (fw - 1) * dw;
+  if (reach_w + 16 > kWgmmaWgradMaxPitch) {
+    return "conv.split_wgrad's wgmma kernel: the filter reaches too far along W";
+  }
+  p->tiles_w = wgmma_wgrad_ceil(out_w, kWgmmaWgradMaxPitch - reach_w);
+  p->tw = wgmma_wgrad_ceil(out_w, p->tiles_w);
+  p->pitch = p->tw + reach_w;
+  for (int64_t want = BOO_WGRAD_WGMMA_PIXELS; want >= 1; want /= 2) {
+    int64_t rows = want / p->pitch;
+    rows = rows < 1 ? 1 : rows > out_h ? out_h : rows;
+    p->tiles_h = wgmma_wgrad_ceil(out_h, rows);
+    p->th = wgmma_wgrad_ceil(out_h, p->tiles_h);
+    p->x_rows = p->th + (fh - 1) * dh;
+    p->y_pixels = (p->th * p->pitch + 15) / 16 * 16;
+    const int reach = (fh - 1) * dh * p->pitch + reach_w;
+    int x = p->x_rows * p->pitch;
+    x = x > p->y_pixels + reach ? x : p->y_pixels + reach;
+    p->x_pixels = (x + 7) / 8 * 8;
+    p->x_bytes = (p->x_pixels * 128 + 1023) / 1024 * 1024;
+    p->y_bytes = (p->y_pixels * 128 + 1023) / 1024 * 1024;
+    // Up to 1 KB to align the stages to the swizzle pattern, two stages, the pixels' table.
+    p->shared_bytes = 1024 + 2 * (p->x_bytes + p->y_bytes) + 4 * p->x_pixels;
+    if (p->shared_bytes <= kWgmmaWgradMaxShared) break;
+    if (p->th == 1) return "conv.split_wgrad's wgmma kernel: a tile exceeds its shared memory";
+  }
+  if (p->shared_bytes > kWgmmaWgradMaxShared) {
+    return "conv.split_wgrad's wgmma kernel: a tile exceeds its shared memory";
+  }
+  const int64_t planes = a.n * a.out[0];
+  p->tiles = planes * p->tiles_h * p->tiles_w;
+  if (p->tiles >= (int64_t{1} << 31)) {
+    return "conv.split_wgrad's wgmma kernel takes fewer than 2^31 pixel tiles";
+  }
+  const int taps = fh * fw;
+  const int most = kWgmmaWgradGroups * kWgmmaWgradTaps;
+  p->taps_block = taps < most ? taps : most;
+  p->groups = wgmma_wgrad_ceil(p->taps_block, kWgmmaWgradTaps);
+  p->tap_chunks = wgmma_wgrad_ceil(taps, p->taps_block);
+  p->k_chunks = static_cast<int>(a.k / kWgmmaWgradChannels);
+  p->c_chunks = static_cast<int>(a.c / kWgmmaWgradChannels);
+  p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
+  p->total = a.k * a.c * taps;
+  // Blocks an SM: by shared memory (227 KB a block at most, 1 KB reserved each) and by registers
+  // (near 168 a thread: 384 threads an SM).
+  const int by_shared = 232448 / (p->shared_bytes + 1024);
+  const int by_threads = kWgmmaWgradGroups / p->groups;
+  const int per_sm = by_shared < by_threads ? by_shared : by_threads;
+  const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
+  int64_t slices = sms * (per_sm > 0 ? per_sm : 1) / p->chunks;
+  slices = slices < 1 ? 1 : slices;
+  p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+  return nullptr;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
+    conv_wgrad_wgmma_kernel(BooConvArgs a, WgmmaWgradPlan p, float* __restrict__ ws) {
+  extern __shared__ float4 shared4[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>(shared4);
+  const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.chunks));
+  const int slice = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.chunks));
+  const int k0 = chunk % p.k_chunks * kWgmmaWgradChannels;
+  const int c0 = chunk / p.k_chunks % p.c_chunks * kWgmmaWgradChannels;
+  const int tap0 = chunk / (p.k_chunks * p.c_chunks) * p.taps_block;
+  const int fw = static_cast<int>(a.filter[2]);
+  const int taps = static_cast<int>(a.filter[1]) * fw;
+  const int threads = 128 * p.groups;
+  const int stage_bytes = p.x_bytes + p.y_bytes;
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  const T* __restrict__ dy = static_cast<const T*>(a.y);
+  const int in_h = static_cast<int>(a.in[1]), in_w = static_cast<int>(a.in[2]);
+  const int out_h = static_cast<int>(a.out[1]), out_w = static_cast<int>(a.out[2]);
+  const int cc = static_cast<int>(a.c), kk = static_cast<int>(a.k);
+
+  // The stages start at a 1024-byte boundary (the 128-byte swizzle repeats every 8 rows of 128
+  // bytes and wgmma applies it to the address). Each staged pixel's (row, column) in the tile,
+  // the same for x and dy and for every tile, is tabled once: the copies divide nothing.
+  smem += (1024 - shared_address(smem) % 1024) % 1024;
+  int* where = reinterpret_cast<int*>(smem + 2 * stage_bytes);
+  for (int i = threadIdx.x; i < p.x_pixels; i += threads)
+    where[i] = i / p.pitch << 16 | i % p.pitch;
+  __syncthreads();
+
+  // A tile's copies: 16-byte vectors, this thread's vector v of pixels first, + step, ... (a
+  // warp copies 4 whole pixels), zero-filled outside the image, past the tile's rows and in dy's
+  // pitch columns.
+  const int v = threadIdx.x % 8, first = threadIdx.x / 8;
+  // Pixel rows of 128 bytes with 16-byte vector v at v ^ (pixel % 8) (pixel % 8 is first % 8 for
+  // every pixel this thread copies: step is a multiple of 8).
+  const int vector_at = 16 * (v ^ first % 8);
+  const int step = threads / 8;
+  const auto fetch = [&](int64_t tile, int stage) {
+    const int col_tile = static_cast<int>(tile % p.tiles_w);
+    const int64_t rest = tile / p.tiles_w;
+    const int row_tile = static_cast<int>(rest % p.tiles_h);
+    const int64_t plane = rest / p.tiles_h;
+    const int oh0 = row_tile * p.th, ow0 = col_tile * p.tw;
+    const int ih0 = oh0 - static_cast<int>(a.pad[1]), iw0 = ow0 - static_cast<int>(a.pad[2]);
+    const T* image = x + plane * in_h * in_w * cc + c0 + 8 * v;
+    unsigned char* xs = smem + stage * stage_bytes + vector_at;
+    for (int pixel = first; pixel < p.x_pixels; pixel += step) {
+      const int rc = where[pixel], row = rc >> 16, h = ih0 + row, w = iw0 + (rc & 0xffff);
+      const bool inside = row < p.x_rows &&
+                          static_cast<unsigned>(h) < static_cast<unsigned>(in_h) &&
+                          static_cast<unsigned>(w) < static_cast<unsigned>(in_w);
+      cp_async_16(xs + pixel * 128, inside ? image + (h * in_w + w) * cc : x, inside ? 16 : 0);
+    }
+    const T* grad = dy + plane * out_h * out_w * kk + k0 + 8 * v;
+    unsigned char* ys = smem + stage * stage_bytes + p.x_bytes + vector_at;
+    for (int pixel = first; pixel < p.y_pixels; pixel += step) {
+      const int rc = where[pixel], row = rc >> 16, col = rc & 0xffff;
+      const int h = oh0 + row, w = ow0 + col;
+      const bool inside = row < p.th && col < p.tw && h < out_h && w < out_w;
+      cp_async_16(ys + pixel * 128, inside ? grad + (h * out_w + w) * kk : dy, inside ? 16 : 0);
+    }
+    cp_async_commit();
+  };
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int group = warp / 4, quarter = warp % 4;
+  const int first_tap = group * kWgmmaWgradTaps;
+  int my_taps = p.taps_block - first_tap;
+  my_taps = my_taps < taps - tap0 - first_tap ? my_taps : taps - tap0 - first_tap;
+  my_taps = my_taps < 0 ? 0 : my_taps < kWgmmaWgradTaps ? my_taps : kWgmmaWgradTaps;
+  // Every warpgroup runs 3 taps' wgmma (a tap past its own repeats its first and is not stored:
+  // no branch between the mma, which would serialize them). Each tap's shift (bytes) in the x
+  // tile, and this lane's ldmatrix row of dy^T: pixel 8 (lane / 16) + lane % 8 of the k-step,
+  // vector 2 quarter + (lane / 8) % 2 (its warp's 16 output channels), swizzled.
+  uint32_t shift[kWgmmaWgradTaps];
+#pragma unroll
+  for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+    const int tap = tap0 + first_tap + (j < my_taps ? j : 0);
+    shift[j] = static_cast<uint32_t>(128 * (tap / fw * static_cast<int>(a.dilation[1]) * p.pitch +
+                                            tap % fw * static_cast<int>(a.dilation[2])));
+  }
+  const uint32_t a_lane = static_cast<uint32_t>((8 * (lane / 16) + lane % 8) * 128 +
+                                                16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
+  const uint32_t smem_at = shared_address(smem);
+
+  float acc[kWgmmaWgradTaps][32];
+#pragma unroll
+  for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+#pragma unroll
+    for (int i = 0; i < 32; ++i) acc[j][i] = 0.0f;
+  }
+
+  const int steps = p.y_pixels / 16;
+  const int64_t tile_step = p.slices;
+  int64_t tile = slice;
+  if (tile < p.tiles) fetch(tile, 0);
+  for (int k = 0; tile < p.tiles; tile += tile_step, ++k) {
+    if (tile + tile_step < p.tiles) {
+      fetch(tile + tile_step, (k + 1) & 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    fence_proxy_async_shared();  // the copies, visible to wgmma's reads
+    __syncthreads();
+    {
+      const uint32_t xs = smem_at + (k & 1) * stage_bytes;
+      const uint32_t a_at = xs + p.x_bytes + a_lane;
+      uint64_t desc[kWgmmaWgradTaps];
+#pragma unroll
+      for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+        desc[j] = wgmma_desc_sw128(xs + shift[j]);
+      }
+      uint32_t af[2][4];
+      // One k-step (16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field):
+      // dy^T's fragment, then a wgmma per tap; a fragment buffer is written again two steps
+      // later, after the group that read it has retired (wait 1).
+      int s = 0;
+      for (; s + 1 < steps; s += 2) {
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+          ldmatrix_x4_trans(af[u], a_at + 2048 * (s + u));
+          wgmma_fence();
+#pragma unroll
+          for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+            wgmma_m64n64k16_rs<T>(acc[j], af[u], desc[j] + 128 * (s + u), 1);
+          }
+          wgmma_commit();
+          wgmma_wait<1>();
+        }
+      }
+      if (s < steps) {
+        ldmatrix_x4_trans(af[0], a_at + 2048 * s);
+        wgmma_fence();
+#pragma unroll
+        for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+          wgmma_m64n64k16_rs<T>(acc[j], af[0], desc[j] + 128 * s, 1);
+        }
+        wgmma_commit();
+      }
+      wgmma_wait<0>();
+#pragma unroll
+      for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
+    }
+    __syncthreads();  // this stage is free for the tile after next
+  }
+#pragma unroll
+  for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
+
+  // The slice's dw: acc[j][4 i + 2 h + e] is output channel k0 + 16 quarter + g + 8 h, input
+  // channel c0 + 8 i + 2 t + e, tap tap0 + first_tap + j; packed K, taps, C.
+  const int g = lane / 4, t = lane % 4;
+  float* out = ws + static_cast<int64_t>(slice) * p.total;
+#pragma unroll
+  for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+    if (j >= my_taps) break;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int ko = k0 + 16 * quarter + g + 8 * h;
+      float* row = out + (static_cast<int64_t>(ko) * taps + tap0 + first_tap + j) * cc + c0 + 2 * t;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        *reinterpret_cast<float2*>(row + 8 * i) =
+            make_float2(acc[j][4 * i + 2 * h], acc[j][4 * i + 2 * h + 1]);
+      }
+    }
+  }
+}
+
+}  // namespace boo_kernels
