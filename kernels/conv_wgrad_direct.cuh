@@ -250,17 +250,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
     }
   }
 
-  const int64_t tile_step = p.slices;
-  int64_t tile = slice;
-  if (tile < p.tiles) fetch(tile, 0);
-  for (int k = 0; tile < p.tiles; tile += tile_step, ++k) {
-    if (tile + tile_step < p.tiles) {
-      fetch(tile + tile_step, (k + 1) & 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
-    }
-    __syncthreads();  // this tile's x and dy are in
+  wgrad_walk_tiles<false>(slice, p.slices, p.tiles, fetch, [&](int64_t tile, int k) {
     if (my_taps > 0) {
       const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
       const int rows_left = out_h - o.oh0, cols_left = out_w - o.ow0;
@@ -292,8 +282,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
         }
       }
     }
-    __syncthreads();  // this buffer is free for the tile after next
-  }
+  });
 
   // The slice's dw: acc[m][j][n] rows (output channels) k0 + 16 m + g (+ 8), columns (x's
   // channels) c0 + 16 unit + 8 n + 2t and + 1, tap tap0 + first_tap + j; packed K, taps, C.

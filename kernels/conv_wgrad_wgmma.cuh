@@ -61,6 +61,30 @@ struct WgmmaWgradPlan {
   int64_t total;  // elements of dw
 };
 
+// The tile walk of both backward-weight kernels: tiles first, first + step, ... below `tiles`,
+// double-buffered. fetch(tile, stage) issues a tile's cp.async copies into a stage (one commit
+// group); body(tile, k) runs on stage k % 2 once its copies have landed and the block has met
+// (after a fence.proxy.async where kAsyncProxy: wgmma reads them), and a barrier after it frees
+// that stage for the tile after next.
+template <bool kAsyncProxy, class Fetch, class Body>
+__device__ __forceinline__ void wgrad_walk_tiles(int64_t first, int64_t step, int64_t tiles,
+                                                 const Fetch& fetch, const Body& body) {
+  if (first < tiles) fetch(first, 0);
+  int k = 0;
+  for (int64_t tile = first; tile < tiles; tile += step, ++k) {
+    if (tile + step < tiles) {
+      fetch(tile + step, (k + 1) & 1);
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    if constexpr (kAsyncProxy) fence_proxy_async_shared();
+    __syncthreads();
+    body(tile, k);
+    __syncthreads();
+  }
+}
+
 inline int wgmma_wgrad_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
 // The plan for `a` (backward weight, packed channels-last, 16-bit: ConvWgradDirectRunner checks
@@ -231,59 +255,45 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   }
 
   const int steps = p.y_pixels / 16;
-  const int64_t tile_step = p.slices;
-  int64_t tile = slice;
-  if (tile < p.tiles) fetch(tile, 0);
-  for (int k = 0; tile < p.tiles; tile += tile_step, ++k) {
-    if (tile + tile_step < p.tiles) {
-      fetch(tile + tile_step, (k + 1) & 1);
-      cp_async_wait<1>();
-    } else {
-      cp_async_wait<0>();
+  wgrad_walk_tiles<true>(slice, p.slices, p.tiles, fetch, [&](int64_t, int k) {
+    const uint32_t xs = smem_at + (k & 1) * stage_bytes;
+    const uint32_t a_at = xs + p.x_bytes + a_lane;
+    uint64_t desc[kWgmmaWgradTaps];
+#pragma unroll
+    for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+      desc[j] = wgmma_desc_sw128(xs + shift[j]);
     }
-    fence_proxy_async_shared();  // the copies, visible to wgmma's reads
-    __syncthreads();
-    {
-      const uint32_t xs = smem_at + (k & 1) * stage_bytes;
-      const uint32_t a_at = xs + p.x_bytes + a_lane;
-      uint64_t desc[kWgmmaWgradTaps];
+    uint32_t af[2][4];
+    // One k-step (16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field):
+    // dy^T's fragment, then a wgmma per tap; a fragment buffer is written again two steps
+    // later, after the group that read it has retired (wait 1).
+    int s = 0;
+    for (; s + 1 < steps; s += 2) {
 #pragma unroll
-      for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-        desc[j] = wgmma_desc_sw128(xs + shift[j]);
-      }
-      uint32_t af[2][4];
-      // One k-step (16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field):
-      // dy^T's fragment, then a wgmma per tap; a fragment buffer is written again two steps
-      // later, after the group that read it has retired (wait 1).
-      int s = 0;
-      for (; s + 1 < steps; s += 2) {
-#pragma unroll
-        for (int u = 0; u < 2; ++u) {
-          ldmatrix_x4_trans(af[u], a_at + 2048 * (s + u));
-          wgmma_fence();
-#pragma unroll
-          for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-            wgmma_m64n64k16_rs<T>(acc[j], af[u], desc[j] + 128 * (s + u), 1);
-          }
-          wgmma_commit();
-          wgmma_wait<1>();
-        }
-      }
-      if (s < steps) {
-        ldmatrix_x4_trans(af[0], a_at + 2048 * s);
+      for (int u = 0; u < 2; ++u) {
+        ldmatrix_x4_trans(af[u], a_at + 2048 * (s + u));
         wgmma_fence();
 #pragma unroll
         for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-          wgmma_m64n64k16_rs<T>(acc[j], af[0], desc[j] + 128 * s, 1);
+          wgmma_m64n64k16_rs<T>(acc[j], af[u], desc[j] + 128 * (s + u), 1);
         }
         wgmma_commit();
+        wgmma_wait<1>();
       }
-      wgmma_wait<0>();
-#pragma unroll
-      for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
     }
-    __syncthreads();  // this stage is free for the tile after next
-  }
+    if (s < steps) {
+      ldmatrix_x4_trans(af[0], a_at + 2048 * s);
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+        wgmma_m64n64k16_rs<T>(acc[j], af[0], desc[j] + 128 * s, 1);
+      }
+      wgmma_commit();
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
+  });
 #pragma unroll
   for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
 
