@@ -55,6 +55,15 @@ constexpr double kSplitLaunchUs = 10.0;
 // bandwidth its slices' fp32 partials move at (written, then read by the reduction, mostly in
 // L2; bench/results/2026-11-26-conv-wgrad-direct-h100.md).
 constexpr double kWgradDirectMmaRate = 358e12;
+// Its wgmma kernel (kernels/conv_wgrad_wgmma.cuh; stride 1, C and K multiples of 64, at most 9
+// taps): a fixed cost (two launches and the first tile), per tile and SM a cost per KB staged and
+// per GFLOP of wgmma issued, and per MB of fp32 slices written and read; least squares over the
+// 22 channels-last lines it takes in bench/results/2026-11-27-conv-wgrad-wgmma-ab-h100.csv (H100;
+// within 10% on 20 of them: public line 50.0 us predicted, 51.1 measured).
+constexpr double kWgmmaWgradFixedUs = 10.7;
+constexpr double kWgmmaWgradUsPerKb = 0.0296;
+constexpr double kWgmmaWgradUsPerGflop = 128.4;
+constexpr double kWgmmaWgradUsPerSliceMb = 0.191;
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
@@ -488,6 +497,70 @@ core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {
   return core::Status::ok();
 }
 
+namespace {
+
+// The wgmma kernel's time where it takes `p` (the plan of kernels/conv_wgrad_wgmma.cuh,
+// wgmma_wgrad_plan, spelled again for the host), or a negative value.
+double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, double copy_us,
+                              std::string* why) {
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  const size_t dims = p.filter.size();
+  const int64_t taps = product(p.filter);
+  if (p.c % 64 != 0 || p.k % 64 != 0 || taps > 9) return -1.0;
+  for (int64_t s : p.stride) {
+    if (s != 1) return -1.0;
+  }
+  if (dims == 3 && (p.filter[0] != 1 || p.padding[0] != 0)) return -1.0;
+  const std::vector<int64_t> out = p.output();
+  const int64_t fh = dims >= 2 ? p.filter[dims - 2] : 1, fw = p.filter.back();
+  const int64_t dh = dims >= 2 ? p.dilation[dims - 2] : 1, dw = p.dilation.back();
+  const int64_t ho = dims >= 2 ? out[dims - 2] : 1, wo = out.back();
+  const int64_t reach_w = (fw - 1) * dw;
+  if (reach_w + 16 > 256) return -1.0;
+  const int64_t groups = ceil_div(taps, 3);
+  const int64_t tiles_w = ceil_div(wo, 256 - reach_w), tw = ceil_div(wo, tiles_w);
+  const int64_t pitch = tw + reach_w;
+  int64_t tiles_h = 0, staged = 0, y_pixels = 0, shared = 0;
+  for (int64_t want = 256; want >= 1; want /= 2) {
+    tiles_h = ceil_div(ho, std::clamp<int64_t>(want / pitch, 1, ho));
+    const int64_t th = ceil_div(ho, tiles_h);
+    y_pixels = ceil_div(th * pitch, 16) * 16;
+    const int64_t x =
+        std::max((th + (fh - 1) * dh) * pitch, y_pixels + (fh - 1) * dh * pitch + reach_w);
+    const int64_t x_pixels = ceil_div(x, 8) * 8;
+    staged = (x_pixels + y_pixels) * 128;
+    shared = 1024 + 2 * (ceil_div(x_pixels * 128, 1024) + ceil_div(y_pixels * 128, 1024)) * 1024 +
+             4 * x_pixels;
+    if (shared <= 220 * 1024) break;
+  }
+  if (shared > 220 * 1024) return -1.0;
+  const int64_t tiles = p.n * (dims == 3 ? out[0] : 1) * tiles_h * tiles_w;
+  const int64_t chunks = (p.k / 64) * (p.c / 64);
+  const int64_t per_sm =
+      std::max<int64_t>(1, std::min<int64_t>(232448 / (shared + 1024), 3 / groups));
+  const int64_t walkers = std::min(tiles, std::max<int64_t>(1, d.sm_count * per_sm / chunks));
+  const int64_t rounds = ceil_div(tiles, walkers) * ceil_div(chunks * walkers, d.sm_count * per_sm);
+  const double tile_us =
+      static_cast<double>(staged) / 1e3 * kWgmmaWgradUsPerKb +
+      2.0 * static_cast<double>(y_pixels * 64 * 64 * 3 * groups) / 1e9 * kWgmmaWgradUsPerGflop;
+  const double slices_mb = 2.0 * static_cast<double>(walkers * p.k * p.c * taps) * 4.0 / 1e6;
+  const double compute_us = static_cast<double>(rounds) * tile_us;
+  const double reduce_us = slices_mb * kWgmmaWgradUsPerSliceMb;
+  if (why != nullptr) {
+    char text[200];
+    std::snprintf(text, sizeof(text),
+                  "%lld pixel tiles in %lld slices x %lld chunks: %.1f us wgmma tiles (%lld KB "
+                  "staged each), %.1f us fp32 slices%s",
+                  static_cast<long long>(tiles), static_cast<long long>(walkers),
+                  static_cast<long long>(chunks), compute_us, static_cast<long long>(staged / 1024),
+                  reduce_us, copy_us > 0 ? ", + layout copies" : "");
+    *why = text;
+  }
+  return kWgmmaWgradFixedUs + compute_us + reduce_us + copy_us;
+}
+
+}  // namespace
+
 double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                           std::string* why) {
   // The kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32 or 64 output
@@ -533,6 +606,7 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const int64_t copies = relayout_bytes(p);
   const double copy_us =
       copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
+  if (const double wide = predict_wgmma_wgrad_us(p, d, copy_us, why); wide >= 0.0) return wide;
   if (why != nullptr) {
     char text[200];
     std::snprintf(text, sizeof(text),
