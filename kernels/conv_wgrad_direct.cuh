@@ -216,9 +216,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   const int first_tap = warp / (p.k_parts * p.units) * kWgradTapsPerWarp;
   // The warp's taps within the block's and the filter's, at most 3; the others multiply the
   // zero row (every warp runs 3 taps' mma: no branches in the steps) and are not stored.
-  int my_taps = p.taps_block - first_tap;
-  my_taps = my_taps < taps - tap0 - first_tap ? my_taps : taps - tap0 - first_tap;
-  my_taps = my_taps < 0 ? 0 : my_taps < kWgradTapsPerWarp ? my_taps : kWgradTapsPerWarp;
+  const int my_taps = wgrad_own_taps(p.taps_block, first_tap, taps, tap0, kWgradTapsPerWarp);
   // Each tap's offset (elements) in the input tile from the pixel's first input point.
   int tap_off[kWgradTapsPerWarp];
   const int fw = static_cast<int>(a.filter[2]), fh = static_cast<int>(a.filter[1]);

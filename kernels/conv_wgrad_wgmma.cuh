@@ -85,6 +85,16 @@ __device__ __forceinline__ void wgrad_walk_tiles(int64_t first, int64_t step, in
   }
 }
 
+// The taps a warp (mma.sync kernel) or warpgroup (wgmma kernel) stores: those of the block's
+// `taps_block` from `first` on that the filter still has past the block's first tap `tap0`, at
+// most `most`; zero or more.
+__device__ __forceinline__ int wgrad_own_taps(int taps_block, int first, int taps, int tap0,
+                                              int most) {
+  int own = taps_block - first;
+  own = own < taps - tap0 - first ? own : taps - tap0 - first;
+  return own < 0 ? 0 : own < most ? own : most;
+}
+
 inline int wgmma_wgrad_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
 // The plan for `a` (backward weight, packed channels-last, 16-bit: ConvWgradDirectRunner checks
@@ -229,9 +239,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int group = warp / 4, quarter = warp % 4;
   const int first_tap = group * kWgmmaWgradTaps;
-  int my_taps = p.taps_block - first_tap;
-  my_taps = my_taps < taps - tap0 - first_tap ? my_taps : taps - tap0 - first_tap;
-  my_taps = my_taps < 0 ? 0 : my_taps < kWgmmaWgradTaps ? my_taps : kWgmmaWgradTaps;
+  const int my_taps = wgrad_own_taps(p.taps_block, first_tap, taps, tap0, kWgmmaWgradTaps);
   // Every warpgroup runs 3 taps' wgmma (a tap past its own repeats its first and is not stored:
   // no branch between the mma, which would serialize them). Each tap's shift (bytes) in the x
   // tile, and this lane's ldmatrix row of dy^T: pixel 8 (lane / 16) + lane % 8 of the k-step,

@@ -78,6 +78,8 @@ constexpr double kFewChannelsStepUs = 0.11;
 constexpr double kFewChannelsStageUs = 0.118;
 constexpr double kFewChannelsStoreUs = 0.216;
 
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
@@ -499,11 +501,17 @@ core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {
 
 namespace {
 
+// The reason text of conv.split_wgrad's direct kernels: the tiling, then `costs`.
+std::string wgrad_reason(int64_t tiles, int64_t slices, int64_t chunks, const std::string& costs,
+                         bool copies) {
+  return std::to_string(tiles) + " pixel tiles in " + std::to_string(slices) + " slices x " +
+         std::to_string(chunks) + " chunks: " + costs + (copies ? ", + layout copies" : "");
+}
+
 // The wgmma kernel's time where it takes `p` (the plan of kernels/conv_wgrad_wgmma.cuh,
 // wgmma_wgrad_plan, spelled again for the host), or a negative value.
 double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, double copy_us,
                               std::string* why) {
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   const size_t dims = p.filter.size();
   const int64_t taps = product(p.filter);
   if (p.c % 64 != 0 || p.k % 64 != 0 || taps > 9) return -1.0;
@@ -547,14 +555,11 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
   const double compute_us = static_cast<double>(rounds) * tile_us;
   const double reduce_us = slices_mb * kWgmmaWgradUsPerSliceMb;
   if (why != nullptr) {
-    char text[200];
-    std::snprintf(text, sizeof(text),
-                  "%lld pixel tiles in %lld slices x %lld chunks: %.1f us wgmma tiles (%lld KB "
-                  "staged each), %.1f us fp32 slices%s",
-                  static_cast<long long>(tiles), static_cast<long long>(walkers),
-                  static_cast<long long>(chunks), compute_us, static_cast<long long>(staged / 1024),
-                  reduce_us, copy_us > 0 ? ", + layout copies" : "");
-    *why = text;
+    char costs[120];
+    std::snprintf(costs, sizeof(costs),
+                  "%.1f us wgmma tiles (%lld KB staged each), %.1f us fp32 slices", compute_us,
+                  static_cast<long long>(staged / 1024), reduce_us);
+    *why = wgrad_reason(tiles, walkers, chunks, costs, copy_us > 0);
   }
   return kWgmmaWgradFixedUs + compute_us + reduce_us + copy_us;
 }
@@ -563,12 +568,15 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
 
 double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                           std::string* why) {
-  // The kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32 or 64 output
-  // channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up to 256
-  // output pixels of one plane where every slice walks at least 4 of them, else 128 (rounded up
-  // to 16); a slice of the tiles per SM and chunk, each slice's dw in fp32. (Shared memory may
+  const int64_t copies = relayout_bytes(p);
+  const double copy_us =
+      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
+  if (const double wide = predict_wgmma_wgrad_us(p, d, copy_us, why); wide >= 0.0) return wide;
+  // Elsewhere the mma.sync kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32
+  // or 64 output channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up
+  // to 256 output pixels of one plane where every slice walks at least 4 of them, else 128 (rounded
+  // up to 16); a slice of the tiles per SM and chunk, each slice's dw in fp32. (Shared memory may
   // make the kernel's tiles smaller than these on large strides; not modelled.)
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   auto round16 = [&](int64_t v) { return ceil_div(v, 16) * 16; };
   const int64_t taps = product(p.filter);
   const int64_t kb = p.k <= 32 ? 32 : 64, k_chunks = ceil_div(p.k, kb);
@@ -603,19 +611,11 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const double memory_us =
       static_cast<double>(p.min_bytes() * std::max(k_chunks, c_chunks) * tap_chunks) /
       (d.bandwidth_gbs * 1e3);
-  const int64_t copies = relayout_bytes(p);
-  const double copy_us =
-      copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
-  if (const double wide = predict_wgmma_wgrad_us(p, d, copy_us, why); wide >= 0.0) return wide;
   if (why != nullptr) {
-    char text[200];
-    std::snprintf(text, sizeof(text),
-                  "%lld pixel tiles in %lld slices x %lld chunks: %.1f us mma.sync, %.1f us "
-                  "memory, %.1f us fp32 slices%s",
-                  static_cast<long long>(tiles), static_cast<long long>(slices),
-                  static_cast<long long>(chunks), compute_us, memory_us, reduce_us,
-                  copies > 0 ? ", + layout copies" : "");
-    *why = text;
+    char costs[120];
+    std::snprintf(costs, sizeof(costs), "%.1f us mma.sync, %.1f us memory, %.1f us fp32 slices",
+                  compute_us, memory_us, reduce_us);
+    *why = wgrad_reason(tiles, slices, chunks, costs, copies > 0);
   }
   return std::max(compute_us, memory_us) + reduce_us + copy_us + 2.0 * d.launch_us;
 }
@@ -667,7 +667,6 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
   // The kernel's plan (kernels/conv_few_channels.cuh, few_channels_plan): blocks of up to 64
   // output channels, tiles of 256 output pixels of one plane (128 or 64 where fewer than two
   // blocks an SM would have one), two blocks an SM, each walking its share of the tiles.
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   const std::vector<int64_t> out = p.output();
   const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
   const int64_t planes = p.n * (out.size() == 3 ? out[0] : 1);
