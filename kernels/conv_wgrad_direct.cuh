@@ -408,17 +408,18 @@ struct ConvWgradDirectRunner {
     return use_wgmma(a, &wide) ? slices_bytes(wide) : slices_bytes(plan);
   }
 
-  // The launch of `kernel` on `blocks` of `threads` and `shared` bytes, then the reduction of
-  // the `slices` workspace slices into dw.
-  template <class Kernel, class Plan>
+  // The launch of `kernel` (a, plan, slices, extra...) on `blocks` of `threads` and the plan's
+  // shared bytes, then the reduction of the `slices` workspace slices into dw.
+  template <class Kernel, class Plan, class... Extra>
   static int32_t launch(const BooConvArgs& a, Kernel kernel, const Plan& plan, unsigned blocks,
-                        int threads, float* slices, cudaStream_t s, char* why, int32_t len) {
+                        int threads, float* slices, cudaStream_t s, char* why, int32_t len,
+                        const Extra&... extra) {
     if (const cudaError_t e = cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
         e != cudaSuccess) {
       return cuda_result(e, why, len);
     }
-    kernel<<<blocks, threads, plan.shared_bytes, s>>>(a, plan, slices);
+    kernel<<<blocks, threads, plan.shared_bytes, s>>>(a, plan, slices, extra...);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
     const unsigned reduce_blocks = static_cast<unsigned>((plan.total + 127) / 128);
     conv_wgrad_reduce_kernel<T><<<reduce_blocks, 32 * kWgradReduceGroups, 0, s>>>(
@@ -443,8 +444,12 @@ struct ConvWgradDirectRunner {
     if (wgmma) {
       const unsigned blocks =
           static_cast<unsigned>(wide.chunks) * static_cast<unsigned>(wide.slices);
-      return launch(a, conv_wgrad_wgmma_kernel<T>, wide, blocks, 128 * wide.groups, slices, s, why,
-                    len);
+      // Where the driver refuses the TMA maps, the same plan's tiles go through cp.async.
+      CUtensorMap x_map{}, y_map{};
+      if (wide.tma != 0 && !wgmma_wgrad_maps(a, wide, &x_map, &y_map)) wide.tma = 0;
+      const auto kernel =
+          wide.tma != 0 ? conv_wgrad_wgmma_kernel<T, true> : conv_wgrad_wgmma_kernel<T, false>;
+      return launch(a, kernel, wide, blocks, 128 * wide.groups, slices, s, why, len, x_map, y_map);
     }
     auto kernel = conv_wgrad_mma_kernel<T, 2>;
     if constexpr (kWgradWarpRows == 64) {

@@ -18,7 +18,11 @@
 //     per 16 pixels each warp loads its 16 rows of dy^T with one ldmatrix.x4.trans (A in
 //     registers, loaded once for the 3 taps) and the warpgroup issues one m64n64k16 wgmma per
 //     tap; the accumulators (64 x 64 fp32 a tap) stay in registers across every tile.
-//   - cp.async fills one of two stage buffers while the other is multiplied.
+//   - Where a tile spans the whole output width (every 2D layer up to 250 or so pixels wide), two
+//     TMA boxes stage it (x's and dy's; the columns past the image, dy's pitch columns among
+//     them, arrive as zeros), issued by one thread into one of BOO_WGRAD_WGMMA_STAGES stage
+//     buffers and awaited on an mbarrier; elsewhere every thread's cp.async fills one of two
+//     stage buffers while the other is multiplied.
 // Blocks walk a slice of the tiles as conv_wgrad_direct.cuh's mma.sync kernel does, write their
 // fp32 dw to the workspace, and its reduction kernel sums the slices in a fixed order.
 #pragma once
@@ -31,6 +35,7 @@
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
+#include "tma.cuh"
 #include "wgmma.cuh"
 
 namespace boo_kernels {
@@ -45,6 +50,15 @@ constexpr int kWgmmaWgradMaxPitch = 256;
 #ifndef BOO_WGRAD_WGMMA_PIXELS
 #define BOO_WGRAD_WGMMA_PIXELS 256
 #endif
+// Tiles staged by TMA where they can be (BOO_WGRAD_WGMMA_TMA=0: by cp.async everywhere, for
+// measuring), in this many stage buffers.
+#ifndef BOO_WGRAD_WGMMA_TMA
+#define BOO_WGRAD_WGMMA_TMA 1
+#endif
+#ifndef BOO_WGRAD_WGMMA_STAGES
+#define BOO_WGRAD_WGMMA_STAGES 2
+#endif
+constexpr int kWgmmaWgradMaxBox = 256;  // a TMA box's extent in any dimension
 
 struct WgmmaWgradPlan {
   int th, tw, pitch;     // a tile: output rows, output columns, the staged row length (pixels)
@@ -57,6 +71,8 @@ struct WgmmaWgradPlan {
   int groups;     // warpgroups per block
   int taps_block, k_chunks, c_chunks, tap_chunks, chunks;
   int slices;
+  int tma;     // 1: tiles staged by TMA (whole output rows), 0: by cp.async
+  int stages;  // stage buffers (2 with cp.async)
   int shared_bytes;
   int64_t total;  // elements of dw
 };
@@ -125,9 +141,13 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   p->tiles_w = wgmma_wgrad_ceil(out_w, kWgmmaWgradMaxPitch - reach_w);
   p->tw = wgmma_wgrad_ceil(out_w, p->tiles_w);
   p->pitch = p->tw + reach_w;
-  for (int64_t want = BOO_WGRAD_WGMMA_PIXELS; want >= 1; want /= 2) {
-    int64_t rows = want / p->pitch;
-    rows = rows < 1 ? 1 : rows > out_h ? out_h : rows;
+  // A TMA box of whole rows reads dy's pitch columns from outside the image (zeros).
+  const bool tma = BOO_WGRAD_WGMMA_TMA != 0 && p->tiles_w == 1 && p->pitch <= kWgmmaWgradMaxBox;
+  // The most output rows whose pixels make about BOO_WGRAD_WGMMA_PIXELS, then fewer until the
+  // stages fit.
+  int64_t most_rows = BOO_WGRAD_WGMMA_PIXELS / p->pitch;
+  most_rows = most_rows < 1 ? 1 : most_rows > out_h ? out_h : most_rows;
+  for (int64_t rows = most_rows; rows >= 1; --rows) {
     p->tiles_h = wgmma_wgrad_ceil(out_h, rows);
     p->th = wgmma_wgrad_ceil(out_h, p->tiles_h);
     p->x_rows = p->th + (fh - 1) * dh;
@@ -138,8 +158,12 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
     p->x_pixels = (x + 7) / 8 * 8;
     p->x_bytes = (p->x_pixels * 128 + 1023) / 1024 * 1024;
     p->y_bytes = (p->y_pixels * 128 + 1023) / 1024 * 1024;
-    // Up to 1 KB to align the stages to the swizzle pattern, two stages, the pixels' table.
-    p->shared_bytes = 1024 + 2 * (p->x_bytes + p->y_bytes) + 4 * p->x_pixels;
+    p->tma = tma && p->x_rows <= kWgmmaWgradMaxBox ? 1 : 0;
+    p->stages = p->tma != 0 ? BOO_WGRAD_WGMMA_STAGES : 2;
+    // Up to 1 KB to align the stages to the swizzle pattern, the stages, the pixels' table, an
+    // mbarrier a stage.
+    p->shared_bytes =
+        1024 + p->stages * (p->x_bytes + p->y_bytes) + 4 * p->x_pixels + 8 * p->stages;
     if (p->shared_bytes <= kWgmmaWgradMaxShared) break;
     if (p->th == 1) return "conv.split_wgrad's wgmma kernel: a tile exceeds its shared memory";
   }
@@ -172,9 +196,51 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   return nullptr;
 }
 
-template <class T>
+// x's and dy's TMA maps for a plan with p.tma (64 channels, pitch pixels and a tile's rows a
+// box), or false where the driver refuses them.
+inline bool wgmma_wgrad_maps(const BooConvArgs& a, const WgmmaWgradPlan& p, CUtensorMap* x_map,
+                             CUtensorMap* y_map) {
+  const auto map = [&](CUtensorMap* m, const void* base, const int64_t* extent, int64_t channels,
+                       int rows) {
+    const uint64_t c = static_cast<uint64_t>(channels), w = static_cast<uint64_t>(extent[2]);
+    const uint64_t h = static_cast<uint64_t>(extent[1]);
+    const uint64_t dims[4] = {c, w, h, static_cast<uint64_t>(a.n * extent[0])};
+    const uint64_t strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
+    const uint32_t box[4] = {kWgmmaWgradChannels, static_cast<uint32_t>(p.pitch),
+                             static_cast<uint32_t>(rows), 1};
+    return tma_map_4d(m, base, dims, strides, box);
+  };
+  return map(x_map, a.x, a.in, a.c, p.x_rows) && map(y_map, a.y, a.out, a.k, p.th);
+}
+
+// The TMA tile walk: thread 0 issues tiles first, first + step, ... (issue(tile, stage): its
+// boxes, completing on the stage's mbarrier at `bars` + 8 stage) `stages` ahead; body(tile, stage)
+// runs once the stage's phase has completed, and a barrier after it frees the stage.
+template <class Issue, class Body>
+__device__ __forceinline__ void wgrad_walk_tiles_tma(int64_t first, int64_t step, int64_t tiles,
+                                                     int stages, uint32_t bars, const Issue& issue,
+                                                     const Body& body) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages && first + s * step < tiles; ++s) issue(first + s * step, s);
+  }
+  int stage = 0;
+  uint32_t parity = 0;
+  for (int64_t tile = first; tile < tiles; tile += step) {
+    mbarrier_wait(bars + 8 * stage, parity);
+    __syncwarp();
+    body(tile, stage);
+    __syncthreads();
+    if (threadIdx.x == 0 && tile + stages * step < tiles) issue(tile + stages * step, stage);
+    if (++stage == stages) stage = 0, parity ^= 1;
+  }
+}
+
+// x_map and y_map: x's and dy's TMA maps (kTma; wgmma_wgrad_maps), unused otherwise.
+template <class T, bool kTma>
 __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
-    conv_wgrad_wgmma_kernel(BooConvArgs a, WgmmaWgradPlan p, float* __restrict__ ws) {
+    conv_wgrad_wgmma_kernel(BooConvArgs a, WgmmaWgradPlan p, float* __restrict__ ws,
+                            const __grid_constant__ CUtensorMap x_map,
+                            const __grid_constant__ CUtensorMap y_map) {
   extern __shared__ float4 shared4[];
   unsigned char* smem = reinterpret_cast<unsigned char*>(shared4);
   const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.chunks));
@@ -196,9 +262,22 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   // bytes and wgmma applies it to the address). Each staged pixel's (row, column) in the tile,
   // the same for x and dy and for every tile, is tabled once: the copies divide nothing.
   smem += (1024 - shared_address(smem) % 1024) % 1024;
-  int* where = reinterpret_cast<int*>(smem + 2 * stage_bytes);
-  for (int i = threadIdx.x; i < p.x_pixels; i += threads)
-    where[i] = i / p.pitch << 16 | i % p.pitch;
+  int* where = reinterpret_cast<int*>(smem + p.stages * stage_bytes);
+  const uint32_t bars = shared_address(where + p.x_pixels);
+  if constexpr (kTma) {
+    // TMA writes a box's pixels only: the staged pixels past the boxes stay zero.
+    float4* stages4 = reinterpret_cast<float4*>(smem);
+    for (int i = threadIdx.x; i < p.stages * stage_bytes / 16; i += threads)
+      stages4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < p.stages; ++s) mbarrier_init(bars + 8 * s, 1);
+      mbarrier_init_fence();
+    }
+    fence_proxy_async_shared();
+  } else {
+    for (int i = threadIdx.x; i < p.x_pixels; i += threads)
+      where[i] = i / p.pitch << 16 | i % p.pitch;
+  }
   __syncthreads();
 
   // A tile's copies: 16-byte vectors, this thread's vector v of pixels first, + step, ... (a
@@ -263,8 +342,8 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   }
 
   const int steps = p.y_pixels / 16;
-  wgrad_walk_tiles<true>(slice, p.slices, p.tiles, fetch, [&](int64_t, int k) {
-    const uint32_t xs = smem_at + (k & 1) * stage_bytes;
+  const auto body = [&](int64_t, int stage) {
+    const uint32_t xs = smem_at + stage * stage_bytes;
     const uint32_t a_at = xs + p.x_bytes + a_lane;
     uint64_t desc[kWgmmaWgradTaps];
 #pragma unroll
@@ -301,7 +380,24 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     wgmma_wait<0>();
 #pragma unroll
     for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
-  });
+  };
+  if constexpr (kTma) {
+    // A tile's boxes (the whole width: tiles_w is 1): x's x_rows rows from the tile's first
+    // input row, dy's th rows, each pitch pixels wide from the first column it needs.
+    const auto issue = [&](int64_t tile, int stage) {
+      const int oh0 = static_cast<int>(tile % p.tiles_h) * p.th;
+      const int plane = static_cast<int>(tile / p.tiles_h);
+      const uint32_t xs = smem_at + stage * stage_bytes, bar = bars + 8 * stage;
+      mbarrier_expect_bytes(bar, static_cast<uint32_t>(128 * p.pitch * (p.x_rows + p.th)));
+      tma_load_4d(xs, &x_map, bar, c0, -static_cast<int>(a.pad[2]),
+                  oh0 - static_cast<int>(a.pad[1]), plane);
+      tma_load_4d(xs + p.x_bytes, &y_map, bar, k0, 0, oh0, plane);
+    };
+    wgrad_walk_tiles_tma(slice, p.slices, p.tiles, p.stages, bars, issue, body);
+  } else {
+    wgrad_walk_tiles<true>(slice, p.slices, p.tiles, fetch,
+                           [&](int64_t tile, int k) { body(tile, k & 1); });
+  }
 #pragma unroll
   for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
 

@@ -57,13 +57,19 @@ constexpr double kSplitLaunchUs = 10.0;
 constexpr double kWgradDirectMmaRate = 358e12;
 // Its wgmma kernel (kernels/conv_wgrad_wgmma.cuh; stride 1, C and K multiples of 64, at most 9
 // taps): a fixed cost (two launches and the first tile), per tile and SM a cost per KB staged and
-// per GFLOP of wgmma issued, and per MB of fp32 slices written and read; least squares over the
-// 22 channels-last lines it takes in bench/results/2026-11-27-conv-wgrad-wgmma-ab-h100.csv (H100;
-// within 10% on 20 of them: public line 50.0 us predicted, 51.1 measured).
-constexpr double kWgmmaWgradFixedUs = 10.7;
-constexpr double kWgmmaWgradUsPerKb = 0.0296;
-constexpr double kWgmmaWgradUsPerGflop = 128.4;
-constexpr double kWgmmaWgradUsPerSliceMb = 0.191;
+// per GFLOP of wgmma issued, and per MB of fp32 slices written and read; least squares on an H100.
+struct WgmmaWgradCosts {
+  double fixed_us, us_per_kb, us_per_gflop, us_per_slice_mb;
+};
+// Tiles staged by cp.async (rows wider than one tile): over the 22 channels-last lines the
+// kernel took in bench/results/2026-11-27-conv-wgrad-wgmma-ab-h100.csv, all of them staged by
+// cp.async then (within 10% on 20: public line 50.0 us predicted, 51.1 measured).
+constexpr WgmmaWgradCosts kWgmmaWgradCopied = {10.7, 0.0296, 128.4, 0.191};
+// Tiles staged by TMA (whole rows): over the 18 channels-last lines it stages so in
+// bench/results/2026-11-27-conv-wgrad-tma-ab-h100.csv (medians of 2 repeats; within 5% on 14,
+// 10% on 17: public line 41.7 us predicted, 43.7 measured). The copies hide under the wgmma: a
+// cost per KB fits at zero (-0.002 us), so the model has none.
+constexpr WgmmaWgradCosts kWgmmaWgradTma = {11.62, 0.0, 176.2, 0.2129};
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
@@ -528,17 +534,21 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
   const int64_t groups = ceil_div(taps, 3);
   const int64_t tiles_w = ceil_div(wo, 256 - reach_w), tw = ceil_div(wo, tiles_w);
   const int64_t pitch = tw + reach_w;
+  // Tiles of whole rows (at most 256 pixels and rows a TMA box) are staged by TMA, in 2 stages
+  // as the others.
   int64_t tiles_h = 0, staged = 0, y_pixels = 0, shared = 0;
-  for (int64_t want = 256; want >= 1; want /= 2) {
-    tiles_h = ceil_div(ho, std::clamp<int64_t>(want / pitch, 1, ho));
+  bool tma = false;
+  for (int64_t rows = std::clamp<int64_t>(256 / pitch, 1, ho); rows >= 1; --rows) {
+    tiles_h = ceil_div(ho, rows);
     const int64_t th = ceil_div(ho, tiles_h);
     y_pixels = ceil_div(th * pitch, 16) * 16;
     const int64_t x =
         std::max((th + (fh - 1) * dh) * pitch, y_pixels + (fh - 1) * dh * pitch + reach_w);
     const int64_t x_pixels = ceil_div(x, 8) * 8;
+    tma = tiles_w == 1 && pitch <= 256 && th + (fh - 1) * dh <= 256;
     staged = (x_pixels + y_pixels) * 128;
     shared = 1024 + 2 * (ceil_div(x_pixels * 128, 1024) + ceil_div(y_pixels * 128, 1024)) * 1024 +
-             4 * x_pixels;
+             4 * x_pixels + 16;
     if (shared <= 220 * 1024) break;
   }
   if (shared > 220 * 1024) return -1.0;
@@ -548,20 +558,21 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
       std::max<int64_t>(1, std::min<int64_t>(232448 / (shared + 1024), 3 / groups));
   const int64_t walkers = std::min(tiles, std::max<int64_t>(1, d.sm_count * per_sm / chunks));
   const int64_t rounds = ceil_div(tiles, walkers) * ceil_div(chunks * walkers, d.sm_count * per_sm);
+  const WgmmaWgradCosts& cost = tma ? kWgmmaWgradTma : kWgmmaWgradCopied;
   const double tile_us =
-      static_cast<double>(staged) / 1e3 * kWgmmaWgradUsPerKb +
-      2.0 * static_cast<double>(y_pixels * 64 * 64 * 3 * groups) / 1e9 * kWgmmaWgradUsPerGflop;
+      static_cast<double>(staged) / 1e3 * cost.us_per_kb +
+      2.0 * static_cast<double>(y_pixels * 64 * 64 * 3 * groups) / 1e9 * cost.us_per_gflop;
   const double slices_mb = 2.0 * static_cast<double>(walkers * p.k * p.c * taps) * 4.0 / 1e6;
   const double compute_us = static_cast<double>(rounds) * tile_us;
-  const double reduce_us = slices_mb * kWgmmaWgradUsPerSliceMb;
+  const double reduce_us = slices_mb * cost.us_per_slice_mb;
   if (why != nullptr) {
     char costs[120];
     std::snprintf(costs, sizeof(costs),
-                  "%.1f us wgmma tiles (%lld KB staged each), %.1f us fp32 slices", compute_us,
-                  static_cast<long long>(staged / 1024), reduce_us);
+                  "%.1f us wgmma tiles (%lld KB staged each%s), %.1f us fp32 slices", compute_us,
+                  static_cast<long long>(staged / 1024), tma ? " by TMA" : "", reduce_us);
     *why = wgrad_reason(tiles, walkers, chunks, costs, copy_us > 0);
   }
-  return kWgmmaWgradFixedUs + compute_us + reduce_us + copy_us;
+  return cost.fixed_us + compute_us + reduce_us + copy_us;
 }
 
 }  // namespace
