@@ -265,10 +265,17 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   int* where = reinterpret_cast<int*>(smem + p.stages * stage_bytes);
   const uint32_t bars = shared_address(where + p.x_pixels);
   if constexpr (kTma) {
-    // TMA writes a box's pixels only: the staged pixels past the boxes stay zero.
-    float4* stages4 = reinterpret_cast<float4*>(smem);
-    for (int i = threadIdx.x; i < p.stages * stage_bytes / 16; i += threads)
-      stages4[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    // TMA writes a box's pixels only: the staged pixels past the boxes (each stage's x pixels
+    // from x_rows x pitch on, dy's from th x pitch on) stay zero.
+    const int x_box = 8 * p.x_rows * p.pitch, x_end = p.x_bytes / 16;
+    const int y_box = 8 * p.th * p.pitch, y_end = p.y_bytes / 16;
+    const int tail = x_end - x_box + y_end - y_box;
+    for (int i = threadIdx.x; i < p.stages * tail; i += threads) {
+      const int stage = i / tail, at = i % tail;
+      const int vector = at < x_end - x_box ? x_box + at : x_end + y_box + at - (x_end - x_box);
+      reinterpret_cast<float4*>(smem + stage * stage_bytes)[vector] =
+          make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
     if (threadIdx.x == 0) {
       for (int s = 0; s < p.stages; ++s) mbarrier_init(bars + 8 * s, 1);
       mbarrier_init_fence();
@@ -401,6 +408,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
 #pragma unroll
   for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
 
+  griddep_launch_dependents();
   // The slice's dw: acc[j][4 i + 2 h + e] is output channel k0 + 16 quarter + g + 8 h, input
   // channel c0 + 8 i + 2 t + e, tap tap0 + first_tap + j; packed K, taps, C.
   const int g = lane / 4, t = lane % 4;

@@ -65,11 +65,11 @@ struct WgmmaWgradCosts {
 // kernel took in bench/results/2026-11-27-conv-wgrad-wgmma-ab-h100.csv, all of them staged by
 // cp.async then (within 10% on 20: public line 50.0 us predicted, 51.1 measured).
 constexpr WgmmaWgradCosts kWgmmaWgradCopied = {10.7, 0.0296, 128.4, 0.191};
-// Tiles staged by TMA (whole rows): over the 18 channels-last lines it stages so in
-// bench/results/2026-11-27-conv-wgrad-tma-ab-h100.csv (medians of 2 repeats; within 5% on 14,
-// 10% on 17: public line 41.7 us predicted, 43.7 measured). The copies hide under the wgmma: a
-// cost per KB fits at zero (-0.002 us), so the model has none.
-constexpr WgmmaWgradCosts kWgmmaWgradTma = {11.62, 0.0, 176.2, 0.2129};
+// Tiles staged by TMA (whole rows), the reduction launched as a programmatic dependent: over the
+// 18 channels-last lines it stages so in bench/results/2026-11-27-conv-wgrad-pdl-ab-h100.csv
+// (medians of 2 repeats; within 5% on 13, 10% on 17: public line 41.3 us predicted, 42.5
+// measured). The copies hide under the wgmma: a cost per KB fits near zero, so the model has none.
+constexpr WgmmaWgradCosts kWgmmaWgradTma = {9.99, 0.0, 176.5, 0.2417};
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
