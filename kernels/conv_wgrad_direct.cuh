@@ -61,14 +61,12 @@ constexpr int kWgradBlockChannels = 64;
 constexpr int kWgradTilePixels = BOO_WGRAD_TILE_PIXELS;
 constexpr int kWgradLongSlice = 4;
 constexpr int kWgradMaxShared = 200 * 1024;
-// Slice groups per 32 elements in the reduction (threads of 32 x groups a block), and whether it
-// is launched as a programmatic dependent of the slices' kernel (its launch overlapping that
-// kernel's last blocks); macros for measuring.
+// Slice groups per 32 elements in the reduction (threads of 32 x groups a block; a macro for
+// measuring). The reduction is a programmatic dependent launch (launch_dependent) of the slices'
+// kernel, which lets it launch once its tiles are done: the launch overlaps the slices' stores
+// (1-1.5 us less on small layers, bench/results/2026-11-27-conv-wgrad-tma-h100.md).
 #ifndef BOO_WGRAD_REDUCE_GROUPS
 #define BOO_WGRAD_REDUCE_GROUPS 16
-#endif
-#ifndef BOO_WGRAD_PDL
-#define BOO_WGRAD_PDL 1
 #endif
 constexpr int kWgradReduceGroups = BOO_WGRAD_REDUCE_GROUPS;
 
@@ -291,7 +289,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
     }
   });
 
-  griddep_launch_dependents();
+  cudaTriggerProgrammaticLaunchCompletion();  // the reduction may launch
   // The slice's dw: acc[m][j][n] rows (output channels) k0 + 16 m + g (+ 8), columns (x's
   // channels) c0 + 16 unit + 8 n + 2t and + 1, tap tap0 + first_tap + j; packed K, taps, C.
   if (my_taps == 0) return;
@@ -328,7 +326,7 @@ __global__ void __launch_bounds__(32 * kWgradReduceGroups)
                              int64_t total) {
   __shared__ float4 part[kWgradReduceGroups][32];
   const int lane = threadIdx.x % 32, group = threadIdx.x / 32;
-  griddep_wait();
+  cudaGridDependencySynchronize();
   const int64_t i = (static_cast<int64_t>(blockIdx.x) * 32 + lane) * 4;
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (i < total) {
@@ -432,18 +430,11 @@ struct ConvWgradDirectRunner {
     }
     kernel<<<blocks, threads, plan.shared_bytes, s>>>(a, plan, slices, extra...);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
-    cudaLaunchConfig_t reduce{};
-    reduce.gridDim = dim3(static_cast<unsigned>((plan.total + 127) / 128));
-    reduce.blockDim = dim3(32 * kWgradReduceGroups);
-    reduce.stream = s;
-    cudaLaunchAttribute dependent{};
-    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    dependent.val.programmaticStreamSerializationAllowed = BOO_WGRAD_PDL;
-    reduce.attrs = &dependent;
-    reduce.numAttrs = 1;
     const float* partials = slices;
-    return cuda_result(cudaLaunchKernelEx(&reduce, conv_wgrad_reduce_kernel<T>, partials,
-                                          static_cast<T*>(a.w), plan.slices, plan.total),
+    return cuda_result(launch_dependent(conv_wgrad_reduce_kernel<T>,
+                                        dim3(static_cast<unsigned>((plan.total + 127) / 128)),
+                                        dim3(32 * kWgradReduceGroups), s, partials,
+                                        static_cast<T*>(a.w), plan.slices, plan.total),
                        why, len);
   }
 

@@ -408,7 +408,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
 #pragma unroll
   for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
 
-  griddep_launch_dependents();
+  cudaTriggerProgrammaticLaunchCompletion();  // the reduction may launch
   // The slice's dw: acc[j][4 i + 2 h + e] is output channel k0 + 16 quarter + g + 8 h, input
   // channel c0 + 8 i + 2 t + e, tap tap0 + first_tap + j; packed K, taps, C.
   const int g = lane / 4, t = lane % 4;

@@ -2,9 +2,7 @@
 // the host (cuTensorMapEncodeTiled, reached through the runtime's driver entry point: JIT
 // modules link no libcuda), a box copied into shared memory by one thread
 // (cp.async.bulk.tensor, PTX ISA 9.7.9.25), and an mbarrier that counts the box's bytes and that
-// the block waits on by phase parity. Also programmatic dependent launch (griddepcontrol): a
-// kernel launched with the programmatic stream serialization attribute may start while the one
-// before it finishes, and waits for it where it needs its results.
+// the block waits on by phase parity.
 #pragma once
 
 #include <cuda.h>
@@ -75,17 +73,6 @@ __device__ __forceinline__ void tma_load_4d(uint32_t smem, const CUtensorMap* ma
       "[%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(smem),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
-}
-
-// Where this kernel was launched as a programmatic dependent: waits until the grid before it has
-// completed and its memory is visible (a no-op otherwise).
-__device__ __forceinline__ void griddep_wait() {
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-}
-// Lets the dependent grid launch now (it still waits for this grid's completion in
-// griddep_wait); a grid that never calls it lets it launch as its blocks exit.
-__device__ __forceinline__ void griddep_launch_dependents() {
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 }
 
 }  // namespace boo_kernels
