@@ -26,6 +26,7 @@
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
+#include "mma_sync.cuh"
 
 namespace boo_kernels {
 
@@ -45,6 +46,11 @@ constexpr int64_t kDepthwiseMaxBlocks = int64_t{1} << 20;
 #endif
 #ifndef BOO_DEPTHWISE_BLOCKS
 #define BOO_DEPTHWISE_BLOCKS 3
+#endif
+// The tiled kernel stages its window with cp.async (every 16-byte load of the window in flight
+// at once) or, with 0, through registers (a load, then its store, per thread and vector).
+#ifndef BOO_DEPTHWISE_CP_ASYNC
+#define BOO_DEPTHWISE_CP_ASYNC 1
 #endif
 constexpr int kTileVectors = 4;
 constexpr int kTileThreads = 256;
@@ -255,8 +261,18 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
       const int row = pix / iw;
       const int64_t hh = h_first + row;
       const int64_t ww = w_first + (pix - row * iw);
+      const bool inside =
+          hh >= 0 && hh < a.in[1] && ww >= 0 && ww < a.in[2] && c_lo + cv * kVec < a.c;
+      if constexpr (BOO_DEPTHWISE_CP_ASYNC != 0) {
+        static_assert(sizeof(T) * kVec == 16, "the tiled kernel copies 16-byte vectors");
+        // (Outside the input: zero bytes read from x itself, the vector zero-filled.)
+        cp_async_16(window + v * kVec,
+                    inside ? xd + hh * a.x_stride[3] + ww * a.x_stride[4] + cv * kVec : x,
+                    inside ? 16 : 0);
+        continue;
+      }
       DepthwiseVector<T, kVec> val;
-      if (hh >= 0 && hh < a.in[1] && ww >= 0 && ww < a.in[2] && c_lo + cv * kVec < a.c) {
+      if (inside) {
         val = *reinterpret_cast<const DepthwiseVector<T, kVec>*>(xd + hh * a.x_stride[3] +
                                                                  ww * a.x_stride[4] + cv * kVec);
       } else {
@@ -264,6 +280,10 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
         for (int e = 0; e < kVec; ++e) val.v[e] = from_float<T>(0.0f);
       }
       *reinterpret_cast<DepthwiseVector<T, kVec>*>(window + v * kVec) = val;
+    }
+    if constexpr (BOO_DEPTHWISE_CP_ASYNC != 0) {
+      cp_async_commit();
+      cp_async_wait<0>();
     }
     __syncthreads();
     const float* ft = filter + r0 * taps2 * kCB + q * kVec;
