@@ -47,11 +47,6 @@ constexpr int64_t kDepthwiseMaxBlocks = int64_t{1} << 20;
 #ifndef BOO_DEPTHWISE_BLOCKS
 #define BOO_DEPTHWISE_BLOCKS 3
 #endif
-// The tiled kernel stages its window with cp.async (every 16-byte load of the window in flight
-// at once) or, with 0, through registers (a load, then its store, per thread and vector).
-#ifndef BOO_DEPTHWISE_CP_ASYNC
-#define BOO_DEPTHWISE_CP_ASYNC 1
-#endif
 constexpr int kTileVectors = 4;
 constexpr int kTileThreads = 256;
 constexpr int kTilePixelsPerThread = BOO_DEPTHWISE_PIXELS;
@@ -189,8 +184,9 @@ __global__ void __launch_bounds__(kDepthwiseThreads)
 // channels (CB channels), reading input channels [c_lo, c_lo + CB / m).
 //   1. All threads stage the block's filter taps in shared memory ([tap][CB], fp32) and, for
 //      each filter depth tap, the input window the tile reads ([IH][IW][CB / m], as T, zeros
-//      outside the input), 16 bytes per load, all loads independent: the memory system sees
-//      the whole window in flight.
+//      outside the input) with cp.async, 16 bytes a copy, the whole window in flight at once
+//      (a load-then-store loop kept one load in flight per thread: the public MobileNetV2 layer
+//      took 154.6 against 118.3 us, bench/results/2026-11-27-conv-depthwise-cpasync-h100.md).
 //   2. Each thread computes one channel vector of kTilePixelsPerThread pixels (tile pixels
 //      P = p + j * kTileThreads / kTileVectors) over the taps from shared memory in a fixed
 //      order (deterministic): every filter tap is read once for all of them. Then bias,
@@ -199,6 +195,7 @@ __global__ void __launch_bounds__(kDepthwiseThreads)
 template <class T, bool kHasBias, int kAct, int kVec>
 __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
     conv_depthwise_tile_kernel(BooConvArgs a, int th, int tw, int tiles_w, int ih, int iw) {
+  static_assert(sizeof(T) * kVec == 16, "the tiled kernel copies 16-byte vectors");
   extern __shared__ float4 tile_shared[];
   constexpr int kCB = kTileVectors * kVec;  // output channels of the block
   constexpr int kSlots = kTileThreads / kTileVectors;
@@ -263,28 +260,13 @@ __global__ void __launch_bounds__(kTileThreads, kTileBlocksPerSm)
       const int64_t ww = w_first + (pix - row * iw);
       const bool inside =
           hh >= 0 && hh < a.in[1] && ww >= 0 && ww < a.in[2] && c_lo + cv * kVec < a.c;
-      if constexpr (BOO_DEPTHWISE_CP_ASYNC != 0) {
-        static_assert(sizeof(T) * kVec == 16, "the tiled kernel copies 16-byte vectors");
-        // (Outside the input: zero bytes read from x itself, the vector zero-filled.)
-        cp_async_16(window + v * kVec,
-                    inside ? xd + hh * a.x_stride[3] + ww * a.x_stride[4] + cv * kVec : x,
-                    inside ? 16 : 0);
-        continue;
-      }
-      DepthwiseVector<T, kVec> val;
-      if (inside) {
-        val = *reinterpret_cast<const DepthwiseVector<T, kVec>*>(xd + hh * a.x_stride[3] +
-                                                                 ww * a.x_stride[4] + cv * kVec);
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) val.v[e] = from_float<T>(0.0f);
-      }
-      *reinterpret_cast<DepthwiseVector<T, kVec>*>(window + v * kVec) = val;
+      // (Outside the input: zero bytes read from x itself, the vector zero-filled.)
+      cp_async_16(window + v * kVec,
+                  inside ? xd + hh * a.x_stride[3] + ww * a.x_stride[4] + cv * kVec : x,
+                  inside ? 16 : 0);
     }
-    if constexpr (BOO_DEPTHWISE_CP_ASYNC != 0) {
-      cp_async_commit();
-      cp_async_wait<0>();
-    }
+    cp_async_commit();
+    cp_async_wait<0>();
     __syncthreads();
     const float* ft = filter + r0 * taps2 * kCB + q * kVec;
     for (int r1 = 0; r1 < f1; ++r1) {

@@ -430,10 +430,9 @@ struct ConvWgradDirectRunner {
     }
     kernel<<<blocks, threads, plan.shared_bytes, s>>>(a, plan, slices, extra...);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
-    const float* partials = slices;
     return cuda_result(launch_dependent(conv_wgrad_reduce_kernel<T>,
                                         dim3(static_cast<unsigned>((plan.total + 127) / 128)),
-                                        dim3(32 * kWgradReduceGroups), s, partials,
+                                        dim3(32 * kWgradReduceGroups), s, slices,
                                         static_cast<T*>(a.w), plan.slices, plan.total),
                        why, len);
   }

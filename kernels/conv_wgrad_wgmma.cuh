@@ -266,16 +266,17 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   const uint32_t bars = shared_address(where + p.x_pixels);
   if constexpr (kTma) {
     // TMA writes a box's pixels only: the staged pixels past the boxes (each stage's x pixels
-    // from x_rows x pitch on, dy's from th x pitch on) stay zero.
-    const int x_box = 8 * p.x_rows * p.pitch, x_end = p.x_bytes / 16;
-    const int y_box = 8 * p.th * p.pitch, y_end = p.y_bytes / 16;
-    const int tail = x_end - x_box + y_end - y_box;
-    for (int i = threadIdx.x; i < p.stages * tail; i += threads) {
-      const int stage = i / tail, at = i % tail;
-      const int vector = at < x_end - x_box ? x_box + at : x_end + y_box + at - (x_end - x_box);
-      reinterpret_cast<float4*>(smem + stage * stage_bytes)[vector] =
-          make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
+    // from x_rows x pitch on, dy's from th x pitch on) stay zero. Bytes [from, to) of a stage:
+    const auto zero = [&](int from, int to) {
+      for (int s = 0; s < p.stages; ++s) {
+        for (int i = from + 16 * static_cast<int>(threadIdx.x); i < to; i += 16 * threads) {
+          *reinterpret_cast<float4*>(smem + s * stage_bytes + i) =
+              make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+      }
+    };
+    zero(128 * p.x_rows * p.pitch, p.x_bytes);
+    zero(p.x_bytes + 128 * p.th * p.pitch, p.x_bytes + p.y_bytes);
     if (threadIdx.x == 0) {
       for (int s = 0; s < p.stages; ++s) mbarrier_init(bars + 8 * s, 1);
       mbarrier_init_fence();

@@ -547,8 +547,9 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
     const int64_t x_pixels = ceil_div(x, 8) * 8;
     tma = tiles_w == 1 && pitch <= 256 && th + (fh - 1) * dh <= 256;
     staged = (x_pixels + y_pixels) * 128;
+    // The alignment slack, two stages, the pixels' table and an mbarrier a stage.
     shared = 1024 + 2 * (ceil_div(x_pixels * 128, 1024) + ceil_div(y_pixels * 128, 1024)) * 1024 +
-             4 * x_pixels + 16;
+             4 * x_pixels + 2 * 8;
     if (shared <= 220 * 1024) break;
   }
   if (shared > 220 * 1024) return -1.0;
