@@ -81,6 +81,15 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], uint32_t s) {
                : "r"(s));
 }
 
+// Four 8 x 8 matrices of 16-bit elements to shared memory, transposed: lane (g, t) gives
+// elements 2t and 2t + 1 of row g of matrix i in r[i] (an mma accumulator's layout), and lanes
+// 8 i to 8 i + 7 the addresses of the 16-byte rows matrix i's columns 0 to 7 are stored to.
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t s, const uint32_t (&r)[4]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(s),
+               "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
 // Two values rounded to T, the first in the low half (one cvt for bf16x2 and f16x2).
 template <class T>
 __device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {

@@ -2,7 +2,7 @@
 // the host (cuTensorMapEncodeTiled, reached through the runtime's driver entry point: JIT
 // modules link no libcuda), a box copied into shared memory by one thread
 // (cp.async.bulk.tensor, PTX ISA 9.7.9.25), and an mbarrier that counts the box's bytes and that
-// the block waits on by phase parity.
+// the block waits on by phase parity; and a box stored from shared memory.
 #pragma once
 
 #include <cuda.h>
@@ -73,6 +73,28 @@ __device__ __forceinline__ void tma_load_4d(uint32_t smem, const CUtensorMap* ma
       "[%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(smem),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
       : "memory");
+}
+
+// Box (c0, c1, c2, c3) of `map` from shared memory at `smem` (written in the map's swizzled
+// layout, made visible to the async proxy by fence_proxy_async_shared and a barrier); elements
+// outside the tensor are not written. One bulk group a call (tma_store_commit).
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap* map, uint32_t smem, int c0, int c1,
+                                             int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n"
+      "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+      "r"(smem), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+// Returns once at most kPending of this thread's stores still read their shared memory.
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+// Returns once at most kPending of this thread's stores are still writing global memory.
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
 }  // namespace boo_kernels

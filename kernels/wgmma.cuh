@@ -23,7 +23,8 @@ namespace boo_kernels {
 // swizzled layout: a row of 128 bytes per k, its 16-byte vector c at c ^ (row % 8), rows in a
 // buffer that starts at a 1024-byte boundary. The swizzle is applied to the address, so the
 // operand may start at any row (measured on an H100 for shifts of 1 to 24 rows with base offset
-// 0: bench/results/2026-11-27-wgmma-desc-probe.cu); 8-row groups are 1024 bytes apart.
+// 0: bench/results/2026-11-27-wgmma-desc-probe.cu); 8-row groups are 1024 bytes apart. The same
+// bytes read K-major are rows of m or n, 64 k each; a k-step of 16 starts 32 bytes further.
 __device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_address) {
   return static_cast<uint64_t>((smem_address & 0x3FFFF) >> 4) | uint64_t{1} << 16 |
          static_cast<uint64_t>(1024 >> 4) << 32 | uint64_t{1} << 62;
@@ -82,7 +83,55 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_
   }
 }
 
+// The same shape family with both operands in shared memory, K-major (each row of A, an output
+// row m, and each row of B, an output column n, holds its 16 k contiguously: 128-byte swizzled
+// rows of 64 k, so a k-step moves a descriptor's start by 32 bytes), B 128 n wide: d is 64 x 128
+// fp32, 64 registers a thread, d[4 i + 0..3] as above for i = 0 to 15.
+#define BOO_WGMMA_D64                                                                      \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+  "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "  \
+  "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "  \
+  "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define BOO_WGMMA_D64_OPERANDS(d)                                                                 \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+
+// d (+)= a b: A and B K-major from shared memory (descriptors); `accumulate` 0 overwrites d.
+template <class T>
+__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], uint64_t a, uint64_t b,
+                                                    int accumulate) {
+  if constexpr (std::is_same_v<T, __half>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " BOO_WGMMA_D64
+        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : BOO_WGMMA_D64_OPERANDS(d)
+        : "l"(a), "l"(b), "r"(accumulate));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " BOO_WGMMA_D64
+        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : BOO_WGMMA_D64_OPERANDS(d)
+        : "l"(a), "l"(b), "r"(accumulate));
+  }
+}
+
+__device__ __forceinline__ void wgmma_hold(float (&d)[64]) {
+#pragma unroll
+  for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
 #undef BOO_WGMMA_D32
 #undef BOO_WGMMA_D32_OPERANDS
+#undef BOO_WGMMA_D64
+#undef BOO_WGMMA_D64_OPERANDS
 
 }  // namespace boo_kernels

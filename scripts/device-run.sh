@@ -52,6 +52,7 @@ list_env() {
     *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
     *conv_wgrad_direct.txt | *conv_wgrad_wgmma.txt) echo BOO_CONV_WGRAD_DIRECT=first ;;
     *conv_few_channels.txt) echo BOO_CONV_FEW_CHANNELS=first ;;
+    *conv_taps.txt) echo BOO_CONV_TAPS=first ;;
     # The padded lists check the CUTLASS configs behind the padding copies (the few-channel
     # kernel would come first on their C < 8 forward lines).
     *conv_padded.txt) echo BOO_CONV_FEW_CHANNELS=0 ;;

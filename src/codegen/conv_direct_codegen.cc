@@ -4,9 +4,10 @@
 // (kernels/conv_pointwise.cuh), and conv.grouped's direct kernel for narrow groups
 // (kernels/conv_grouped_direct.cuh), and conv.split_wgrad's direct kernel for backward weight of
 // small layers (kernels/conv_wgrad_direct.cuh), and conv.padded_channels' direct kernel for few
-// input channels (kernels/conv_few_channels.cuh). Their runners take sizes, strides and layouts
-// at launch, so the class fixes only the element type, the direction and the forward epilogue;
-// the math mode does not matter (the kernels form exact fp32 products) and the spatial
+// input channels (kernels/conv_few_channels.cuh), and conv.sm90_taps, the wgmma kernel for
+// stride-1 layers with C = 64 (kernels/conv_taps_wgmma.cuh). Their runners take sizes, strides and
+// layouts at launch, so the class fixes only the element type, the direction and the forward
+// epilogue; the math mode does not matter (the kernels form exact fp32 products) and the spatial
 // dimensions only name the kernel.
 #include "boo/codegen/conv_codegen.h"
 #include "codegen_util.h"
@@ -139,6 +140,19 @@ core::Expected<KernelSource> conv_few_channels_source(const space::ConvClass& cl
       std::string(kConvFewChannelsPrefix) + cls.name(), "conv_few_channels.cuh",
       channels_last("boo_kernels::ConvFewChannelsRunner<" + t + ", " + epilogue_args(cls) + ">",
                     t));
+}
+
+core::Expected<KernelSource> conv_sm90_taps_source(const space::ConvClass& cls) {
+  BOO_RETURN_IF_ERROR(check_direct_class("conv.sm90_taps", cls));
+  BOO_RETURN_IF_ERROR(check_forward("conv.sm90_taps", cls));
+  if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16) {
+    return core::invalid_argument("conv.sm90_taps runs on fp16 and bf16 tensor cores only (class " +
+                                  cls.name() + ")");
+  }
+  const std::string t = cuda_type(cls.dtype);
+  return direct_source(
+      std::string(kConvSm90TapsPrefix) + cls.name(), "conv_taps_wgmma.cuh",
+      channels_last("boo_kernels::ConvTapsRunner<" + t + ", " + epilogue_args(cls) + ">", t));
 }
 
 const ConvOwnKernel* conv_own_kernel(std::string_view algorithm) {

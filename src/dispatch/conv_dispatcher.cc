@@ -72,6 +72,19 @@ constexpr WgmmaWgradCosts kWgmmaWgradCopied = {10.7, 0.0296, 128.4, 0.191};
 constexpr WgmmaWgradCosts kWgmmaWgradTma = {9.99, 0.0, 176.5, 0.2417};
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
+// conv.sm90_taps (kernels/conv_taps_wgmma.cuh): per tile a block walks, its wgmma at a share of
+// the 16-bit tensor peak per SM and a fixed cost (the epilogue, the barriers, waiting for the
+// next box); a fixed cost past the launch (the filter and the first boxes of every block at
+// once); the share of the copy bandwidth its boxes move x and y at (an estimate). Fitted on an
+// H100 to n64 and n32 c64 56x56 3x3 and the 1D n32 W 4096 x3 (7, 4 and 5 tiles a block: 34.9,
+// 23.4 and 17.7 us; bench/results/2026-11-27-conv-taps-h100.md). Lines with W >= 64, K >= 128 or
+// fp16 with silu measured up to 1.8x this model there; the CUTLASS configs it is ranked against
+// measured faster on all of them.
+constexpr double kTapsMmaShare = 0.88;
+constexpr double kTapsTileUs = 1.0;
+constexpr double kTapsBandwidthShare = 0.80;
+constexpr double kTapsFixedUs = 4.9;
+
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
 // (bench/results/2026-11-26-conv-few-channels-h200.md): a fixed cost beyond the launch, the
 // block's filter set-up per batch of 2048 weights (eight loads in flight a thread), and per
@@ -634,6 +647,109 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
 
 namespace {
 
+// conv.sm90_taps' plan (kernels/conv_taps_wgmma.cuh, taps_plan, spelled again for the host): two
+// warpgroups share a tile, each 64 of 128 output channels where K is a multiple of 128 (a tile of
+// up to 128 positions), else 128 of up to 256 positions; tiles of whole output rows within those
+// positions (pitch = W + the filter's reach along W a row), else of one row cut into pieces; 2 or
+// 3 stages of the staged input beside the filter; one block per SM and chunk of K.
+struct TapsHostPlan {
+  bool split_k = false;
+  int64_t th = 1, pitch = 1, tiles = 1, chunks = 1, slices = 1, taps = 1;
+  bool fits = false;  // in shared memory
+};
+
+TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
+  TapsHostPlan t;
+  const size_t dims = p.filter.size();
+  const std::vector<int64_t> out = p.output();
+  const int64_t out_w = out[dims - 1], out_h = dims >= 2 ? out[dims - 2] : 1;
+  const int64_t fw = p.filter[dims - 1], fh = dims >= 2 ? p.filter[dims - 2] : 1;
+  const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
+  const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
+  t.split_k = p.k % 128 == 0;
+  const int64_t positions = t.split_k ? 128 : 256;
+  t.taps = fh * fw;
+  t.chunks = p.k / (t.split_k ? 128 : 64);
+  // The widest tiles within the positions whose stages fit, in steps of 32 positions.
+  for (int64_t budget = positions; budget >= 32 + reach_w && !t.fits; budget -= 32) {
+    int64_t tiles_h = out_h, tiles_w = 1;
+    t.th = 1;
+    t.pitch = out_w + reach_w;
+    if (t.pitch <= budget) {
+      const int64_t rows = std::min<int64_t>(budget / t.pitch, out_h);
+      tiles_h = ceil_div(out_h, rows);
+      t.th = ceil_div(out_h, tiles_h);
+    } else {
+      tiles_w = ceil_div(out_w, budget - reach_w);
+      t.pitch = ceil_div(out_w, tiles_w) + reach_w;
+    }
+    t.tiles = p.n * (dims == 3 ? out[0] : 1) * tiles_h * tiles_w;
+    const int64_t stage =
+        std::max(ceil_div((t.th + reach_h) * t.pitch * 128, 1024) * 1024, int64_t{32768});
+    const int64_t slack =
+        std::max<int64_t>((positions + reach_h * t.pitch + reach_w) * 128 - stage, 0);
+    t.fits = 1024 + (t.split_k ? 2 : 1) * t.taps * 8192 + 2 * stage + slack + 16 <= 227 * 1024;
+  }
+  t.slices = std::min(std::max<int64_t>(sm_count / t.chunks, 1), t.tiles);
+  return t;
+}
+
+}  // namespace
+
+core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
+  BOO_RETURN_IF_ERROR(p.validate());
+  const std::string head = "conv.sm90_taps does not apply: ";
+  if (p.direction != ConvDirection::kForward) return core::unsupported(head + "forward only");
+  if (p.groups != 1) return core::unsupported(head + "groups = " + std::to_string(p.groups));
+  if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16) {
+    return core::unsupported(head + "it runs fp16 and bf16 only");
+  }
+  if (p.c != 64 || p.k % 64 != 0) {
+    return core::unsupported(head + "C = " + std::to_string(p.c) + " and K = " +
+                             std::to_string(p.k) + " (it takes C = 64 and K a multiple of 64)");
+  }
+  const size_t dims = p.filter.size();
+  int64_t taps = 1;
+  for (size_t i = 0; i < dims; ++i) {
+    if (p.stride[i] != 1) return core::unsupported(head + "it needs stride 1");
+    const bool depth = dims == 3 && i == 0;
+    if (depth && (p.filter[i] != 1 || p.padding[i] != 0)) {
+      return core::unsupported(head + "it takes 1D and 2D filters (depth 1, no depth padding)");
+    }
+    taps *= p.filter[i];
+  }
+  if (taps > 9) return core::unsupported(head + "filters of at most 9 taps");
+  const int64_t reach_w = (p.filter[dims - 1] - 1) * p.dilation[dims - 1];
+  const int64_t reach_h = dims >= 2 ? (p.filter[dims - 2] - 1) * p.dilation[dims - 2] : 0;
+  if (reach_w + 16 > 128 || reach_h + 1 > 256) {
+    return core::unsupported(head + "the dilated filter reaches too far");
+  }
+  if (!taps_host_plan(p, 132).fits) {
+    return core::unsupported(head + "a tile exceeds its shared memory");
+  }
+  return core::Status::ok();
+}
+
+double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why) {
+  const TapsHostPlan t = taps_host_plan(p, d.sm_count);
+  // The busiest SM's tiles, each two warpgroups' 4 m64n128k16 wgmma a tap and a fixed cost.
+  const double per_sm = static_cast<double>(ceil_div(t.tiles, t.slices));
+  const double flops = per_sm * 2.0 * 2.0 * 64 * 128 * 64 * static_cast<double>(t.taps);
+  const double compute_us = flops / (kTapsMmaShare * d.tflops_16bit * 1e12 / d.sm_count) * 1e6 +
+                            per_sm * kTapsTileUs + kTapsFixedUs;
+  std::string text;
+  const double us = predict_direct_us(p, d, kTapsBandwidthShare, compute_us, "", "wgmma", &text);
+  if (why != nullptr) {
+    *why = std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
+           std::to_string(t.pitch) + " positions x " + std::to_string(t.chunks) + " chunks of " +
+           (t.split_k ? "128" : "64") + " channels" + text;
+  }
+  return us;
+}
+
+namespace {
+
 // The channels of one staged input point in conv.padded_channels' direct kernel: C, or C + 1
 // (a zero channel) where C and the stride along W are odd.
 int64_t few_channels_point(const ops::ConvProblem& p) {
@@ -819,6 +935,7 @@ core::Status own_supports(std::string_view algorithm, const ops::ConvProblem& p)
   if (algorithm == kConvGrouped) return conv_grouped_direct_supports(p);
   if (algorithm == kConvSplitWgrad) return conv_split_wgrad_direct_supports(p);
   if (algorithm == kConvPaddedChannels) return conv_few_channels_supports(p);
+  if (algorithm == kConvSm90Taps) return conv_sm90_taps_supports(p);
   return core::Status::ok();
 }
 
@@ -870,6 +987,11 @@ ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, Gemm
     options_.rank_conv_few_channels = false;
   } else if (env && *env == "first") {
     options_.conv_few_channels_first = true;
+  }
+  if (auto env = core::get_env("BOO_CONV_TAPS"); env && *env == "0") {
+    options_.rank_conv_taps = false;
+  } else if (env && *env == "first") {
+    options_.conv_taps_first = true;
   }
   if (auto env = core::get_env("BOO_CONV_GEMM_1D"); env && *env == "0") {
     options_.rank_conv_gemm_1d = false;
@@ -1221,11 +1343,31 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       (options_.conv_gemm_1d_first || !sm90.is_ok() ||
        (implicit_us >= 10.0 * launch_us && gemm_1d.predicted_us < implicit_us));
   if (gemm_1d_first) out.push_back(gemm_1d);
+  // conv.sm90_taps before conv.sm90_implicit where it is predicted faster than its best config,
+  // after it otherwise.
+  ConvCandidate taps;
+  bool taps_first = false;
+  if (const core::Status t = conv_sm90_taps_supports(p); !t.is_ok()) {
+    if (sm90.is_ok() && p.direction == ConvDirection::kForward) note(t.message());
+  } else if (!options_.rank_conv_taps) {
+    note("conv.sm90_taps is not ranked: BOO_CONV_TAPS=0 leaves it out");
+  } else {
+    taps = own_candidate(kConvSm90Taps, codegen::kConvSm90TapsPrefix, p, gemm_.device_model(),
+                         &predict_conv_sm90_taps_us);
+    taps_first = options_.conv_taps_first || taps.predicted_us < implicit_us;
+    // BOO_CONV_TAPS=first: ahead of everything, the GEMM algorithms included.
+    if (options_.conv_taps_first) {
+      out.insert(out.begin(), taps);
+    } else if (taps_first) {
+      out.push_back(taps);
+    }
+  }
   if (sm90.is_ok()) {
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
     note(sm90.message());
   }
+  if (!taps.algorithm.empty() && !taps_first) out.push_back(taps);
   if (!wgrad_direct.algorithm.empty() && !wgrad_direct_first) out.push_back(wgrad_direct);
   if (!gemm_1d.algorithm.empty() && !gemm_1d_first) out.push_back(gemm_1d);
   if (pointwise.is_ok() && options_.rank_conv_pointwise && !pointwise_first) {

@@ -56,6 +56,13 @@ inline constexpr std::string_view kConvSplitWgradDirectPrefix = "conv.split_wgra
 core::Expected<KernelSource> conv_few_channels_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvFewChannelsPrefix = "conv.padded_channels_";
 
+// conv.sm90_taps: forward convolutions of stride 1 with C = 64 and K a multiple of 64, at most 9
+// taps (1D and 2D), on wgmma: every tap a shifted descriptor into one TMA-staged input tile, the
+// output stored by TMA (kernels/conv_taps_wgmma.cuh); 16-bit types only. The name is
+// kConvSm90TapsPrefix + class name.
+core::Expected<KernelSource> conv_sm90_taps_source(const space::ConvClass& cls);
+inline constexpr std::string_view kConvSm90TapsPrefix = "conv.sm90_taps_";
+
 // The direct kernels of our own, each with one config per class (prefix + class name) and its
 // generator: the one list that dispatch (forced configs, tuning-DB rows, sources) and
 // `boo codegen` read.
@@ -70,7 +77,8 @@ inline constexpr ConvOwnKernel kConvOwnKernels[] = {
     {"conv.pointwise", kConvPointwisePrefix, &conv_pointwise_source},
     {"conv.grouped", kConvGroupedDirectPrefix, &conv_grouped_direct_source},
     {"conv.split_wgrad", kConvSplitWgradDirectPrefix, &conv_split_wgrad_direct_source},
-    {"conv.padded_channels", kConvFewChannelsPrefix, &conv_few_channels_source}};
+    {"conv.padded_channels", kConvFewChannelsPrefix, &conv_few_channels_source},
+    {"conv.sm90_taps", kConvSm90TapsPrefix, &conv_sm90_taps_source}};
 // The entry of `algorithm`, or nullptr.
 const ConvOwnKernel* conv_own_kernel(std::string_view algorithm);
 

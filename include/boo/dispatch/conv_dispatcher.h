@@ -30,6 +30,7 @@ inline constexpr std::string_view kConvGrouped = "conv.grouped";
 inline constexpr std::string_view kConvSplitWgrad = "conv.split_wgrad";
 inline constexpr std::string_view kConvDepthwise = "conv.depthwise";
 inline constexpr std::string_view kConvPointwise = "conv.pointwise";
+inline constexpr std::string_view kConvSm90Taps = "conv.sm90_taps";
 inline constexpr std::string_view kConvDirect = "conv.direct";
 
 struct ConvPlan {
@@ -129,6 +130,14 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
 core::Status conv_few_channels_supports(const ops::ConvProblem& p);
 double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel& d,
                                     std::string* why = nullptr);
+
+// Whether conv.sm90_taps takes the problem (forward, 16-bit, groups 1, stride 1, C = 64, K a
+// multiple of 64, a 1D or 2D filter of at most 9 taps), or why not; its analytical time (its
+// wgmma per SM at a share of the tensor peak, or x and y streamed once, whichever is longer;
+// plus a fixed cost and layout copies).
+core::Status conv_sm90_taps_supports(const ops::ConvProblem& p);
+double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d,
+                                 std::string* why = nullptr);
 
 // The GEMMs a convolution is under conv.gemm_1x1 or conv.gemm_1d (`algorithm`), or why not.
 core::Expected<std::vector<ConvAsGemm>> conv_as_gemms(std::string_view algorithm,

@@ -77,6 +77,11 @@ struct DispatchOptions {
   // list, A/B timing). Forced configs use it either way.
   bool rank_conv_few_channels = true;
   bool conv_few_channels_first = false;
+  // conv.sm90_taps (stride-1 forward layers with C = 64, kernels/conv_taps_wgmma.cuh);
+  // BOO_CONV_TAPS=0 turns it off, =first puts it first wherever it applies (its GPU list, A/B
+  // timing). Forced configs use it either way.
+  bool rank_conv_taps = true;
+  bool conv_taps_first = false;
   // conv.gemm_1d (1D forward convolutions as GEMMs over windows of the input), ranked against
   // conv.sm90_implicit by the models; BOO_CONV_GEMM_1D=0 turns it off, BOO_CONV_GEMM_1D=first
   // puts it first wherever it applies (its GPU list, A/B timing). Forced GEMM configs use it

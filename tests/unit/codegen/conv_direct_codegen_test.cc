@@ -227,5 +227,30 @@ TEST(ConvFewChannelsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
 }
 
+TEST(ConvSm90TapsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
+  EXPECT_TRUE(embedded_file("conv_taps_wgmma.cuh").has_value());
+  auto src = conv_sm90_taps_source(
+      make_class(core::DType::kF16, ops::ConvDirection::kForward, 2, true, ops::Activation::kSilu));
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_EQ(src->name, "conv.sm90_taps_fp16_f32acc_fprop_2d_bias.silu");
+  EXPECT_TRUE(contains(src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvTapsRunner<__half, "
+                       "true, 4>, __half>"));
+  EXPECT_TRUE(contains(src->text, "struct ConvTapsRunner"));
+  // Its primitives come along: the TMA store and the wgmma with both operands in shared memory.
+  EXPECT_TRUE(contains(src->text, "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group"));
+  EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"));
+  EXPECT_EQ(conv_own_kernel("conv.sm90_taps")->prefix, kConvSm90TapsPrefix);
+  // Forward only, tensor-core types only.
+  auto wgrad = conv_sm90_taps_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
+  ASSERT_FALSE(wgrad.has_value());
+  EXPECT_TRUE(contains(wgrad.status().message(), "forward pass only"));
+  auto fp32 = conv_sm90_taps_source(make_class(core::DType::kF32, ops::ConvDirection::kForward, 2,
+                                               false, ops::Activation::kNone));
+  ASSERT_FALSE(fp32.has_value());
+  EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
+}
+
 }  // namespace
 }  // namespace boo::codegen

@@ -51,7 +51,9 @@ class ConvDispatchTest : public boo::testing::FakeCacheTest {
 
 TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   std::vector<std::string> notes;
-  auto c = dispatcher().candidates(resnet3x3(" -F 1"), &notes);
+  DispatchOptions no_taps;  // (conv.sm90_taps comes first here: its own test)
+  no_taps.rank_conv_taps = false;
+  auto c = ConvDispatcher(*cache_, nullptr, *gemm_, no_taps).candidates(resnet3x3(" -F 1"), &notes);
   ASSERT_TRUE(c.has_value()) << c.status().message();
   ASSERT_GE(c->size(), 2u);
   EXPECT_EQ(c->front().algorithm, kConvSm90Implicit);
@@ -362,6 +364,7 @@ TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
     std::vector<std::string> notes;
     DispatchOptions no_grouped_direct;  // (it takes the G = 4 problem: its own test)
     no_grouped_direct.rank_conv_grouped_direct = false;
+    no_grouped_direct.rank_conv_taps = false;  // (it takes relu6: its own test)
     auto list = ConvDispatcher(*cache_, nullptr, *gemm_, no_grouped_direct).candidates(p, &notes);
     ASSERT_TRUE(list.has_value());
     // Only the padding copies make the C = 35 problem an implicit GEMM.
@@ -765,6 +768,102 @@ TEST_F(ConvDispatchTest, FewChannelsKernelRanksByTheModelAndTheSwitch) {
   EXPECT_TRUE(std::any_of(small->begin(), small->end(), [](const ConvCandidate& c) {
     return c.config == "conv.padded_channels_bf16_f32acc_fprop_2d_nobias.none";
   }));
+}
+
+TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
+  // ResNet's 64-channel 3x3 forward: conv.sm90_taps first (34.9 us measured against 43.2 for the
+  // implicit GEMM's best config, bench/results/2026-11-27-conv-taps-h100.md), the implicit GEMM's
+  // configs after it.
+  const ops::ConvProblem public3x3 = resnet3x3(" -F 1");
+  ASSERT_TRUE(conv_sm90_taps_supports(public3x3).is_ok());
+  auto list = dispatcher().candidates(public3x3, nullptr);
+  ASSERT_TRUE(list.has_value()) << list.status().message();
+  ASSERT_GE(list->size(), 3u);
+  EXPECT_EQ(list->front().algorithm, kConvSm90Taps);
+  EXPECT_EQ(list->front().config, "conv.sm90_taps_bf16_f32acc_fprop_2d_nobias.none");
+  EXPECT_NE(list->front().reason.find("896 tiles of 4 x 58 positions"), std::string::npos)
+      << list->front().reason;
+  EXPECT_EQ((*list)[1].algorithm, kConvSm90Implicit);
+  // The model, fitted to that line (7 tiles a block).
+  std::string why;
+  const double us = predict_conv_sm90_taps_us(public3x3, DeviceModel{}, &why);
+  EXPECT_GT(us, 33.0) << why;
+  EXPECT_LT(us, 37.0) << why;
+  // K = 128 at 28x28: the implicit GEMM's 128x128 tiles measured faster (18.0 against 25.4 us):
+  // the kernel comes after its configs; BOO_CONV_TAPS=first puts it ahead of everything.
+  const ops::ConvProblem wide =
+      conv("convbfp16 -n 64 -c 64 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc));
+  auto later = dispatcher().candidates(wide, nullptr);
+  ASSERT_TRUE(later.has_value());
+  EXPECT_EQ(later->front().algorithm, kConvSm90Implicit);
+  const auto at = std::find_if(later->begin(), later->end(),
+                               [](const ConvCandidate& c) { return c.algorithm == kConvSm90Taps; });
+  ASSERT_NE(at, later->end());
+  EXPECT_NE(at->reason.find("chunks of 128 channels"), std::string::npos) << at->reason;
+  setenv("BOO_CONV_TAPS", "first", 1);
+  ConvDispatcher first = dispatcher();
+  setenv("BOO_CONV_TAPS", "0", 1);
+  ConvDispatcher off = dispatcher();
+  unsetenv("BOO_CONV_TAPS");
+  auto ahead = first.candidates(wide, nullptr);
+  ASSERT_TRUE(ahead.has_value());
+  EXPECT_EQ(ahead->front().algorithm, kConvSm90Taps);
+  std::vector<std::string> notes;
+  auto without = off.candidates(public3x3, &notes);
+  ASSERT_TRUE(without.has_value());
+  for (const ConvCandidate& c : *without) EXPECT_NE(c.algorithm, kConvSm90Taps);
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+    return n.find("BOO_CONV_TAPS=0") != std::string::npos;
+  }));
+  // What it does not take, and why.
+  struct Case {
+    std::string command;
+    std::string why;
+  };
+  for (const Case& k : std::vector<Case>{
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
+            "forward only"},
+           {"conv -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "fp16 and bf16 only"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
+            "-F 1",
+            "groups = 2"},
+           {"convbfp16 -n 8 -c 128 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "C = 128 and K = 64"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 96 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "C = 64 and K = 96"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -F 1",
+            "stride 1"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 5 -x 5 -p 2 -q 2 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "at most 9 taps"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 300 -k 64 -y 1 -x 3 -p 0 -q 60 -u 1 -v 1 -l 1 -j 60 "
+            "-F 1",
+            "reaches too far"},
+           {"convbfp16 --spatial_dim 3 -n 2 -c 64 -! 5 -H 12 -W 13 -k 64 -@ 3 -y 3 -x 3 -$ 1 -p 1 "
+            "-q 1 -# 1 -u 1 -v 1 -^ 1 -l 1 -j 1 -F 1",
+            "depth 1"}}) {
+    const core::Status s = conv_sm90_taps_supports(conv(
+        k.command + (k.command.find("spatial_dim 3") != std::string::npos
+                         ? std::string(" --in_layout NDHWC --out_layout NDHWC --fil_layout NDHWC")
+                         : std::string(kNhwc))));
+    ASSERT_FALSE(s.is_ok()) << k.command;
+    EXPECT_NE(s.message().find(k.why), std::string::npos) << s.message();
+  }
+  // A forced config names conv.sm90_taps and builds its source; on a problem it does not take
+  // the error says why.
+  const ConvDispatcher forced = dispatcher("conv.sm90_taps_bf16_f32acc_fprop_2d_nobias.none");
+  auto f = forced.candidates(public3x3, nullptr);
+  ASSERT_TRUE(f.has_value()) << f.status().message();
+  ASSERT_EQ(f->size(), 1u);
+  EXPECT_EQ(f->front().algorithm, kConvSm90Taps);
+  auto src = forced.source(f->front());
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  EXPECT_NE(src->text.find("ConvTapsRunner<__nv_bfloat16, false, 0>"), std::string::npos);
+  auto refused = forced.candidates(resnet3x3(" -F 2"), nullptr);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.status().message().find("forward only"), std::string::npos)
+      << refused.status().message();
 }
 
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
