@@ -3,33 +3,29 @@
 // (sm_90a), every tap of the filter multiplied out of one staging of the input.
 //
 // The output is computed transposed: y^T(k, q) = sum over taps and c of w(k, tap, c)
-// x(q + shift(tap), c), 64 output channels as wgmma's M and 128 output positions q as its N.
+// x(q + shift(tap), c), 64 output channels as wgmma's M and 256 output positions q as its N.
 // (The other way round, output channels as N, a 64-wide N tile reads 4 KB of shared memory per
 // 32 clocks of mma: the whole shared-memory bandwidth, which is what holds CUTLASS's implicit
-// GEMM near 40% of the tensor peak on these layers. Here a k-step reads 2 KB of filter and 4 KB
-// of input per 64 clocks.)
-//   - A block tile is th output rows of one plane, staged with the (R - 1) dil_h rows and
-//     (S - 1) dil_w columns its taps reach: pitch = tw + (S - 1) dil_w pixels a row. Output
-//     position q = row pitch + col takes input pixel q + r dil_h pitch + s dil_w for tap (r, s):
-//     every tap is the staged tile shifted by a constant, so its B operand (128 positions x 64
-//     channels, K-major) is one matrix descriptor moved by the shift (wgmma.cuh: the swizzle is
-//     applied to the address). Positions with col >= tw, or past th rows, are computed and
-//     thrown away.
-//   - One TMA box stages a tile (64 channels x pitch pixels x th + reach rows, 128-byte swizzled,
-//     zeros outside the image) into one of 2 or 3 stages, an mbarrier each; the filter (64 output
-//     channels x taps x 64 channels, 8 KB a tap, the same layout) is staged once per block.
-//   - Two warpgroups share each tile: where K is a multiple of 128 each takes 64 of the block's
-//     128 output channels over the tile's (up to) 128 positions, else each takes 128 of its (up
-//     to) 256 positions for the block's 64 output channels. A warpgroup's share is 4 k-steps a
-//     tap of m64n128k16 wgmma into 64 fp32 accumulators a thread; then bias and activation, and
-//     stmatrix.trans writes it position-major (64 channels a position, the TMA layout) over the
-//     stage it was read from, 16 KB a warpgroup, and TMA boxes store the tile: whole rows where
+// GEMM near 40% of the tensor peak on these layers. Here a k-step reads 2 KB of filter and 8 KB
+// of input per 128 clocks.)
+//   - A tile is th output rows of one plane, staged with the (R - 1) dil_h rows and (S - 1) dil_w
+//     columns its taps reach: pitch = tw + (S - 1) dil_w pixels a row. Output position
+//     q = row pitch + col takes input pixel q + r dil_h pitch + s dil_w for tap (r, s): every tap
+//     is the staged tile shifted by a constant, so its B operand (256 positions x 64 channels,
+//     K-major) is one matrix descriptor moved by the shift (wgmma.cuh: the swizzle is applied to
+//     the address). Positions with col >= tw, or past th rows, are computed and thrown away.
+//   - A producer warp stages the block's tiles in a ring of 2 or 3 stages, one TMA box each
+//     (64 channels x pitch pixels x th + reach rows, 128-byte swizzled, zeros outside the image),
+//     with a full and an empty mbarrier a stage; the filter (64 output channels x taps x 64
+//     channels, 8 KB a tap, the same layout) is staged once per block.
+//   - Two warpgroups take alternate tiles, so that one's epilogue runs under the other's mma: a
+//     tile is 4 k-steps a tap of m64n256k16 wgmma into 128 fp32 accumulators a thread; then bias
+//     and activation, stmatrix.trans writes the tile position-major (64 channels a position, the
+//     TMA layout) over the stage it was read from, and one TMA box stores it: whole rows where
 //     the tile spans the output's width (box width pitch: the columns past the image are not
-//     written), else one row of tw.
-//   - One thread issues the boxes. While a tile's mma run, it waits for the previous tile's
-//     store to have read its stage and stages the tile 2 (3 stages) or 1 ahead into it.
-// Blocks: one per SM, each keeping one chunk of K (64 or 128 output channels; block b: chunk
-// b % chunks) and walking its share of the tiles.
+//     written), else one row of tw. Once the store has read the stage, it is empty again.
+// Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
+// walking its share of the tiles.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -47,26 +43,25 @@
 
 namespace boo_kernels {
 
-constexpr int kTapsChannels = 64;    // C, and the output channels a warpgroup keeps
-constexpr int kTapsPositions = 128;  // output positions a warpgroup's share (wgmma's N)
+constexpr int kTapsChannels = 64;    // C, and the output channels a block keeps
+constexpr int kTapsPositions = 256;  // output positions a tile (wgmma's N)
 constexpr int kTapsMaxTaps = 9;
-constexpr int kTapsThreads = 256;  // two warpgroups
+constexpr int kTapsThreads = 288;  // two warpgroups and the producer warp
 constexpr int kTapsMaxStages = 3;
 constexpr int kTapsMaxShared = 227 * 1024;
 constexpr int kTapsTapBytes = kTapsChannels * kTapsChannels * 2;  // a tap's filter (8 KB)
-constexpr int kTapsShareBytes = kTapsPositions * 128;             // a warpgroup's output (16 KB)
+constexpr int kTapsOutBytes = kTapsPositions * 128;               // a tile's output (32 KB)
 
 struct TapsPlan {
-  int split_k;        // 1: the warpgroups take 64 output channels each, 0: 128 positions each
   int th, tw, pitch;  // a tile: output rows, output columns, staged pixels a row
   int x_rows;         // staged input rows (th + (R - 1) dil_h)
   int box_w;          // the output box's width: pitch (tiles_w = 1) or tw (th = 1)
   int tiles_w, tiles_h;
   int64_t tiles;  // planes (n x D) x tiles_h x tiles_w
   int taps;
-  int stage_bytes;  // the box (128 bytes a pixel) or the output shares, whichever is larger
+  int stage_bytes;  // the box (128 bytes a pixel) or the output, whichever is larger
   int stages;
-  int k_chunks;  // of 64 output channels (split_k 0) or 128 (split_k 1)
+  int k_chunks;  // of 64 output channels
   int slices;    // blocks per chunk
   int shared_bytes;
 };
@@ -91,16 +86,13 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
   p->taps = fh * fw;
   const int64_t out_h = a.out[1], out_w = a.out[2];
   const int64_t reach_h = (fh - 1) * a.dilation[1], reach_w = (fw - 1) * a.dilation[2];
-  if (reach_w + 16 > kTapsPositions || reach_h + 1 > 256) {
+  if (reach_w + 16 > 128 || reach_h + 1 > 256) {
     return "conv.sm90_taps: the dilated filter reaches too far";
   }
-  p->split_k = a.k % (2 * kTapsChannels) == 0 ? 1 : 0;
-  const int positions = kTapsPositions * (p->split_k != 0 ? 1 : 2);
-  const int filter = (p->split_k + 1) * p->taps * kTapsTapBytes;
-  // The widest tiles within the tile's positions whose stages fit beside the filter, in steps
-  // of 32 positions.
+  const int filter = p->taps * kTapsTapBytes;
+  // The widest tiles within 256 positions whose stages fit beside the filter, in steps of 32.
   p->stages = 0;
-  for (int budget = positions; budget >= 32 + reach_w && p->stages < 2; budget -= 32) {
+  for (int budget = kTapsPositions; budget >= 32 + reach_w && p->stages < 2; budget -= 32) {
     if (out_w + reach_w <= budget) {
       // Whole rows: as many as the budget holds, spread evenly over the height.
       p->tiles_w = 1;
@@ -121,15 +113,15 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
     }
     p->x_rows = static_cast<int>(p->th + reach_h);
     const int x_bytes = (p->x_rows * p->pitch * 128 + 1023) / 1024 * 1024;
-    p->stage_bytes = x_bytes > 2 * kTapsShareBytes ? x_bytes : 2 * kTapsShareBytes;
+    p->stage_bytes = x_bytes > kTapsOutBytes ? x_bytes : kTapsOutBytes;
     // The thrown-away positions' operands reach past the last stage: slack for them (reads).
-    const int64_t reach_bytes = (positions + reach_h * p->pitch + reach_w) * 128;
+    const int64_t reach_bytes = (kTapsPositions + reach_h * p->pitch + reach_w) * 128;
     const int slack =
         reach_bytes > p->stage_bytes ? static_cast<int>(reach_bytes - p->stage_bytes) : 0;
-    // Up to 1 KB to align to the swizzle pattern, the filter (two chunks with split_k), the
-    // stages and the slack, an mbarrier a stage.
+    // Up to 1 KB to align to the swizzle pattern, the filter, the stages and the slack, two
+    // mbarriers a stage.
     for (p->stages = kTapsMaxStages; p->stages >= 2; --p->stages) {
-      p->shared_bytes = 1024 + filter + p->stages * p->stage_bytes + slack + 8 * p->stages;
+      p->shared_bytes = 1024 + filter + p->stages * p->stage_bytes + slack + 16 * p->stages;
       if (p->shared_bytes <= kTapsMaxShared) break;
     }
   }
@@ -138,7 +130,7 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
   if (p->tiles >= (int64_t{1} << 31) || a.n * a.out[0] >= (int64_t{1} << 31)) {
     return "conv.sm90_taps takes fewer than 2^31 tiles";
   }
-  p->k_chunks = static_cast<int>(a.k / (kTapsChannels * (p->split_k + 1)));
+  p->k_chunks = static_cast<int>(a.k / kTapsChannels);
   const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
   int64_t slices = sms / p->k_chunks;
   slices = slices < 1 ? 1 : slices;
@@ -164,6 +156,11 @@ inline bool taps_maps(const BooConvArgs& a, const TapsPlan& p, CUtensorMap* x_ma
          map(y_map, a.y, a.out, a.k, p.box_w, p.th);
 }
 
+// The 128 threads of warpgroup `group` meet (named barrier 1 + group).
+__device__ __forceinline__ void taps_group_sync(int group) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(group + 1) : "memory");
+}
+
 template <class T, bool kBias, int kAct>
 __global__ void __launch_bounds__(kTapsThreads, 1)
     conv_taps_wgmma_kernel(BooConvArgs a, TapsPlan p, const __grid_constant__ CUtensorMap x_map,
@@ -174,46 +171,36 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   smem += (1024 - shared_address(smem) % 1024) % 1024;
   const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.k_chunks));
   const int slice = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.k_chunks));
-  const int k_block = chunk * kTapsChannels * (p.split_k + 1);
-  const int group = static_cast<int>(threadIdx.x) / 128;
-  const int filter_bytes = p.taps * kTapsTapBytes;
+  const int k0 = chunk * kTapsChannels;
+  const int group = static_cast<int>(threadIdx.x) / 128;  // 2: the producer warp
   const uint32_t w_at = shared_address(smem);
-  const uint32_t stages_at = w_at + (p.split_k + 1) * filter_bytes;
-  const uint32_t bars = stages_at + p.stages * p.stage_bytes;  // the slack holds them too
+  const uint32_t stages_at = w_at + p.taps * kTapsTapBytes;
+  const uint32_t full = stages_at + p.stages * p.stage_bytes;  // the slack holds the barriers
+  const uint32_t empty = full + 8 * p.stages;
+  // The block's tiles: slice, slice + slices, ...; its j-th in stage j % stages.
+  const int tiles = static_cast<int>((p.tiles - slice + p.slices - 1) / p.slices);
 
-  // The block's filter: output channel k_block + r (r < 64 or 128), tap t, 16-byte vector v of
-  // its 64 channels at filter_bytes (r / 64) + 8192 t + 128 (r % 64) + 16 (v ^ r % 8).
+  // The block's filter: output channel k0 + r, tap t, 16-byte vector v of its 64 channels at
+  // 8192 t + 128 r + 16 (v ^ r % 8).
+  // (The warpgroups copy it; the producer warp only issues boxes.)
   const T* __restrict__ w = static_cast<const T*>(a.w);
-  const int vectors = (p.split_k + 1) * p.taps * kTapsChannels * 8;
-  for (int i = threadIdx.x; i < vectors; i += kTapsThreads) {
-    const int v = i % 8, r = i / 8 % kTapsChannels, t = i / (8 * kTapsChannels) % p.taps;
-    const int half = i / (8 * kTapsChannels * p.taps);
-    cp_async_16(
-        smem + half * filter_bytes + t * kTapsTapBytes + r * 128 + 16 * (v ^ r % 8),
-        w + (static_cast<int64_t>(k_block + 64 * half + r) * p.taps + t) * kTapsChannels + 8 * v,
-        16);
+  if (group < 2) {
+    for (int i = threadIdx.x; i < p.taps * kTapsChannels * 8; i += 256) {
+      const int v = i % 8, r = i / 8 % kTapsChannels, t = i / (8 * kTapsChannels);
+      cp_async_16(smem + t * kTapsTapBytes + r * 128 + 16 * (v ^ r % 8),
+                  w + (static_cast<int64_t>(k0 + r) * p.taps + t) * kTapsChannels + 8 * v, 16);
+    }
+    cp_async_commit();
   }
-  cp_async_commit();
-  const bool leader = threadIdx.x == 0;
-  if (leader) {
-    for (int s = 0; s < p.stages; ++s) mbarrier_init(bars + 8 * s, 1);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < p.stages; ++s) {
+      mbarrier_init(full + 8 * s, 1);
+      mbarrier_init(empty + 8 * s, 1);
+    }
     mbarrier_init_fence();
   }
-  __syncthreads();  // the barriers are initialized before anyone waits on them
-  // This warpgroup's output channels and positions; this thread's accumulator rows: output
-  // channels k0 + 16 quarter + g (+ 8).
-  const int k0 = k_block + (p.split_k != 0 ? kTapsChannels * group : 0);
-  const uint32_t share = static_cast<uint32_t>(kTapsShareBytes * group);
-  const int lane = threadIdx.x % 32, quarter = threadIdx.x % 128 / 32, g = lane / 4;
-  float bias[2] = {0.0f, 0.0f};
-  if constexpr (kBias) {
-    for (int h = 0; h < 2; ++h) {
-      bias[h] = to_float(static_cast<const T*>(a.bias)[k0 + 16 * quarter + g + 8 * h]);
-    }
-  }
-  const int fw = static_cast<int>(a.filter[2]);
-  const int dil_h = static_cast<int>(a.dilation[1]), dil_w = static_cast<int>(a.dilation[2]);
-  const int pad_h = static_cast<int>(a.pad[1]), pad_w = static_cast<int>(a.pad[2]);
+  __syncthreads();  // the barriers are initialized before anyone uses them
+
   // A tile's (plane, first output row, first output column).
   const auto place = [&](int64_t tile, int* plane, int* oh0, int* ow0) {
     *ow0 = static_cast<int>(tile % p.tiles_w) * p.tw;
@@ -221,41 +208,58 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     *oh0 = static_cast<int>(rest % p.tiles_h) * p.th;
     *plane = static_cast<int>(rest / p.tiles_h);
   };
-  const auto issue = [&](int64_t tile, int stage) {
-    int plane, oh0, ow0;
-    place(tile, &plane, &oh0, &ow0);
-    const uint32_t bar = bars + 8 * stage;
-    mbarrier_expect_bytes(bar, static_cast<uint32_t>(128 * p.pitch * p.x_rows));
-    tma_load_4d(stages_at + stage * p.stage_bytes, &x_map, bar, 0, ow0 - pad_w, oh0 - pad_h, plane);
-  };
-  const int64_t step = p.slices;
-  // The first tiles' boxes go out while the filter's copies land.
-  if (leader) {
-    for (int s = 0; s + 1 < p.stages && slice + s * step < p.tiles; ++s) {
-      issue(slice + s * step, s);
+  if (group == 2) {
+    // The producer: the block's tiles in order into the ring, each stage once it is empty (its
+    // tile's store has read it).
+    if (threadIdx.x == 256) {
+      const int pad_h = static_cast<int>(a.pad[1]), pad_w = static_cast<int>(a.pad[2]);
+      int stage = 0;
+      uint32_t parity = 0;
+      for (int j = 0; j < tiles; ++j) {
+        if (j >= p.stages) mbarrier_wait(empty + 8 * stage, parity ^ 1);
+        int plane, oh0, ow0;
+        place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
+        const uint32_t bar = full + 8 * stage;
+        mbarrier_expect_bytes(bar, static_cast<uint32_t>(128 * p.pitch * p.x_rows));
+        tma_load_4d(stages_at + stage * p.stage_bytes, &x_map, bar, 0, ow0 - pad_w, oh0 - pad_h,
+                    plane);
+        if (++stage == p.stages) stage = 0, parity ^= 1;
+      }
+    }
+    return;
+  }
+
+  const int lane = threadIdx.x % 32, quarter = threadIdx.x % 128 / 32, g = lane / 4;
+  const bool leader = threadIdx.x % 128 == 0;
+  // This thread's accumulator rows: output channels k0 + 16 quarter + g (+ 8).
+  float bias[2] = {0.0f, 0.0f};
+  if constexpr (kBias) {
+    for (int h = 0; h < 2; ++h) {
+      bias[h] = to_float(static_cast<const T*>(a.bias)[k0 + 16 * quarter + g + 8 * h]);
     }
   }
   cp_async_wait<0>();
   fence_proxy_async_shared();
-  __syncthreads();
+  // Both warpgroups' filter copies have landed and are visible before the first mma.
+  asm volatile("bar.sync 3, 256;\n" ::: "memory");
 
+  const int fw = static_cast<int>(a.filter[2]);
+  const int dil_h = static_cast<int>(a.dilation[1]), dil_w = static_cast<int>(a.dilation[2]);
   // stmatrix rows: lane l gives position 8 (2 i + l / 16) + l % 8's vector of output channels
-  // 16 quarter + 8 ((l / 8) % 2) .. + 7 of the warpgroup's share, swizzled (the position % 8 is
-  // l % 8).
-  const uint32_t st_lane =
-      share + static_cast<uint32_t>((8 * (lane / 16) + lane % 8) * 128 +
-                                    16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
+  // 16 quarter + 8 ((l / 8) % 2) .. + 7, swizzled (the position % 8 is l % 8).
+  const uint32_t st_lane = static_cast<uint32_t>((8 * (lane / 16) + lane % 8) * 128 +
+                                                 16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
   // Descriptor starts count 16 bytes: a tap's filter is 512 further, a shifted pixel 8, a
-  // k-step 2; the warpgroup's filter (split_k) or positions (else) start further still.
-  const uint64_t a_desc = wgmma_desc_sw128(w_at + (p.split_k != 0 ? filter_bytes * group : 0));
-  const uint32_t b_share = p.split_k != 0 ? 0 : share;
-  float acc[64];
-  int stage = 0;
-  uint32_t parity = 0;
-  for (int64_t tile = slice, i = 0; tile < p.tiles; tile += step, ++i) {
+  // k-step 2.
+  const uint64_t a_desc = wgmma_desc_sw128(w_at);
+  float acc[128];
+  // Warpgroup g takes the block's tiles g, g + 2, ...
+  int stage = group % p.stages;
+  uint32_t parity = group / p.stages;  // (0: stages >= 2)
+  for (int j = group; j < tiles; j += 2) {
     const uint32_t xs = stages_at + stage * p.stage_bytes;
-    mbarrier_wait(bars + 8 * stage, parity);
-    const uint64_t b_desc = wgmma_desc_sw128(xs + b_share);
+    mbarrier_wait(full + 8 * stage, parity);
+    const uint64_t b_desc = wgmma_desc_sw128(xs);
     wgmma_fence();
 #pragma unroll 1
     for (int tap = 0; tap < p.taps; ++tap) {
@@ -263,27 +267,16 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
       const uint64_t at = a_desc + static_cast<uint64_t>(tap * (kTapsTapBytes / 16));
       const uint64_t bt = b_desc + static_cast<uint64_t>(shift * 8);
 #pragma unroll
-      for (int j = 0; j < 4; ++j) wgmma_m64n128k16_ss<T>(acc, at + 2 * j, bt + 2 * j, tap + j);
+      for (int k = 0; k < 4; ++k) wgmma_m64n256k16_ss<T>(acc, at + 2 * k, bt + 2 * k, tap + k);
     }
     wgmma_commit();
-    if (leader) {
-      // Under the mma: the stage of the tile before frees once its store has read it, and takes
-      // the tile stages - 1 ahead.
-      const int64_t ahead = tile + (p.stages - 1) * step;
-      if (i > 0) tma_store_wait_read<0>();
-      if (ahead < p.tiles) {
-        int free = stage + p.stages - 1;
-        free = free >= p.stages ? free - p.stages : free;
-        issue(ahead, free);
-      }
-    }
     wgmma_wait<0>();
     wgmma_hold(acc);
-    __syncthreads();  // every warpgroup's mma has read the stage: it takes the output now
+    taps_group_sync(group);  // every warp's mma has read the stage: it takes the output now
 
     // acc[4 i + 2 h + e]: output channel 16 quarter + g + 8 h, position 8 i + 2 t + e.
 #pragma unroll
-    for (int u = 0; u < 16; u += 2) {
+    for (int u = 0; u < 32; u += 2) {
       uint32_t r[4];
 #pragma unroll
       for (int v = 0; v < 2; ++v) {
@@ -297,16 +290,17 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
       stmatrix_x4_trans(xs + st_lane + 1024 * u, r);
     }
     fence_proxy_async_shared();
-    __syncthreads();
+    taps_group_sync(group);
     if (leader) {
       int plane, oh0, ow0;
-      place(tile, &plane, &oh0, &ow0);
-      tma_store_4d(&y_map, xs, k_block, ow0, oh0, plane);
-      if (p.split_k != 0) {
-        tma_store_4d(&y_map, xs + kTapsShareBytes, k_block + kTapsChannels, ow0, oh0, plane);
-      }
+      place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
+      tma_store_4d(&y_map, xs, k0, ow0, oh0, plane);
+      tma_store_wait_read<0>();  // (the other warpgroup's mma runs meanwhile)
+      mbarrier_arrive(empty + 8 * stage);
     }
-    if (++stage == p.stages) stage = 0, parity ^= 1;
+    // The warpgroup's next tile is two further on in the ring.
+    stage += 2;
+    while (stage >= p.stages) stage -= p.stages, parity ^= 1;
   }
   if (leader) tma_store_wait<0>();
 }

@@ -72,18 +72,18 @@ constexpr WgmmaWgradCosts kWgmmaWgradCopied = {10.7, 0.0296, 128.4, 0.191};
 constexpr WgmmaWgradCosts kWgmmaWgradTma = {9.99, 0.0, 176.5, 0.2417};
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
-// conv.sm90_taps (kernels/conv_taps_wgmma.cuh): per tile a block walks, its wgmma at a share of
-// the 16-bit tensor peak per SM and a fixed cost (the epilogue, the barriers, waiting for the
-// next box); a fixed cost past the launch (the filter and the first boxes of every block at
-// once); the share of the copy bandwidth its boxes move x and y at (an estimate). Fitted on an
-// H100 to n64 and n32 c64 56x56 3x3 and the 1D n32 W 4096 x3 (7, 4 and 5 tiles a block: 34.9,
-// 23.4 and 17.7 us; bench/results/2026-11-27-conv-taps-h100.md). Lines with W >= 64, K >= 128 or
-// fp16 with silu measured up to 1.8x this model there; the CUTLASS configs it is ranked against
-// measured faster on all of them.
-constexpr double kTapsMmaShare = 0.88;
-constexpr double kTapsTileUs = 1.0;
+// conv.sm90_taps (kernels/conv_taps_wgmma.cuh): its wgmma's share of the 16-bit tensor peak per
+// SM while a tile's taps issue; a warpgroup's epilogue (bias, activation, stmatrix, the TMA store
+// reading the stage), which runs under the other warpgroup's mma where those take longer; a fixed
+// cost past the launch (the filter and the first boxes of every block at once); the share of the
+// copy bandwidth its boxes move x and y at (an estimate). Fitted on an H100 to n64 and n32 c64
+// 56x56 3x3 (7 and 4 tiles a block: 30.5 and 21.0 us) and the 1D n32 W 4096 x3 (5 tiles of 3
+// taps: 16.3 us); within 10% on K = 128 and 256, 14x14 and row pieces, 11% under on 112x112;
+// fp16 64x64 +bias +silu measured 1.75x it (bench/results/2026-11-27-conv-taps-h100.md).
+constexpr double kTapsMmaShare = 0.795;
+constexpr double kTapsEpilogueUs = 2.14;
 constexpr double kTapsBandwidthShare = 0.80;
-constexpr double kTapsFixedUs = 4.9;
+constexpr double kTapsFixedUs = 5.3;
 
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
 // (bench/results/2026-11-26-conv-few-channels-h200.md): a fixed cost beyond the launch, the
@@ -647,13 +647,12 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
 
 namespace {
 
-// conv.sm90_taps' plan (kernels/conv_taps_wgmma.cuh, taps_plan, spelled again for the host): two
-// warpgroups share a tile, each 64 of 128 output channels where K is a multiple of 128 (a tile of
-// up to 128 positions), else 128 of up to 256 positions; tiles of whole output rows within those
-// positions (pitch = W + the filter's reach along W a row), else of one row cut into pieces; 2 or
-// 3 stages of the staged input beside the filter; one block per SM and chunk of K.
+// conv.sm90_taps' plan (kernels/conv_taps_wgmma.cuh, taps_plan, spelled again for the host):
+// tiles of up to 256 output positions, whole output rows within them (pitch = W + the filter's
+// reach along W a row), else one row cut into pieces; narrower where 2 stages of the staged input
+// do not fit beside the filter; the two warpgroups of a block take alternate tiles; one block per
+// SM and 64-channel chunk of K.
 struct TapsHostPlan {
-  bool split_k = false;
   int64_t th = 1, pitch = 1, tiles = 1, chunks = 1, slices = 1, taps = 1;
   bool fits = false;  // in shared memory
 };
@@ -666,12 +665,11 @@ TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
   const int64_t fw = p.filter[dims - 1], fh = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
   const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
-  t.split_k = p.k % 128 == 0;
-  const int64_t positions = t.split_k ? 128 : 256;
+  constexpr int64_t kPositions = 256;
   t.taps = fh * fw;
-  t.chunks = p.k / (t.split_k ? 128 : 64);
-  // The widest tiles within the positions whose stages fit, in steps of 32 positions.
-  for (int64_t budget = positions; budget >= 32 + reach_w && !t.fits; budget -= 32) {
+  t.chunks = p.k / 64;
+  // The widest tiles whose stages fit, in steps of 32 positions.
+  for (int64_t budget = kPositions; budget >= 32 + reach_w && !t.fits; budget -= 32) {
     int64_t tiles_h = out_h, tiles_w = 1;
     t.th = 1;
     t.pitch = out_w + reach_w;
@@ -685,10 +683,10 @@ TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
     }
     t.tiles = p.n * (dims == 3 ? out[0] : 1) * tiles_h * tiles_w;
     const int64_t stage =
-        std::max(ceil_div((t.th + reach_h) * t.pitch * 128, 1024) * 1024, int64_t{32768});
+        std::max(ceil_div((t.th + reach_h) * t.pitch * 128, 1024) * 1024, kPositions * 128);
     const int64_t slack =
-        std::max<int64_t>((positions + reach_h * t.pitch + reach_w) * 128 - stage, 0);
-    t.fits = 1024 + (t.split_k ? 2 : 1) * t.taps * 8192 + 2 * stage + slack + 16 <= 227 * 1024;
+        std::max<int64_t>((kPositions + reach_h * t.pitch + reach_w) * 128 - stage, 0);
+    t.fits = 1024 + t.taps * 8192 + 2 * stage + slack + 32 <= 227 * 1024;
   }
   t.slices = std::min(std::max<int64_t>(sm_count / t.chunks, 1), t.tiles);
   return t;
@@ -733,17 +731,19 @@ core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
 double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
   const TapsHostPlan t = taps_host_plan(p, d.sm_count);
-  // The busiest SM's tiles, each two warpgroups' 4 m64n128k16 wgmma a tap and a fixed cost.
+  // The busiest SM's tiles, each 4 m64n256k16 wgmma a tap, two warpgroups taking turns: a tile
+  // costs its mma, or half of its mma and epilogue where the epilogue is the longer.
   const double per_sm = static_cast<double>(ceil_div(t.tiles, t.slices));
-  const double flops = per_sm * 2.0 * 2.0 * 64 * 128 * 64 * static_cast<double>(t.taps);
-  const double compute_us = flops / (kTapsMmaShare * d.tflops_16bit * 1e12 / d.sm_count) * 1e6 +
-                            per_sm * kTapsTileUs + kTapsFixedUs;
+  const double mma_us = 2.0 * 64 * 256 * 64 * static_cast<double>(t.taps) /
+                        (kTapsMmaShare * d.tflops_16bit * 1e12 / d.sm_count) * 1e6;
+  const double compute_us =
+      per_sm * std::max(mma_us, (mma_us + kTapsEpilogueUs) / 2.0) + kTapsFixedUs;
   std::string text;
   const double us = predict_direct_us(p, d, kTapsBandwidthShare, compute_us, "", "wgmma", &text);
   if (why != nullptr) {
     *why = std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
-           std::to_string(t.pitch) + " positions x " + std::to_string(t.chunks) + " chunks of " +
-           (t.split_k ? "128" : "64") + " channels" + text;
+           std::to_string(t.pitch) + " positions x " + std::to_string(t.chunks) +
+           " chunks of 64 channels" + text;
   }
   return us;
 }

@@ -239,7 +239,7 @@ TEST(ConvSm90TapsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(src->text, "struct ConvTapsRunner"));
   // Its primitives come along: the TMA store and the wgmma with both operands in shared memory.
   EXPECT_TRUE(contains(src->text, "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group"));
-  EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"));
+  EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
   EXPECT_EQ(conv_own_kernel("conv.sm90_taps")->prefix, kConvSm90TapsPrefix);
   // Forward only, tensor-core types only.
   auto wgrad = conv_sm90_taps_source(make_class(
