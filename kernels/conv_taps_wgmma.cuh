@@ -25,7 +25,8 @@
 //     the tile spans the output's width (box width pitch: the columns past the image are not
 //     written), else one row of tw. Once the store has read the stage, it is empty again.
 // Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
-// walking its share of the tiles.
+// walking its share of the tiles. Backward data of stride 1 with K = 64 is this forward pass over
+// dy with the filter turned around (ConvTapsRunner, below).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -305,14 +306,77 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   if (leader) tma_store_wait<0>();
 }
 
+// Backward data of stride 1 is the forward convolution of dy by the filter turned around:
+// dx(c, p) = sum over k and taps of w'(c, tap', k) dy(p - pad' + tap' dil, k), with
+// w'(c, r', s', k) = w(k, R - 1 - r', S - 1 - s', c) and pad' = dil (R - 1) - pad (the taps of
+// the forward pass that reach p, read from the other side). One element a thread; packed
+// channels-last w (K, taps, C) to w' (C, taps, K).
+template <class T>
+__global__ void conv_taps_turn_filter_kernel(const T* __restrict__ w, T* __restrict__ turned, int k,
+                                             int c, int fh, int fw) {
+  const int64_t total = static_cast<int64_t>(k) * c * fh * fw;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int ki = static_cast<int>(i % k);
+    const int64_t rest = i / k;
+    const int s = static_cast<int>(rest % fw), r = static_cast<int>(rest / fw % fh);
+    const int ci = static_cast<int>(rest / (static_cast<int64_t>(fw) * fh));
+    turned[i] = w[((static_cast<int64_t>(ki) * fh + (fh - 1 - r)) * fw + (fw - 1 - s)) * c + ci];
+  }
+}
+
 // The inner runner (behind ConvChannelsLastRunner): packed channels-last x and y, w packed
-// K, taps, C; 16-bit types.
+// K, taps, C; 16-bit types. Backward data (stride 1, padding within the dilated filter's reach)
+// runs the forward kernel on dy with the turned filter in the workspace.
 template <class T, bool kBias, int kAct>
 struct ConvTapsRunner {
   static_assert(sizeof(T) == 2, "conv.sm90_taps runs on 16-bit tensor-core types");
 
-  static const char* reject(const BooConvArgs& a, TapsPlan* plan) {
-    if (a.direction != BOO_CONV_FORWARD) return "conv.sm90_taps runs the forward pass only";
+  // The forward problem the kernel runs for `a` (itself, or backward data's turned around, its
+  // filter at `turned`), or why there is none.
+  static const char* forward_of(const BooConvArgs& a, void* turned, BooConvArgs* f) {
+    *f = a;
+    if (a.direction == BOO_CONV_FORWARD) return nullptr;
+    if (a.direction != BOO_CONV_BACKWARD_DATA) {
+      return "conv.sm90_taps runs the forward pass and backward data only";
+    }
+    if (kBias || kAct != 0) return "bias and activation belong to the forward pass";
+    f->direction = BOO_CONV_FORWARD;
+    f->c = a.k;
+    f->k = a.c;
+    for (int i = 0; i < 3; ++i) {
+      f->in[i] = a.out[i];
+      f->out[i] = a.in[i];
+      f->pad[i] = a.dilation[i] * (a.filter[i] - 1) - a.pad[i];
+      if (f->pad[i] < 0) {
+        return "conv.sm90_taps' backward data needs padding within the dilated filter's reach";
+      }
+    }
+    for (int i = 0; i < 5; ++i) {
+      f->x_stride[i] = a.y_stride[i];
+      f->y_stride[i] = a.x_stride[i];
+    }
+    f->x = a.y;
+    f->y = a.x;
+    f->w = turned;
+    // w' packed channels-last: (C, D, H, W, K).
+    f->w_stride[1] = 1;
+    f->w_stride[4] = a.k;
+    f->w_stride[3] = a.filter[2] * a.k;
+    f->w_stride[2] = a.filter[1] * a.filter[2] * a.k;
+    f->w_stride[0] = a.filter[0] * a.filter[1] * a.filter[2] * a.k;
+    return nullptr;
+  }
+
+  static int64_t turned_bytes(const BooConvArgs& a) {
+    return a.direction == BOO_CONV_BACKWARD_DATA ? a.k * a.c * a.filter[0] * a.filter[1] *
+                                                       a.filter[2] * static_cast<int64_t>(sizeof(T))
+                                                 : 0;
+  }
+
+  // Checks the caller's tensors, then the forward problem's: why `a` is refused, or nullptr
+  // with the forward problem in `f` and its plan.
+  static const char* reject(const BooConvArgs& a, void* turned, BooConvArgs* f, TapsPlan* plan) {
     if (const char* e = conv_geometry_error(a)) return e;
     if (a.groups != 1) return "conv.sm90_taps needs one group";
     if (!packed_channels_last(a.x_stride, a.in, a.c, a.n) ||
@@ -328,28 +392,48 @@ struct ConvTapsRunner {
       return "conv.sm90_taps needs 16-byte aligned x, w and y";
     }
     if (kBias && a.bias == nullptr) return "the kernel adds a bias but the bias pointer is missing";
-    return taps_plan(a, plan);
+    if (const char* e = forward_of(a, turned, f)) return e;
+    return taps_plan(*f, plan);
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
+    BooConvArgs f{};
     TapsPlan plan{};
-    return reject_verdict(reject(a, &plan), why, len);
+    return reject_verdict(reject(a, planning_workspace(), &f, &plan), why, len);
   }
 
   static int64_t workspace(const BooConvArgs& a) {
+    BooConvArgs f{};
     TapsPlan plan{};
-    return reject(a, &plan) == nullptr ? 0 : -1;
+    return reject(a, planning_workspace(), &f, &plan) == nullptr ? turned_bytes(a) : -1;
   }
 
-  static int32_t run(const BooConvArgs& a, void*, int64_t, void* stream, char* why, int32_t len) {
+  static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
+                     int32_t len) {
+    BooConvArgs f{};
     TapsPlan plan{};
-    if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
+    if (const int32_t v = reject_verdict(reject(a, ws, &f, &plan), why, len); v != BOO_OK) return v;
+    if (const int64_t need = turned_bytes(a); need > 0) {
+      if (const char* e = conv_workspace_error(ws, need, ws_bytes)) {
+        write_why(why, len, e);
+        return BOO_ERROR;
+      }
+    }
     CUtensorMap x_map{}, y_map{};
-    if (!taps_maps(a, plan, &x_map, &y_map)) {
+    if (!taps_maps(f, plan, &x_map, &y_map)) {
       write_why(why, len, "conv.sm90_taps: the driver refused the TMA maps of x and y");
       return BOO_ERROR;
     }
     if (a.dry_run) return BOO_OK;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (a.direction == BOO_CONV_BACKWARD_DATA) {
+      const int64_t total = turned_bytes(a) / static_cast<int64_t>(sizeof(T));
+      conv_taps_turn_filter_kernel<T><<<conv_copy_grid(total), 256, 0, s>>>(
+          static_cast<const T*>(a.w), static_cast<T*>(ws), static_cast<int>(a.k),
+          static_cast<int>(a.c), static_cast<int>(a.filter[1]), static_cast<int>(a.filter[2]));
+      if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+        return cuda_result(e, why, len);
+    }
     const auto kernel = conv_taps_wgmma_kernel<T, kBias, kAct>;
     if (const cudaError_t e = cudaFuncSetAttribute(
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
@@ -358,8 +442,7 @@ struct ConvTapsRunner {
     }
     const unsigned blocks =
         static_cast<unsigned>(plan.k_chunks) * static_cast<unsigned>(plan.slices);
-    kernel<<<blocks, kTapsThreads, plan.shared_bytes, static_cast<cudaStream_t>(stream)>>>(
-        a, plan, x_map, y_map);
+    kernel<<<blocks, kTapsThreads, plan.shared_bytes, s>>>(f, plan, x_map, y_map);
     return cuda_result(cudaGetLastError(), why, len);
   }
 };

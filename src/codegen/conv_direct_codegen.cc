@@ -5,10 +5,10 @@
 // (kernels/conv_grouped_direct.cuh), and conv.split_wgrad's direct kernel for backward weight of
 // small layers (kernels/conv_wgrad_direct.cuh), and conv.padded_channels' direct kernel for few
 // input channels (kernels/conv_few_channels.cuh), and conv.sm90_taps, the wgmma kernel for
-// stride-1 layers with C = 64 (kernels/conv_taps_wgmma.cuh). Their runners take sizes, strides and
-// layouts at launch, so the class fixes only the element type, the direction and the forward
-// epilogue; the math mode does not matter (the kernels form exact fp32 products) and the spatial
-// dimensions only name the kernel.
+// stride-1 layers with C = 64 forward, K = 64 backward data (kernels/conv_taps_wgmma.cuh). Their
+// runners take sizes, strides and layouts at launch, so the class fixes only the element type, the
+// direction and the forward epilogue; the math mode does not matter (the kernels form exact fp32
+// products) and the spatial dimensions only name the kernel.
 #include "boo/codegen/conv_codegen.h"
 #include "codegen_util.h"
 
@@ -144,7 +144,10 @@ core::Expected<KernelSource> conv_few_channels_source(const space::ConvClass& cl
 
 core::Expected<KernelSource> conv_sm90_taps_source(const space::ConvClass& cls) {
   BOO_RETURN_IF_ERROR(check_direct_class("conv.sm90_taps", cls));
-  BOO_RETURN_IF_ERROR(check_forward("conv.sm90_taps", cls));
+  if (cls.direction == ops::ConvDirection::kBackwardWeight) {
+    return core::invalid_argument(
+        "conv.sm90_taps runs the forward pass and backward data only (class " + cls.name() + ")");
+  }
   if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16) {
     return core::invalid_argument("conv.sm90_taps runs on fp16 and bf16 tensor cores only (class " +
                                   cls.name() + ")");

@@ -84,6 +84,10 @@ constexpr double kTapsMmaShare = 0.795;
 constexpr double kTapsEpilogueUs = 2.14;
 constexpr double kTapsBandwidthShare = 0.80;
 constexpr double kTapsFixedUs = 5.3;
+// Backward data first turns the filter around in the workspace: one small kernel more, which
+// the main kernel waits for (the public n64 c64 56x56 3x3 backward data measured 33.7-34.9 us
+// against 30.5 forward, bench/results/2026-11-27-conv-taps-h100.md).
+constexpr double kTapsTurnUs = 3.7;
 
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
 // (bench/results/2026-11-26-conv-few-channels-h200.md): a fixed cost beyond the launch, the
@@ -660,14 +664,16 @@ struct TapsHostPlan {
 TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
   TapsHostPlan t;
   const size_t dims = p.filter.size();
-  const std::vector<int64_t> out = p.output();
+  // Backward data runs as the forward pass over dy into dx: its tiles cover the input's extent.
+  const bool dgrad = p.direction == ConvDirection::kBackwardData;
+  const std::vector<int64_t> out = dgrad ? p.input : p.output();
   const int64_t out_w = out[dims - 1], out_h = dims >= 2 ? out[dims - 2] : 1;
   const int64_t fw = p.filter[dims - 1], fh = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
   const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
   constexpr int64_t kPositions = 256;
   t.taps = fh * fw;
-  t.chunks = p.k / 64;
+  t.chunks = (dgrad ? p.c : p.k) / 64;
   // The widest tiles whose stages fit, in steps of 32 positions.
   for (int64_t budget = kPositions; budget >= 32 + reach_w && !t.fits; budget -= 32) {
     int64_t tiles_h = out_h, tiles_w = 1;
@@ -697,14 +703,21 @@ TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
 core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
   BOO_RETURN_IF_ERROR(p.validate());
   const std::string head = "conv.sm90_taps does not apply: ";
-  if (p.direction != ConvDirection::kForward) return core::unsupported(head + "forward only");
+  const bool dgrad = p.direction == ConvDirection::kBackwardData;
+  if (p.direction == ConvDirection::kBackwardWeight) {
+    return core::unsupported(head + "forward and backward data only");
+  }
   if (p.groups != 1) return core::unsupported(head + "groups = " + std::to_string(p.groups));
   if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16) {
     return core::unsupported(head + "it runs fp16 and bf16 only");
   }
-  if (p.c != 64 || p.k % 64 != 0) {
-    return core::unsupported(head + "C = " + std::to_string(p.c) + " and K = " +
-                             std::to_string(p.k) + " (it takes C = 64 and K a multiple of 64)");
+  // Backward data runs as the forward pass over dy: its K is that pass's C.
+  const int64_t reduced = dgrad ? p.k : p.c, produced = dgrad ? p.c : p.k;
+  if (reduced != 64 || produced % 64 != 0) {
+    return core::unsupported(head + "C = " + std::to_string(p.c) +
+                             " and K = " + std::to_string(p.k) +
+                             (dgrad ? " (backward data: it takes K = 64 and C a multiple of 64)"
+                                    : " (it takes C = 64 and K a multiple of 64)"));
   }
   const size_t dims = p.filter.size();
   int64_t taps = 1;
@@ -713,6 +726,10 @@ core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
     const bool depth = dims == 3 && i == 0;
     if (depth && (p.filter[i] != 1 || p.padding[i] != 0)) {
       return core::unsupported(head + "it takes 1D and 2D filters (depth 1, no depth padding)");
+    }
+    if (dgrad && p.padding[i] > p.dilation[i] * (p.filter[i] - 1)) {
+      return core::unsupported(head +
+                               "backward data needs padding within the dilated filter's reach");
     }
     taps *= p.filter[i];
   }
@@ -736,8 +753,9 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
   const double per_sm = static_cast<double>(ceil_div(t.tiles, t.slices));
   const double mma_us = 2.0 * 64 * 256 * 64 * static_cast<double>(t.taps) /
                         (kTapsMmaShare * d.tflops_16bit * 1e12 / d.sm_count) * 1e6;
-  const double compute_us =
-      per_sm * std::max(mma_us, (mma_us + kTapsEpilogueUs) / 2.0) + kTapsFixedUs;
+  const double compute_us = per_sm * std::max(mma_us, (mma_us + kTapsEpilogueUs) / 2.0) +
+                            kTapsFixedUs +
+                            (p.direction == ConvDirection::kBackwardData ? kTapsTurnUs : 0.0);
   std::string text;
   const double us = predict_direct_us(p, d, kTapsBandwidthShare, compute_us, "", "wgmma", &text);
   if (why != nullptr) {

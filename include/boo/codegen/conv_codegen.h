@@ -58,7 +58,8 @@ inline constexpr std::string_view kConvFewChannelsPrefix = "conv.padded_channels
 
 // conv.sm90_taps: forward convolutions of stride 1 with C = 64 and K a multiple of 64, at most 9
 // taps (1D and 2D), on wgmma: every tap a shifted descriptor into one TMA-staged input tile, the
-// output stored by TMA (kernels/conv_taps_wgmma.cuh); 16-bit types only. The name is
+// output stored by TMA (kernels/conv_taps_wgmma.cuh); backward data of stride 1 with K = 64 as
+// the forward pass over dy with the filter turned around; 16-bit types only. The name is
 // kConvSm90TapsPrefix + class name.
 core::Expected<KernelSource> conv_sm90_taps_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvSm90TapsPrefix = "conv.sm90_taps_";

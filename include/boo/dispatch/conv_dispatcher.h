@@ -131,10 +131,11 @@ core::Status conv_few_channels_supports(const ops::ConvProblem& p);
 double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel& d,
                                     std::string* why = nullptr);
 
-// Whether conv.sm90_taps takes the problem (forward, 16-bit, groups 1, stride 1, C = 64, K a
-// multiple of 64, a 1D or 2D filter of at most 9 taps), or why not; its analytical time (its
-// wgmma per SM at a share of the tensor peak, or x and y streamed once, whichever is longer;
-// plus a fixed cost and layout copies).
+// Whether conv.sm90_taps takes the problem (16-bit, groups 1, stride 1, a 1D or 2D filter of at
+// most 9 taps; forward with C = 64 and K a multiple of 64, or backward data with K = 64, C a
+// multiple of 64 and padding within the dilated filter's reach), or why not; its analytical time
+// (its wgmma per SM at a share of the tensor peak, or x and y streamed once, whichever is
+// longer; plus a fixed cost and layout copies).
 core::Status conv_sm90_taps_supports(const ops::ConvProblem& p);
 double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why = nullptr);

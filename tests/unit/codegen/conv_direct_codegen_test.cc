@@ -241,11 +241,17 @@ TEST(ConvSm90TapsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
   EXPECT_TRUE(contains(src->text, "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group"));
   EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
   EXPECT_EQ(conv_own_kernel("conv.sm90_taps")->prefix, kConvSm90TapsPrefix);
-  // Forward only, tensor-core types only.
+  // Forward and backward data (the same runner, the filter turned around), tensor-core types
+  // only.
+  auto dgrad = conv_sm90_taps_source(make_class(
+      core::DType::kBF16, ops::ConvDirection::kBackwardData, 2, false, ops::Activation::kNone));
+  ASSERT_TRUE(dgrad.has_value()) << dgrad.status().message();
+  EXPECT_EQ(dgrad->name, "conv.sm90_taps_bf16_f32acc_dgrad_2d_nobias.none");
+  EXPECT_TRUE(contains(dgrad->text, "conv_taps_turn_filter_kernel"));
   auto wgrad = conv_sm90_taps_source(make_class(
       core::DType::kBF16, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
   ASSERT_FALSE(wgrad.has_value());
-  EXPECT_TRUE(contains(wgrad.status().message(), "forward pass only"));
+  EXPECT_TRUE(contains(wgrad.status().message(), "forward pass and backward data only"));
   auto fp32 = conv_sm90_taps_source(make_class(core::DType::kF32, ops::ConvDirection::kForward, 2,
                                                false, ops::Activation::kNone));
   ASSERT_FALSE(fp32.has_value());

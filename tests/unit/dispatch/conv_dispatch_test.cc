@@ -822,8 +822,12 @@ TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
     std::string why;
   };
   for (const Case& k : std::vector<Case>{
-           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
-            "forward only"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4",
+            "forward and backward data only"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
+            "backward data: it takes K = 64"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 3 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
+            "padding within the dilated filter's reach"},
            {"conv -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
             "fp16 and bf16 only"},
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
@@ -860,10 +864,15 @@ TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
   auto src = forced.source(f->front());
   ASSERT_TRUE(src.has_value()) << src.status().message();
   EXPECT_NE(src->text.find("ConvTapsRunner<__nv_bfloat16, false, 0>"), std::string::npos);
-  auto refused = forced.candidates(resnet3x3(" -F 2"), nullptr);
+  auto refused = forced.candidates(resnet3x3(" -F 4"), nullptr);
   ASSERT_FALSE(refused.has_value());
-  EXPECT_NE(refused.status().message().find("forward only"), std::string::npos)
+  EXPECT_NE(refused.status().message().find("forward and backward data only"), std::string::npos)
       << refused.status().message();
+  // Backward data of the same layer: the forward kernel over dy with the filter turned around,
+  // ahead of the implicit GEMM's configs by the model.
+  auto dgrad = dispatcher().candidates(resnet3x3(" -F 2"), nullptr);
+  ASSERT_TRUE(dgrad.has_value()) << dgrad.status().message();
+  EXPECT_EQ(dgrad->front().config, "conv.sm90_taps_bf16_f32acc_dgrad_2d_nobias.none");
 }
 
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
