@@ -143,18 +143,8 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
 // channels x box_w x th; false where the driver refuses them.
 inline bool taps_maps(const BooConvArgs& a, const TapsPlan& p, CUtensorMap* x_map,
                       CUtensorMap* y_map) {
-  const auto map = [&](CUtensorMap* m, const void* base, const int64_t* extent, int64_t channels,
-                       int width, int rows) {
-    const uint64_t c = static_cast<uint64_t>(channels), w = static_cast<uint64_t>(extent[2]);
-    const uint64_t h = static_cast<uint64_t>(extent[1]);
-    const uint64_t dims[4] = {c, w, h, static_cast<uint64_t>(a.n * extent[0])};
-    const uint64_t strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
-    const uint32_t box[4] = {kTapsChannels, static_cast<uint32_t>(width),
-                             static_cast<uint32_t>(rows), 1};
-    return tma_map_4d(m, base, dims, strides, box);
-  };
-  return map(x_map, a.x, a.in, a.c, p.pitch, p.x_rows) &&
-         map(y_map, a.y, a.out, a.k, p.box_w, p.th);
+  return tma_map_channels_last(x_map, a.x, a.n, a.in, a.c, p.pitch, p.x_rows) &&
+         tma_map_channels_last(y_map, a.y, a.n, a.out, a.k, p.box_w, p.th);
 }
 
 // The 128 threads of warpgroup `group` meet (named barrier 1 + group).

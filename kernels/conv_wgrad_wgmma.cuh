@@ -200,17 +200,8 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
 // box), or false where the driver refuses them.
 inline bool wgmma_wgrad_maps(const BooConvArgs& a, const WgmmaWgradPlan& p, CUtensorMap* x_map,
                              CUtensorMap* y_map) {
-  const auto map = [&](CUtensorMap* m, const void* base, const int64_t* extent, int64_t channels,
-                       int rows) {
-    const uint64_t c = static_cast<uint64_t>(channels), w = static_cast<uint64_t>(extent[2]);
-    const uint64_t h = static_cast<uint64_t>(extent[1]);
-    const uint64_t dims[4] = {c, w, h, static_cast<uint64_t>(a.n * extent[0])};
-    const uint64_t strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
-    const uint32_t box[4] = {kWgmmaWgradChannels, static_cast<uint32_t>(p.pitch),
-                             static_cast<uint32_t>(rows), 1};
-    return tma_map_4d(m, base, dims, strides, box);
-  };
-  return map(x_map, a.x, a.in, a.c, p.x_rows) && map(y_map, a.y, a.out, a.k, p.th);
+  return tma_map_channels_last(x_map, a.x, a.n, a.in, a.c, p.pitch, p.x_rows) &&
+         tma_map_channels_last(y_map, a.y, a.n, a.out, a.k, p.pitch, p.th);
 }
 
 // The TMA tile walk: thread 0 issues tiles first, first + step, ... (issue(tile, stage): its

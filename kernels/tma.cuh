@@ -43,6 +43,20 @@ inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// The map of a packed channels-last 16-bit activation of n images of `extent` (D, H, W) points
+// and `channels` channels, as 4D (C, W, H, n D), in boxes of 64 channels x box_w points x
+// box_rows rows of one plane (boo's wgmma convolution kernels).
+inline bool tma_map_channels_last(CUtensorMap* map, const void* base, int64_t n,
+                                  const int64_t (&extent)[3], int64_t channels, int box_w,
+                                  int box_rows) {
+  const uint64_t c = static_cast<uint64_t>(channels), w = static_cast<uint64_t>(extent[2]);
+  const uint64_t h = static_cast<uint64_t>(extent[1]);
+  const uint64_t dims[4] = {c, w, h, static_cast<uint64_t>(n * extent[0])};
+  const uint64_t strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
+  const uint32_t box[4] = {64, static_cast<uint32_t>(box_w), static_cast<uint32_t>(box_rows), 1};
+  return tma_map_4d(map, base, dims, strides, box);
+}
+
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, int count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
