@@ -409,12 +409,12 @@ struct ConvTapsRunner {
         return BOO_ERROR;
       }
     }
+    if (a.dry_run) return BOO_OK;
     CUtensorMap x_map{}, y_map{};
     if (!taps_maps(f, plan, &x_map, &y_map)) {
       write_why(why, len, "conv.sm90_taps: the driver refused the TMA maps of x and y");
       return BOO_ERROR;
     }
-    if (a.dry_run) return BOO_OK;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (a.direction == BOO_CONV_BACKWARD_DATA) {
       const int64_t total = turned_bytes(a) / static_cast<int64_t>(sizeof(T));
