@@ -46,10 +46,12 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-// Keeps the compiler from moving accumulator reads or writes across an asynchronous mma.
-__device__ __forceinline__ void wgmma_hold(float (&d)[32]) {
+// Keeps the compiler from moving accumulator reads or writes across an asynchronous mma (any
+// accumulator size).
+template <int kN>
+__device__ __forceinline__ void wgmma_hold(float (&d)[kN]) {
 #pragma unroll
-  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 #define BOO_WGMMA_D32                                                                           \
@@ -135,11 +137,6 @@ __device__ __forceinline__ void wgmma_m64n256k16_ss(float (&d)[128], uint64_t a,
         : BOO_WGMMA_D128_OPERANDS(d)
         : "l"(a), "l"(b), "r"(accumulate));
   }
-}
-
-__device__ __forceinline__ void wgmma_hold(float (&d)[128]) {
-#pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 #undef BOO_WGMMA_D32

@@ -127,28 +127,9 @@ void expect_verdicts(const LoadedKernel& k, const std::vector<Accepted>& accepte
   }
 }
 
-class ConvDirectKernelTest : public ::testing::Test {
+class ConvDirectKernelTest : public boo::testing::RealCompilerTest {
  protected:
-  void SetUp() override {
-    auto compiler = CompilerOptions::from_environment();
-    if (!compiler) GTEST_SKIP() << compiler.status().message();
-    root_ = boo::testing::make_temp_dir("conv_direct_kernel");
-    CacheOptions o;
-    o.root = root_;
-    cache_ = std::make_unique<KernelCache>(o, *compiler);
-  }
-  void TearDown() override {
-    if (!root_.empty()) std::filesystem::remove_all(root_);
-  }
-
-  // A generated kernel through the real JIT (null, with the failure reported, when it fails).
-  std::shared_ptr<const LoadedKernel> compile(const core::Expected<codegen::KernelSource>& src) {
-    EXPECT_TRUE(src.has_value()) << src.status().message();
-    if (!src.has_value()) return nullptr;
-    auto kernel = cache_->get(*src);
-    EXPECT_TRUE(kernel.has_value()) << kernel.status().message();
-    return kernel.has_value() ? *kernel : nullptr;
-  }
+  ConvDirectKernelTest() : RealCompilerTest("conv_direct_kernel") {}
 
   // conv.depthwise's kernel for a 2D class without bias or activation.
   std::shared_ptr<const LoadedKernel> depthwise(core::DType t, ConvDirection d) {
@@ -157,9 +138,6 @@ class ConvDirectKernelTest : public ::testing::Test {
     cls.direction = d;
     return compile(codegen::conv_depthwise_source(cls));
   }
-
-  std::string root_;
-  std::unique_ptr<KernelCache> cache_;
 };
 
 TEST_F(ConvDirectKernelTest, DirectForwardAcceptsAnyLayoutGroupsAndDimensions) {

@@ -49,30 +49,15 @@ ops::ConvProblem nhwc(ConvDirection d, int64_t n, int64_t c, int64_t h, int64_t 
   return p;
 }
 
-class ConvTapsKernelTest : public ::testing::Test {
+class ConvTapsKernelTest : public boo::testing::RealCompilerTest {
  protected:
-  void SetUp() override {
-    auto compiler = CompilerOptions::from_environment();
-    if (!compiler) GTEST_SKIP() << compiler.status().message();
-    root_ = boo::testing::make_temp_dir("conv_taps_kernel");
-    CacheOptions o;
-    o.root = root_;
-    cache_ = std::make_unique<KernelCache>(o, *compiler);
-  }
-  void TearDown() override {
-    if (!root_.empty()) std::filesystem::remove_all(root_);
-  }
+  ConvTapsKernelTest() : RealCompilerTest("conv_taps_kernel") {}
 
-  std::shared_ptr<const LoadedKernel> compile(ConvDirection d) {
+  std::shared_ptr<const LoadedKernel> compile_taps(ConvDirection d) {
     space::ConvClass cls;
     cls.dtype = core::DType::kBF16;
     cls.direction = d;
-    auto src = codegen::conv_sm90_taps_source(cls);
-    EXPECT_TRUE(src.has_value()) << src.status().message();
-    if (!src.has_value()) return nullptr;
-    auto kernel = cache_->get(*src);
-    EXPECT_TRUE(kernel.has_value()) << kernel.status().message();
-    return kernel.has_value() ? *kernel : nullptr;
+    return compile(codegen::conv_sm90_taps_source(cls));
   }
 
   // The kernel's verdict on `p` agrees with dispatch's; returns whether it takes it.
@@ -86,14 +71,11 @@ class ConvTapsKernelTest : public ::testing::Test {
         << what << ": kernel says '" << why << "', dispatch says '" << host.message() << "'";
     return kernel;
   }
-
-  std::string root_;
-  std::unique_ptr<KernelCache> cache_;
 };
 
 TEST_F(ConvTapsKernelTest, TheKernelAndDispatchTakeTheSameProblems) {
-  const auto fwd = compile(ConvDirection::kForward);
-  const auto bwd = compile(ConvDirection::kBackwardData);
+  const auto fwd = compile_taps(ConvDirection::kForward);
+  const auto bwd = compile_taps(ConvDirection::kBackwardData);
   ASSERT_NE(fwd, nullptr);
   ASSERT_NE(bwd, nullptr);
   using D = ConvDirection;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -70,6 +71,38 @@ class FakeCacheTest : public FakeCompilerTest {
     o.root = root_ + "/cache";
     cache_ = std::make_unique<jit::KernelCache>(o, fake_compiler());
   }
+  std::unique_ptr<jit::KernelCache> cache_;
+};
+
+// A test through the real JIT (nvcc from the environment, no GPU): a kernel cache in a fresh
+// temporary folder root_; skipped where the toolkit is missing (CompilerOptions says why), as the
+// README's test machines have it and CI's does.
+class RealCompilerTest : public ::testing::Test {
+ protected:
+  explicit RealCompilerTest(std::string tag) : tag_(std::move(tag)) {}
+  void SetUp() override {
+    auto compiler = jit::CompilerOptions::from_environment();
+    if (!compiler) GTEST_SKIP() << compiler.status().message();
+    root_ = make_temp_dir(tag_);
+    jit::CacheOptions o;
+    o.root = root_;
+    cache_ = std::make_unique<jit::KernelCache>(o, *compiler);
+  }
+  void TearDown() override {
+    if (!root_.empty()) std::filesystem::remove_all(root_);
+  }
+  // A generated kernel (null, with the failure reported, when it fails).
+  std::shared_ptr<const jit::LoadedKernel> compile(
+      const core::Expected<codegen::KernelSource>& src) {
+    EXPECT_TRUE(src.has_value()) << src.status().message();
+    if (!src.has_value()) return nullptr;
+    auto kernel = cache_->get(*src);
+    EXPECT_TRUE(kernel.has_value()) << kernel.status().message();
+    return kernel.has_value() ? *kernel : nullptr;
+  }
+
+  std::string tag_;
+  std::string root_;
   std::unique_ptr<jit::KernelCache> cache_;
 };
 
