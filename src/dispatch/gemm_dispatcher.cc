@@ -188,6 +188,11 @@ core::Expected<std::vector<GemmCandidate>> GemmDispatcher::candidates(
       if (core::Status c = check_config_class(*algo, options_.force_config, p); !c.is_ok()) {
         return core::invalid_argument("--config " + c.message());
       }
+      // A misspelt name (say, without the launch order `_sw1.rh`) is the user's error, here,
+      // not a problem left without a kernel later.
+      if (auto src = algo->source(options_.force_config); !src) {
+        return core::invalid_argument("--config " + src.status().message());
+      }
       out.push_back({algo.get(), options_.force_config, "forced"});
       return out;
     }

@@ -81,7 +81,11 @@ core::Expected<GemmSm90Config> GemmSm90Config::parse_name(std::string_view text)
   // The last five '_' fields are tile, cluster, schedule, scheduler, launch order; the rest is
   // the class.
   std::vector<std::string_view> parts = core::split(rest, '_');
-  if (parts.size() < 9) return bad("too few fields");
+  if (parts.size() < 9) {
+    return bad(
+        "too few fields (expected <class>_t<M>x<N>x<K>_c<M>x<N>_<coop|pingpong>_"
+        "<scheduler>_sw<N>.r<h|m|n>)");
+  }
   const std::string_view order = parts.back();
   parts.pop_back();
   GemmSm90Config c;

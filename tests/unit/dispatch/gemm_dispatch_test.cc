@@ -204,6 +204,18 @@ TEST_F(DispatchTest, ForcedConfig) {
   EXPECT_NE(mismatch.status().message().find("not a config of this problem's class"),
             std::string::npos)
       << mismatch.status().message();
+  // A name of the right class that does not parse (the launch order left off) is refused with
+  // the parser's reason, before anything is compiled.
+  DispatchOptions clipped;
+  const std::string full = space::GemmSm90Config{cfg.cls}.name();
+  clipped.force_config = full.substr(0, full.rfind("_sw"));
+  GemmDispatcher d4(*cache_, nullptr, DeviceModel{}, clipped);
+  auto refused = d4.candidates(aligned(256, 256, 256), nullptr);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.status().message().find("--config gemm.sm90 config"), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("sw<N>.r<h|m|n>"), std::string::npos)
+      << refused.status().message();
   DispatchOptions bad;
   bad.force_config = "gemm.nothing_x";
   GemmDispatcher d2(*cache_, nullptr, DeviceModel{}, bad);
