@@ -894,14 +894,24 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
     // per SM) at 80% (its epilogue runs under the other warpgroup's MMAs: 104.3 us on 128x128
     // tiles there, 264.6 against 283.3 on the public 1D line); and the tiles' loads from L2 cap
     // the rate where N is small (the 3x3 with K = 64: each input pixel is loaded for nine
-    // taps; about 9.6 TB/s over all SMs, 12.5 with pingpong's tiles).
+    // taps): about 9.6 TB/s over all SMs, 12.5 with pingpong's tiles (2026-11-26). Where the
+    // GEMM is 64 wide (K = 64 forward, C = 64 backward data) the tiles draw less, refitted on H100
+    // 2026-11-27 to 128x64 pingpong and 256x64 cooperative tiles of seven such 3x3 layers, one
+    // process each (bench/results/2026-11-27-conv-implicit-k64-h100.md): 9.6 TB/s with pingpong's
+    // tiles and 8.0 with cooperative ones; 27 taps of a 3D filter draw 8.7 and 7.6 (the public 3D
+    // line: 130 us on pingpong tiles, 123 on cooperative ones). The wider tiles' rates predicted
+    // the public 3x3 at 35.3 us against 43.3 measured.
     const bool pingpong = c.schedule == space::ConvSchedule::kPingpong;
+    const bool volume = p.input.size() == 3;
     const double tiles_in_flight = pingpong ? 2.0 : 1.0;
     efficiency = (pingpong ? 0.80 : 0.76) *
                  std::pow(std::min(1.0, tiles_in_flight * area / (128.0 * 256.0)), 0.2) *
                  (c.persistent() ? 1.0 : 0.85);
+    const double tb_per_s = n > 64     ? (pingpong ? 12.5 : 9.6)
+                            : pingpong ? (volume ? 8.7 : 9.6)
+                                       : (volume ? 7.6 : 8.0);
     load_us = static_cast<double>(tiles) * (c.tile_m + c.tile_n) * static_cast<double>(r) *
-              core::dtype_bytes(p.dtype) / ((pingpong ? 12.5e6 : 9.6e6) * d.sm_count / 132.0);
+              core::dtype_bytes(p.dtype) / (tb_per_s * 1e6 * d.sm_count / 132.0);
     fill_us = 3.0;
   }
   const double tile_us = 2.0 * area * static_cast<double>(r) / (peak * efficiency) * 1e6;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "../jit/jit_test_util.h"
 #include "boo/dispatch/conv_dispatcher.h"
@@ -58,14 +59,18 @@ TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   ASSERT_GE(c->size(), 2u);
   EXPECT_EQ(c->front().algorithm, kConvSm90Implicit);
   EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
-  // ResNet's 64-channel 3x3: the persistent kernel's 128x64 pingpong tiles (43.9 us) and 256x64
-  // cooperative ones (43.6 us) against 53.0 us for the best non-persistent config, 128x64
-  // tiles two CTAs to an SM (H100, bench/results/2026-11-26-conv-coop-h100.md).
-  EXPECT_EQ(c->front().config,
-            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_pingpong");
+  // ResNet's 64-channel 3x3: the persistent kernel's 128x64 pingpong tiles and 256x64
+  // cooperative ones tie (43.5 and 43.3 us; H100, bench/results/2026-11-27-conv-implicit-k64-
+  // h100.md) and rank first, either way round, within 2% of each other; the best
+  // non-persistent config, 128x64 tiles two CTAs to an SM, measured 53.2 us.
+  const std::set<std::string> first_two = {c->front().config, (*c)[1].config};
+  EXPECT_EQ(first_two,
+            (std::set<std::string>{
+                "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_pingpong",
+                "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x64x64_c1x1_coop"}));
+  EXPECT_LT((*c)[1].predicted_us, 1.02 * c->front().predicted_us);
   ASSERT_GE(c->size(), 3u);
-  EXPECT_EQ((*c)[1].config,
-            "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t256x64x64_c1x1_coop");
+  EXPECT_GT((*c)[2].predicted_us, 1.1 * (*c)[1].predicted_us) << (*c)[2].config;
   EXPECT_EQ(c->back().algorithm, kConvDirect);
   EXPECT_EQ(c->back().config, "conv.direct_bf16_f32acc_fprop_2d_nobias.none");
   for (size_t i = 1; i + 1 < c->size(); ++i) {
@@ -74,6 +79,19 @@ TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   bool told = false;
   for (const std::string& n : notes) told |= n.find("conv.gemm_1x1 does not apply") == 0;
   EXPECT_TRUE(told);
+}
+
+TEST_F(ConvDispatchTest, ThreeDimensionalSixtyFourWideLayersTakeCooperativeTiles) {
+  // 27 taps over 64 channels: 256x64 cooperative tiles measured 123.2 us against 130.0 on 128x64
+  // pingpong ones (the public 3D line, H100, bench/results/2026-11-27-conv-implicit-k64-h100.md).
+  auto c = dispatcher().candidates(
+      conv("convbfp16 --spatial_dim 3 -n 4 -c 64 -! 16 -H 56 -W 56 -k 64 -@ 3 -y 3 -x 3 -$ 1 "
+           "-p 1 -q 1 -# 1 -u 1 -v 1 -^ 1 -l 1 -j 1 -F 1 --in_layout NDHWC --out_layout NDHWC "
+           "--fil_layout NDHWC"),
+      nullptr);
+  ASSERT_TRUE(c.has_value()) << c.status().message();
+  EXPECT_EQ(c->front().config,
+            "conv.sm90_implicit_bf16_f32acc_fprop_3d_nobias.none_t256x64x64_c1x1_coop");
 }
 
 TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
