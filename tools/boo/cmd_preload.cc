@@ -23,24 +23,7 @@ struct PreloadOptions {
   bool misalign = false;  // for operand pointers aligned only to their element size
   std::string rule_set = "default";  // the rule set the heuristic ranks
   std::string config;                // compile exactly this config (as `boo driver --config`)
-  bool explain = false;  // print dispatch's ranking for each problem (the default H100 model)
 };
-
-// --explain: dispatch's notes for one problem, then its first `shown` candidates in rank order
-// (name, predicted time, reason).
-struct Ranked {
-  std::string name;
-  double predicted_us = 0.0;
-  std::string reason;
-};
-void print_ranking(const std::string& key, const std::vector<std::string>& notes,
-                   const std::vector<Ranked>& ranked, size_t shown) {
-  std::printf("%s\n", key.c_str());
-  for (const std::string& line : notes) std::printf("  %s\n", line.c_str());
-  for (size_t i = 0; i < ranked.size() && i < shown; ++i) {
-    std::printf("  #%zu %s: %s\n", i + 1, ranked[i].name.c_str(), ranked[i].reason.c_str());
-  }
-}
 
 // One problem's kernels in dispatch's order: the first that compiles resolves it.
 struct Pending {
@@ -81,7 +64,6 @@ int run_preload(const PreloadOptions& opt) {
   jit::KernelCache& cache = *(*ctx)->cache;
   int errors = 0;
   int skipped = 0;
-  const size_t shown = static_cast<size_t>(std::max(opt.top, 5));  // --explain's candidates
   std::vector<Pending> pending;
   // --top K: the extra candidates (heuristic ranks 2..K, not the fallback) become entries of
   // their own.
@@ -99,31 +81,20 @@ int run_preload(const PreloadOptions& opt) {
       continue;
     }
     for (const ops::Problem& p : cmd.parsed->problems) {
-      std::vector<std::string> notes;
-      std::vector<std::string>* why = opt.explain ? &notes : nullptr;
       if (const auto* g = std::get_if<ops::GemmProblem>(&p)) {
-        auto c = gemm.candidates(*g, why, /*aligned_pointers=*/!opt.misalign);
+        auto c = gemm.candidates(*g, nullptr, /*aligned_pointers=*/!opt.misalign);
         if (!c) {
           print_error(g->key(), c.status());
           ++errors;
           continue;
         }
-        if (why != nullptr) {
-          std::vector<Ranked> r;
-          for (const auto& x : *c) r.push_back({x.config, x.predicted_us, x.reason});
-          print_ranking(g->key(), notes, r, shown);
-        }
         add(g->key(), gemm_sources(gemm, *c));
       } else if (const auto* cv = std::get_if<ops::ConvProblem>(&p)) {
-        auto c = conv.candidates(*cv, why);
+        auto c = conv.candidates(*cv, nullptr);
         if (!c) {
           print_error(cv->key(), c.status());
           ++errors;
           continue;
-        }
-        std::vector<Ranked> ranked;
-        for (const auto& x : *c) {
-          ranked.push_back({x.config.empty() ? x.algorithm : x.config, x.predicted_us, x.reason});
         }
         std::vector<codegen::KernelSource> sources;
         for (const dispatch::ConvCandidate& k : *c) {
@@ -132,15 +103,7 @@ int run_preload(const PreloadOptions& opt) {
             auto mapped = dispatch::conv_as_gemms(k.algorithm, *cv);
             if (!mapped) continue;
             for (const dispatch::ConvAsGemm& m : *mapped) {
-              const size_t before = notes.size();
-              auto g = gemm.candidates(m.gemm, why);
-              for (size_t i = before; why != nullptr && i < notes.size(); ++i) {
-                notes[i] = "gemm: " + notes[i];
-              }
-              for (size_t i = 0; g && why != nullptr && i < g->size() && i < shown; ++i) {
-                notes.push_back("gemm " + m.gemm.key() + " #" + std::to_string(i + 1) + " " +
-                                (*g)[i].config + ": " + (*g)[i].reason);
-              }
+              auto g = gemm.candidates(m.gemm, nullptr);
               if (!g) {
                 // A forced config (--config) that is not this GEMM's is the user's error: say
                 // so, as for a GEMM command.
@@ -156,7 +119,6 @@ int run_preload(const PreloadOptions& opt) {
             sources.push_back(std::move(*src));
           }
         }
-        if (why != nullptr) print_ranking(cv->key(), notes, ranked, shown);
         add(cv->key(), std::move(sources));
       } else if (const auto* l = std::get_if<ops::LayerNormProblem>(&p)) {
         if (layernorm == nullptr) {
@@ -166,16 +128,11 @@ int run_preload(const PreloadOptions& opt) {
         // Dispatch runs the first candidate; the rest are there for a failed compile, as for
         // GEMMs and convolutions (one compile per problem when the first succeeds).
         const int64_t alignment = opt.misalign ? core::dtype_bytes(l->dtype) : 16;
-        auto c = layernorm->candidates(*l, why, alignment);
+        auto c = layernorm->candidates(*l, nullptr, alignment);
         if (!c) {
           print_error(l->key(), c.status());
           ++errors;
           continue;
-        }
-        if (why != nullptr) {
-          std::vector<Ranked> r;
-          for (const auto& x : *c) r.push_back({x.config, x.predicted_us, x.reason});
-          print_ranking(l->key(), notes, r, shown);
         }
         std::vector<codegen::KernelSource> sources;
         for (const dispatch::LayerNormCandidate& k : *c) {
@@ -264,10 +221,6 @@ Run add_preload_command(CLI::App& app) {
                   "Parallel compiles (default: cores, at most one per 4 GB of memory)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--list", opt->list, "Only print what would be compiled");
-  sub->add_flag("--explain", opt->explain,
-                "Print dispatch's ranking of each problem's candidates with predicted times (its "
-                "model of an H100 with 132 SMs: preload does not look at the GPU); with --list, "
-                "nothing is compiled");
   sub->add_flag("--misalign", opt->misalign,
                 "Compile for operand pointers aligned only to their element size (what "
                 "`boo driver --misalign` and views into larger tensors use)");

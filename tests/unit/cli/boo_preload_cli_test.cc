@@ -122,37 +122,6 @@ TEST_F(PreloadCliTest, ListTopShowsMoreLayerNormConfigsAndRuleSetIsChecked) {
 namespace boo::cli {
 namespace {
 
-TEST_F(PreloadCliTest, ExplainRanksEachProblemsCandidatesWithoutCompiling) {
-  const std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
-                                        "BOO_CACHE_DIR=" + (scratch_ / "explain").string(),
-                                        "BOO_TUNING_SPEC_PATH="};
-  const RunResult r = run_boo(
-      {"preload", "--list", "--explain", "--commands-file", (scratch_ / "cmds.txt").string()},
-      scratch_, env);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  // Each problem's key, then its candidates in rank order with the model's predicted times.
-  EXPECT_NE(r.out.find("gemm_bf16.bf16.bf16.bf16_f32acc_tn_m256n256k256"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("conv2d_bf16_f32acc_fwd_n2c16h8w8_k16y3x3"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  #1 gemm.sm90_bf16.bf16.void.bf16_f32acc_tn_nobias.none_t"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("  #1 conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find(": heuristic: predicted "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("fallback: always correct"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  conv.depthwise does not apply: "), std::string::npos) << r.out;
-  EXPECT_EQ(r.err.find("compiled "), std::string::npos) << r.err;
-  int files = 0;
-  if (fs::exists(scratch_ / "explain")) {
-    for (const auto& e : fs::recursive_directory_iterator(scratch_ / "explain")) {
-      files += e.is_regular_file() ? 1 : 0;
-    }
-  }
-  EXPECT_EQ(files, 0) << "--list --explain wrote to the kernel cache";
-}
-
 TEST_F(PreloadCliTest, AMisspeltGemmConfigOfAConvolutionIsAnErrorThatSaysWhy) {
   write_file(scratch_ / "1x1.txt",
              "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 64 -y 1 -x 1 -F 1 --in_layout NHWC "
