@@ -2,9 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "boo/core/build_info.h"
 #include "subcommands.h"
+#include "trailing_flags.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -25,8 +27,21 @@ int main(int argc, char** argv) {
   const boo::cli::Run run_codegen = boo::cli::add_codegen_command(app);
   const boo::cli::Run run_cache = boo::cli::add_cache_command(app);
   const boo::cli::Run run_ceilings = boo::cli::add_ceilings_command(app);
+  // The subcommands that take a command line accept their own flags after it too, as
+  // MIOpenDriver's users write them (`boo driver convbfp16 ... --csv out.csv`).
+  std::vector<std::string> words(argv, argv + argc);
+  for (const char* name : {"parse", "driver", "preload", "numerics"}) {
+    if (words.size() > 1 && words[1] == name) {
+      std::vector<std::string> tail =
+          boo::cli::hoist_own_flags(*app.get_subcommand(name), {words.begin() + 2, words.end()});
+      words.resize(2);
+      words.insert(words.end(), tail.begin(), tail.end());
+    }
+  }
+  std::vector<char*> args;
+  for (std::string& w : words) args.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     // CLI11 prints the message (naming the flag and value); boo's exit status for bad usage is
     // 2 whatever CLI11's own code (--help and --version exit 0).

@@ -321,3 +321,42 @@ TEST_F(CliTest, CommandsFileWithCommentBlankLineAndHashFlagCommand) {
 
 }  // namespace
 }  // namespace boo::cli
+
+namespace boo::cli {
+namespace {
+
+TEST_F(CliTest, DriverFlagsAfterTheCommandWorkAsMIOpenDriverUsersWriteThem) {
+  // MIOpenDriver takes its flags after the command: boo's own (--csv F, --backend=B) move in
+  // front of it; MIOpenDriver's own (-t, --iter) stay with the command.
+  const std::filesystem::path csv = tmp("after.csv");
+  std::vector<std::string> args = {"driver"};
+  std::istringstream words(kSmallConv);
+  for (std::string w; words >> w;) args.push_back(w);
+  for (const char* w : {"--csv", csv.c_str(), "--backend=reference", "--iter", "3", "-t", "1"}) {
+    args.push_back(w);
+  }
+  const RunResult r = run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out)[0], kSmallConvCanonical) << r.out;
+  EXPECT_NE(r.out.find(">>> min="), std::string::npos) << r.out;  // -t 1: timed
+  const std::vector<std::string> rows = lines_of(read_file(csv));
+  ASSERT_EQ(rows.size(), 2u) << read_file(csv);
+  EXPECT_EQ(csv_fields(rows[1])[2], "reference");
+  // A flag neither boo nor MIOpenDriver has is still refused, by name.
+  const RunResult bad = run_command({"driver", "--backend", "reference"},
+                                    std::string(kSmallConv) + " --no-such-flag");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--no-such-flag"), std::string::npos) << bad.err;
+}
+
+TEST_F(CliTest, ParseAndPreloadTakeTheirFlagsAfterTheCommandToo) {
+  const RunResult keys = run_command({"parse"}, std::string(kSmallConv) + " --candidates 1");
+  ASSERT_EQ(keys.exit_code, 0) << keys.err;
+  EXPECT_NE(keys.out.find("#1  "), std::string::npos) << keys.out;
+  const RunResult listed = run_command({"preload"}, std::string(kSmallConv) + " --list");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("to compile"), std::string::npos) << listed.out;
+}
+
+}  // namespace
+}  // namespace boo::cli
