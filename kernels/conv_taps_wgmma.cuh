@@ -65,6 +65,7 @@ struct TapsPlan {
   int k_chunks;  // of 64 output channels
   int slices;    // blocks per chunk
   int shared_bytes;
+  int turned;  // 1: the filter is turned around by the kernel launched just before this one
 };
 
 inline int taps_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
@@ -176,6 +177,9 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   // (The warpgroups copy it; the producer warp only issues boxes.)
   const T* __restrict__ w = static_cast<const T*>(a.w);
   if (group < 2) {
+    // Backward data: this launch may start while the filter is still being turned around
+    // (a programmatic dependent launch); its barriers and first boxes go ahead, the filter waits.
+    if (p.turned) cudaGridDependencySynchronize();
     for (int i = threadIdx.x; i < p.taps * kTapsChannels * 8; i += 256) {
       const int v = i % 8, r = i / 8 % kTapsChannels, t = i / (8 * kTapsChannels);
       cp_async_16(smem + t * kTapsTapBytes + r * 128 + 16 * (v ^ r % 8),
@@ -304,6 +308,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
 template <class T>
 __global__ void conv_taps_turn_filter_kernel(const T* __restrict__ w, T* __restrict__ turned, int k,
                                              int c, int fh, int fw) {
+  cudaTriggerProgrammaticLaunchCompletion();  // the convolution may launch (it waits to read)
   const int64_t total = static_cast<int64_t>(k) * c * fh * fw;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -383,7 +388,9 @@ struct ConvTapsRunner {
     }
     if (kBias && a.bias == nullptr) return "the kernel adds a bias but the bias pointer is missing";
     if (const char* e = forward_of(a, turned, f)) return e;
-    return taps_plan(*f, plan);
+    if (const char* e = taps_plan(*f, plan)) return e;
+    plan->turned = a.direction == BOO_CONV_BACKWARD_DATA ? 1 : 0;
+    return nullptr;
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
@@ -432,6 +439,13 @@ struct ConvTapsRunner {
     }
     const unsigned blocks =
         static_cast<unsigned>(plan.k_chunks) * static_cast<unsigned>(plan.slices);
+    if (plan.turned) {
+      // Its set-up and first boxes overlap the turning of the filter.
+      return cuda_result(
+          launch_dependent_shared(kernel, dim3(blocks), dim3(kTapsThreads),
+                                  static_cast<size_t>(plan.shared_bytes), s, f, plan, x_map, y_map),
+          why, len);
+    }
     kernel<<<blocks, kTapsThreads, plan.shared_bytes, s>>>(f, plan, x_map, y_map);
     return cuda_result(cudaGetLastError(), why, len);
   }

@@ -36,16 +36,18 @@ inline int32_t cuda_result(cudaError_t e, char* why, int32_t len) {
   return BOO_ERROR;
 }
 
-// Launches `kernel` as a programmatic dependent launch: its blocks may start while the kernel
-// before it on `stream` finishes, and must call cudaGridDependencySynchronize() before they read
-// that kernel's output (it returns once that kernel has completed and its writes are visible).
-// A failed launch's error is returned and cleared.
+// Launches `kernel` (with `shared_bytes` of dynamic shared memory) as a programmatic dependent
+// launch: its blocks may start while the kernel before it on `stream` finishes, and must call
+// cudaGridDependencySynchronize() before they read that kernel's output (it returns once that
+// kernel has completed and its writes are visible). A failed launch's error is returned and
+// cleared.
 template <class... Params, class... Args>
-cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
-                             Args... args) {
+cudaError_t launch_dependent_shared(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                    size_t shared_bytes, cudaStream_t stream, Args... args) {
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
   cudaLaunchAttribute attribute[1];
   attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -55,6 +57,11 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, c
   const cudaError_t e = cudaLaunchKernelEx(&config, kernel, args...);
   if (e != cudaSuccess) (void)cudaGetLastError();
   return e;
+}
+template <class... Params, class... Args>
+cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                             Args... args) {
+  return launch_dependent_shared(kernel, grid, block, 0, stream, args...);
 }
 
 }  // namespace boo_kernels

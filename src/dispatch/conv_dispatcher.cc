@@ -85,9 +85,11 @@ constexpr double kTapsEpilogueUs = 2.14;
 constexpr double kTapsBandwidthShare = 0.80;
 constexpr double kTapsFixedUs = 5.3;
 // Backward data first turns the filter around in the workspace: one small kernel more, which
-// the main kernel waits for (the public n64 c64 56x56 3x3 backward data measured 33.7-34.9 us
-// against 30.5 forward, bench/results/2026-11-27-conv-taps-h100.md).
-constexpr double kTapsTurnUs = 3.7;
+// the main kernel, a programmatic dependent launch, overlaps with its set-up and first boxes
+// (the public n64 c64 56x56 3x3 backward data: 33.7-34.9 us against 30.5 forward with the two
+// launched apart, 32.2-32.5 overlapped; bench/results/2026-11-27-conv-taps-h100.md,
+// 2026-11-27-conv-taps-dgrad-pdl-h100.md).
+constexpr double kTapsTurnUs = 1.6;
 
 // conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh), fitted on an H200
 // (bench/results/2026-11-26-conv-few-channels-h200.md): a fixed cost beyond the launch, the
