@@ -48,10 +48,11 @@ std::string cutlass_activation(ops::Activation a) {
       return "cutlass::epilogue::thread::GELU";
     case ops::Activation::kGeluTanh:
       return "cutlass::epilogue::thread::GELU_taylor";
+    // silu and sigmoid: boo's (kernels/cutlass_activation.cuh), without CUTLASS's IEEE division.
     case ops::Activation::kSilu:
-      return "cutlass::epilogue::thread::SiLu";
+      return "boo_kernels::CutlassSiLu";
     case ops::Activation::kSigmoid:
-      return "cutlass::epilogue::thread::Sigmoid";
+      return "boo_kernels::CutlassSigmoid";
     case ops::Activation::kTanh:
       return "cutlass::epilogue::thread::Tanh";
     default:

@@ -74,7 +74,8 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "#include \"cutlass/conv/kernel/conv_universal.hpp\"\n";
   b += "#include \"cutlass/epilogue/collective/collective_builder.hpp\"\n";
   b += "#include \"cutlass/epilogue/fusion/operations.hpp\"\n";
-  b += "#include \"cutlass/epilogue/thread/activation.h\"\n\n";
+  b += "#include \"cutlass/epilogue/thread/activation.h\"\n";
+  b += "#include \"cutlass_activation.cuh\"\n\n";
   b += "namespace {\n";
   b += "using Element = " + element + ";\n";
   b += "constexpr int kAlign = " + std::to_string(16 / core::dtype_bytes(c.dtype)) + ";\n";

@@ -51,7 +51,8 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   if (config.unaligned) b += "#include \"gemm_padded.cuh\"\n";
   if (parallel) b += "#include \"gemm_split_parallel.cuh\"\n";
   b += "#include \"cutlass/epilogue/fusion/operations.hpp\"\n";
-  b += "#include \"cutlass/epilogue/thread/activation.h\"\n\n";
+  b += "#include \"cutlass/epilogue/thread/activation.h\"\n";
+  b += "#include \"cutlass_activation.cuh\"\n\n";
   b += "namespace {\n";
   // Swapped operands: the kernel's A is op(B)^T (N x K), its B is op(A)^T (K x M) and its D is
   // D^T, so each operand's layout flips and D is row-major. kAlignA and kAlignB stay the
