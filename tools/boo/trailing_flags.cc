@@ -24,11 +24,13 @@ bool takes_value(const CLI::Option* opt, const std::string& word) {
 }  // namespace
 
 std::vector<std::string> hoist_own_flags(const CLI::App& sub, std::vector<std::string> args) {
-  // Where the command starts: the first word that is neither a flag nor a flag's value.
+  // Where the command starts: the first word that is neither one of the subcommand's flags nor
+  // such a flag's value (a hipBLASLt line, "- {function: ...}", starts with '-' too).
   size_t start = 0;
-  while (start < args.size() && !args[start].empty() && args[start][0] == '-') {
+  while (start < args.size()) {
     const CLI::Option* opt = own_option(sub, args[start]);
-    start += opt != nullptr && takes_value(opt, args[start]) ? 2 : 1;
+    if (opt == nullptr) break;
+    start += takes_value(opt, args[start]) ? 2 : 1;
   }
   if (start >= args.size()) return args;
   static constexpr std::array<std::string_view, 3> kCommandsToo = {"--iter", "--time", "--verify"};

@@ -350,6 +350,11 @@ TEST_F(CliTest, DriverFlagsAfterTheCommandWorkAsMIOpenDriverUsersWriteThem) {
 }
 
 TEST_F(CliTest, ParseAndPreloadTakeTheirFlagsAfterTheCommandToo) {
+  // A hipBLASLt line, one quoted word that starts with '-', then a flag of boo's.
+  const RunResult yaml = run({"parse", kSmallGemm, "--keys"});
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  EXPECT_EQ(lines_of(yaml.out).size(), 1u) << yaml.out;
+  EXPECT_EQ(yaml.out.rfind("gemm_fp32", 0), 0u) << yaml.out;
   const RunResult keys = run_command({"parse"}, std::string(kSmallConv) + " --candidates 1");
   ASSERT_EQ(keys.exit_code, 0) << keys.err;
   EXPECT_NE(keys.out.find("#1  "), std::string::npos) << keys.out;
