@@ -27,13 +27,13 @@ int main(int argc, char** argv) {
   const boo::cli::Run run_codegen = boo::cli::add_codegen_command(app);
   const boo::cli::Run run_cache = boo::cli::add_cache_command(app);
   const boo::cli::Run run_ceilings = boo::cli::add_ceilings_command(app);
-  // The subcommands that take a command line accept their own flags after it too, as
-  // MIOpenDriver's users write them (`boo driver convbfp16 ... --csv out.csv`).
+  // The subcommands that take a command line (prefix_command) accept their own flags after it
+  // too, as MIOpenDriver's users write them (`boo driver convbfp16 ... --csv out.csv`).
   std::vector<std::string> words(argv, argv + argc);
-  for (const char* name : {"parse", "driver", "preload", "numerics"}) {
-    if (words.size() > 1 && words[1] == name) {
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (words.size() > 1 && words[1] == sub->get_name() && sub->get_prefix_command()) {
       std::vector<std::string> tail =
-          boo::cli::hoist_own_flags(*app.get_subcommand(name), {words.begin() + 2, words.end()});
+          boo::cli::hoist_own_flags(*sub, {words.begin() + 2, words.end()});
       words.resize(2);
       words.insert(words.end(), tail.begin(), tail.end());
     }

@@ -329,13 +329,8 @@ TEST_F(CliTest, DriverFlagsAfterTheCommandWorkAsMIOpenDriverUsersWriteThem) {
   // MIOpenDriver takes its flags after the command: boo's own (--csv F, --backend=B) move in
   // front of it; MIOpenDriver's own (-t, --iter) stay with the command.
   const std::filesystem::path csv = tmp("after.csv");
-  std::vector<std::string> args = {"driver"};
-  std::istringstream words(kSmallConv);
-  for (std::string w; words >> w;) args.push_back(w);
-  for (const char* w : {"--csv", csv.c_str(), "--backend=reference", "--iter", "3", "-t", "1"}) {
-    args.push_back(w);
-  }
-  const RunResult r = run(args);
+  const RunResult r = run_command({"driver"}, std::string(kSmallConv) + " --csv " + csv.string() +
+                                                  " --backend=reference --iter 3 -t 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(lines_of(r.out)[0], kSmallConvCanonical) << r.out;
   EXPECT_NE(r.out.find(">>> min="), std::string::npos) << r.out;  // -t 1: timed

@@ -24,10 +24,16 @@ class PreloadCliTest : public ::testing::Test {
                "--out_layout NHWC --fil_layout NHWC\n");
   }
   void TearDown() override { fs::remove_all(scratch_); }
-  RunResult preload(const std::string& cache, const std::vector<std::string>& extra_env = {}) {
+  // The fake compiler and a kernel cache of the test's own under the scratch directory.
+  std::vector<std::string> fake_env(const std::string& cache,
+                                    const std::vector<std::string>& extra_env = {}) const {
     std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
                                     "BOO_CACHE_DIR=" + (scratch_ / cache).string()};
     env.insert(env.end(), extra_env.begin(), extra_env.end());
+    return env;
+  }
+  RunResult preload(const std::string& cache, const std::vector<std::string>& extra_env = {}) {
+    const std::vector<std::string> env = fake_env(cache, extra_env);
     return run_boo({"preload", "-j", "2", "--commands-file", (scratch_ / "cmds.txt").string()},
                    scratch_, env);
   }
@@ -66,8 +72,7 @@ TEST_F(PreloadCliTest, CompilesTheLayerNormKernelDispatchRunsFirst) {
   write_file(scratch_ / "ln.txt",
              "layernormbfp16 -X 8x4096 -o 1 -e 1e-05 -m 1 -F 1\n"
              "layernormbfp16 -X 8x4096 -o 1 -e 1e-05 -m 1 -F 14\n");
-  const std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
-                                        "BOO_CACHE_DIR=" + (scratch_ / "ln_cache").string()};
+  const std::vector<std::string> env = fake_env("ln_cache");
   const RunResult r = run_boo(
       {"preload", "-j", "2", "--commands-file", (scratch_ / "ln.txt").string()}, scratch_, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -88,9 +93,7 @@ namespace {
 TEST_F(PreloadCliTest, ListTopShowsMoreLayerNormConfigsAndRuleSetIsChecked) {
   write_file(scratch_ / "ln_top.txt", "layernormbfp16 -X 8192x4096 -o 1 -e 1e-5 -m 1 -F 1\n");
   // No tuning DB rows: the list is the heuristic's.
-  const std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
-                                        "BOO_CACHE_DIR=" + (scratch_ / "ln_top_cache").string(),
-                                        "BOO_TUNING_SPEC_PATH="};
+  const std::vector<std::string> env = fake_env("ln_top_cache", {"BOO_TUNING_SPEC_PATH="});
   const auto listed = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = {"preload", "--list", "--commands-file",
                                      (scratch_ / "ln_top.txt").string()};
@@ -126,8 +129,7 @@ TEST_F(PreloadCliTest, AMisspeltGemmConfigOfAConvolutionIsAnErrorThatSaysWhy) {
   write_file(scratch_ / "1x1.txt",
              "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 64 -y 1 -x 1 -F 1 --in_layout NHWC "
              "--out_layout NHWC --fil_layout NHWC\n");
-  const std::vector<std::string> env = {std::string("BOO_NVCC=") + BOO_FAKE_NVCC,
-                                        "BOO_CACHE_DIR=" + (scratch_ / "misspelt").string()};
+  const std::vector<std::string> env = fake_env("misspelt");
   // The launch order (`_sw1.rh`) left off, as `--list` prints kernel names.
   const RunResult r = run_boo(
       {"preload", "--list", "--config",
