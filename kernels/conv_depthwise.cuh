@@ -5,7 +5,9 @@
 //
 // ConvDepthwiseRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh), so x
 // and y arrive channels-last (C, K contiguous) with 16-byte aligned pointers; other layouts are
-// copied on the GPU first. Two kernels:
+// copied on the GPU first. Three kernels:
+//   - the row kernel (conv_depthwise_rows.cuh), first where it applies: multiplier 1, 8-byte
+//     channel vectors, filters 3, 5, 7 or 9 wide with stride 1 or 2 along W;
 //   - the tiled kernel (conv_depthwise_tile_kernel), when C and K are multiples of a 16-byte
 //     vector and the window fits shared memory: blocks stage an input window and compute a
 //     tile of output pixels from shared memory;
@@ -23,6 +25,7 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_depthwise_rows.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
@@ -473,7 +476,9 @@ struct ConvDepthwiseRunner {
     if (supports(a, why, len) != BOO_OK) return BOO_UNSUPPORTED;
     if (a.dry_run) return BOO_OK;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    const cudaError_t e = tiled(a)                  ? launch_tiles(a, s)
+    using Rows = DepthwiseRows<T, kHasBias, kAct>;
+    const cudaError_t e = Rows::fits(a)             ? Rows::launch(a, s)
+                          : tiled(a)                ? launch_tiles(a, s)
                           : vector_of(a) == kVector ? launch_strips<kVector>(a, s)
                                                     : launch_strips<1>(a, s);
     return cuda_result(e, why, len);

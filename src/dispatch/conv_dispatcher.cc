@@ -23,6 +23,11 @@ using ops::ConvDirection;
 // instructions more than by HBM so far.
 constexpr double kDepthwiseBandwidthShare = 0.4;
 constexpr double kDepthwiseTapRate = 2.2e12;
+// Its row kernel (kernels/conv_depthwise_rows.cuh), where it applies: fitted on an H100 over
+// bench/workloads/conv_depthwise.txt (bench/results/2026-11-27-conv-depthwise-rows-h100.md: the
+// public 3x3 at 61% of its floor, 5x5 and 7x7 layers at 5.2-5.7e12 taps per second).
+constexpr double kDepthwiseRowsBandwidthShare = 0.6;
+constexpr double kDepthwiseRowsTapRate = 5.5e12;
 constexpr double kNoLimit = 1e300;
 // conv.pointwise (kernels/conv_pointwise.cuh). The tensor-core kernel (16-bit types): a fixed
 // cost past the launch (a block's filter tables and the first tile's latency) and the share of
@@ -427,13 +432,30 @@ double predict_direct_us(const ops::ConvProblem& p, const DeviceModel& d, double
 
 }  // namespace
 
+// Whether conv.depthwise runs its row kernel: DepthwiseRows::fits in
+// kernels/conv_depthwise_rows.cuh on the packed channels-last tensors the kernel sees (backward
+// data is the forward convolution of dy, with K = C and stride 1).
+bool depthwise_rows_apply(const ops::ConvProblem& p) {
+  if (p.direction == ConvDirection::kBackwardWeight) return false;
+  const int64_t vector = 8 / static_cast<int64_t>(core::dtype_bytes(p.dtype));
+  const int64_t width = p.filter.back();
+  const int64_t stride = p.direction == ConvDirection::kForward ? p.stride.back() : 1;
+  const int64_t m = p.k / p.c;
+  const bool multiplier = m == 1 || (m == 2 && (width == 3 || width == 5));
+  const bool filter = width == 3 || width == 5 || width == 7 || (width == 9 && stride == 1);
+  return p.groups == p.c && p.k % p.c == 0 && multiplier && p.k % vector == 0 &&
+         p.dilation.back() == 1 && (stride == 1 || stride == 2) && filter;
+}
+
 double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
   const double taps =
       static_cast<double>(p.y_desc().element_count()) * static_cast<double>(product(p.filter));
-  return predict_direct_us(p, d, kDepthwiseBandwidthShare,
-                           taps / (kDepthwiseTapRate * d.sm_count / 132.0) * 1e6,
-                           "direct depthwise kernel", "taps", why);
+  const bool rows = depthwise_rows_apply(p);
+  return predict_direct_us(
+      p, d, rows ? kDepthwiseRowsBandwidthShare : kDepthwiseBandwidthShare,
+      taps / ((rows ? kDepthwiseRowsTapRate : kDepthwiseTapRate) * d.sm_count / 132.0) * 1e6,
+      rows ? "direct depthwise kernel (rows)" : "direct depthwise kernel", "taps", why);
 }
 
 core::Status conv_pointwise_supports(const ops::ConvProblem& p) {
