@@ -4,16 +4,17 @@
 // 8-byte vectors. The common case: MobileNet, EfficientNet and ConvNeXt layers and their
 // backward data.
 //
-// A thread owns kRowsOutputs output pixels along W of one output row and one 8-byte vector of
-// channels (V = 4 for 16-bit types, 2 for fp32) and keeps their sums in registers. For each
-// filter row it loads the (P - 1) S + F input columns its outputs reach, all in flight at once,
-// widens each to fp32 once and multiplies it by every tap that reaches it, the filter row in
-// registers: per input element one conversion and F / S FMAs. The tiled kernel, which read
-// every tap's operand from shared memory with its own addressing, issued about 88 instructions
-// per output channel and was bound by them (ncu, 2026-11-27-conv-depthwise-ncu-h100.txt).
+// A thread owns P output pixels along W of one output row (rows_outputs: 16 for filters at
+// least 5 wide with stride 1, else 8) and one 8-byte vector of output channels (V = 4 for 16-bit
+// types, 2 for fp32) and keeps their sums in registers. For each filter row it loads the (P - 1) S
+// + F input columns its outputs reach, all in flight at once, widens each to fp32 once and
+// multiplies it by every tap that reaches it, the filter row in registers: per input element one
+// conversion and F / S FMAs. The tiled kernel, which read every tap's operand from shared memory
+// with its own addressing, issued about 88 instructions per output channel and was bound by them
+// (ncu, 2026-11-27-conv-depthwise-ncu-h100.txt).
 //
 // A block holds the filter of its channels (fp32, [tap][channel]) in shared memory and takes
-// the rows of one strip of kRowsOutputs columns: threads of a row are the channel vectors
+// the rows of one strip of P columns: threads of a row are the channel vectors
 // (whole pixels per warp: coalesced), and vertically neighbouring threads read the same input
 // rows, which L1 serves. Sums run over the taps in a fixed order: deterministic.
 #pragma once
@@ -38,12 +39,20 @@ namespace boo_kernels {
 #define BOO_DEPTHWISE_ROWS_BLOCKS 3
 #endif
 constexpr int kRowsThreads = 256;
-#ifndef BOO_DEPTHWISE_ROWS_OUTPUTS
-#define BOO_DEPTHWISE_ROWS_OUTPUTS 8
+// Output pixels along W per thread: 16 for filters at least 5 wide with stride 1 (in one call
+// on an H100: 5x5 59.5 -> 53.5 us, 1x9 148.0 -> 118.0), else 8 (16 made the public 3x3 and a
+// stride-2 3x3 5-6% slower; 4 was slower on all but stride 2:
+// bench/results/2026-11-27-conv-depthwise-rows-h100.md).
+// BOO_DEPTHWISE_ROWS_OUTPUTS=N (through BOO_NVCC_FLAGS) sets every width's, for measuring.
+__host__ __device__ constexpr int rows_outputs(int64_t f, int64_t s) {
+#ifdef BOO_DEPTHWISE_ROWS_OUTPUTS
+  return (void)f, (void)s, BOO_DEPTHWISE_ROWS_OUTPUTS;
+#else
+  return f >= 5 && s == 1 ? 16 : 8;
 #endif
-constexpr int kRowsOutputs = BOO_DEPTHWISE_ROWS_OUTPUTS;  // output pixels along W per thread
-constexpr int kRowsMaxVectors = 64;                       // channel vectors per block at most
-constexpr int64_t kRowsMaxShared = 96 * 1024;             // the staged filter's bytes at most
+}
+constexpr int kRowsMaxVectors = 64;            // channel vectors per block at most
+constexpr int64_t kRowsMaxShared = 96 * 1024;  // the staged filter's bytes at most
 
 // kN channels of T (2, 4 or 8 bytes), loaded and stored as one access: assigning the struct
 // stored it element by element (2-byte stores, which ncu showed using a quarter of each sector
@@ -104,13 +113,15 @@ __device__ __forceinline__ void stage_rows_filter(float* dst, const BooConvArgs&
 // The kernel for filter width kF, W stride kS and channel multiplier kM (1 or 2: output
 // channel k reads input channel k / kM, so a thread's kV output channels read kV / kM input
 // channels). Blocks an SM: 3 (80 registers) where the sums, the span and the filter row fit them
-// without spills, 2 for the 7- and 9-wide filters.
+// without spills, 2 for 16 outputs a thread and the 7- and 9-wide filters.
 template <class T, bool kHasBias, int kAct, int kF, int kS, int kM>
-__global__ void __launch_bounds__(kRowsThreads, kF >= 7 ? 2 : BOO_DEPTHWISE_ROWS_BLOCKS)
+__global__ void __launch_bounds__(kRowsThreads, kF >= 7 || rows_outputs(kF, kS) > 8
+                                                    ? 2
+                                                    : BOO_DEPTHWISE_ROWS_BLOCKS)
     conv_depthwise_rows_kernel(BooConvArgs a, int vectors, int th, int tw, int strip_groups) {
   constexpr int kV = kRowsVector<T>;
   constexpr int kIn = kV / kM;
-  constexpr int kP = kRowsOutputs;
+  constexpr int kP = rows_outputs(kF, kS);
   constexpr int kSpan = (kP - 1) * kS + kF;  // input columns a thread's outputs reach
   using Raw = RowsRaw<T, kIn>;
   extern __shared__ float rows_filter[];  // [vectors][taps][kV]
@@ -230,7 +241,8 @@ struct DepthwiseRows {
     const int rows = kRowsThreads / p.vectors;
     p.th = static_cast<int>(a.out[1] < rows ? a.out[1] : rows);
     p.tw = rows / p.th;
-    const int64_t strips = (a.out[2] + kRowsOutputs - 1) / kRowsOutputs;
+    const int64_t outputs = rows_outputs(a.filter[2], a.stride[2]);
+    const int64_t strips = (a.out[2] + outputs - 1) / outputs;
     p.strip_groups = (strips + p.tw - 1) / p.tw;
     p.tiles = (a.out[1] + p.th - 1) / p.th * p.strip_groups;
     p.shared = a.filter[0] * a.filter[1] * a.filter[2] * p.vectors * kV * 4;
