@@ -3,7 +3,9 @@
 // activation fused. Direct, with the memory floor as the target (x read once, y written once;
 // the filter is small and stays on chip).
 //
-// ConvDepthwiseRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh), so x
+// The forward pass is ConvDepthwiseForwardRunner (conv_depthwise_planes.cuh): its plane kernel
+// takes packed NCHW tensors as they are where it applies; everything else goes to
+// ConvDepthwiseRunner as the inner runner of ConvChannelsLastRunner (conv_relayout.cuh), so x
 // and y arrive channels-last (C, K contiguous) with 16-byte aligned pointers; other layouts are
 // copied on the GPU first. Three kernels:
 //   - the row kernel (conv_depthwise_rows.cuh), first where it applies: multiplier 1, 8-byte
@@ -25,6 +27,7 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_depthwise_planes.cuh"
 #include "conv_depthwise_rows.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"

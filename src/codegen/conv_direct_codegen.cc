@@ -75,16 +75,20 @@ core::Expected<KernelSource> conv_depthwise_source(const space::ConvClass& cls) 
   const std::string t = cuda_type(cls.dtype);
   // Backward data is the forward kernel on dy with the filter flipped (stride 1, K = C);
   // backward weight a two-stage reduction of its own.
-  std::string inner;
+  // The forward pass takes packed NCHW tensors as they are where its plane kernel applies.
+  std::string runner;
   if (cls.direction == ops::ConvDirection::kBackwardData) {
-    inner = "boo_kernels::ConvDepthwiseDgradRunner<" + t + ">";
+    runner = channels_last("boo_kernels::ConvDepthwiseDgradRunner<" + t + ">", t);
   } else if (cls.direction == ops::ConvDirection::kBackwardWeight) {
-    inner = "boo_kernels::ConvDepthwiseWgradRunner<" + t + ">";
+    runner = channels_last("boo_kernels::ConvDepthwiseWgradRunner<" + t + ">", t);
   } else {
-    inner = "boo_kernels::ConvDepthwiseRunner<" + t + ", " + epilogue_args(cls) + ">";
+    runner = "boo_kernels::ConvDepthwiseForwardRunner<" +
+             channels_last(
+                 "boo_kernels::ConvDepthwiseRunner<" + t + ", " + epilogue_args(cls) + ">", t) +
+             ", " + t + ", " + epilogue_args(cls) + ">";
   }
   return direct_source(std::string(kConvDepthwisePrefix) + cls.name(), "conv_depthwise.cuh",
-                       channels_last(inner, t));
+                       runner);
 }
 
 core::Expected<KernelSource> conv_pointwise_source(const space::ConvClass& cls) {

@@ -416,9 +416,9 @@ namespace {
 // copies of tensors that are not channels-last, and a launch.
 double predict_direct_us(const ops::ConvProblem& p, const DeviceModel& d, double share,
                          double compute_us, const char* kernel, const char* arithmetic,
-                         std::string* why) {
+                         std::string* why, bool in_place = false) {
   const double memory_us = static_cast<double>(p.min_bytes()) / (share * d.bandwidth_gbs * 1e3);
-  const int64_t copies = relayout_bytes(p);
+  const int64_t copies = in_place ? 0 : relayout_bytes(p);
   const double copy_us =
       copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
   if (why != nullptr) {
@@ -447,15 +447,33 @@ bool depthwise_rows_apply(const ops::ConvProblem& p) {
          p.dilation.back() == 1 && (stride == 1 || stride == 2) && filter;
 }
 
+// Whether conv.depthwise's forward pass runs its plane kernel on the caller's tensors:
+// DepthwisePlanes::fits in kernels/conv_depthwise_planes.cuh (packed NCHW x and y, "same"
+// filters 3-9 wide along W, W in whole 16-byte vectors).
+bool depthwise_planes_apply(const ops::ConvProblem& p) {
+  if (p.direction != ConvDirection::kForward || p.groups != p.c || p.k % p.c != 0) return false;
+  if (p.in_layout != core::Layout::kChannelsFirst || p.out_layout != core::Layout::kChannelsFirst) {
+    return false;
+  }
+  const int64_t width = p.filter.back();
+  const int64_t vector = 16 / core::dtype_bytes(p.dtype);
+  return (width == 3 || width == 5 || width == 7 || width == 9) && p.stride.back() == 1 &&
+         p.dilation.back() == 1 && p.padding.back() == (width - 1) / 2 &&
+         p.input.back() % vector == 0;
+}
+
 double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
   const double taps =
       static_cast<double>(p.y_desc().element_count()) * static_cast<double>(product(p.filter));
-  const bool rows = depthwise_rows_apply(p);
+  const bool planes = depthwise_planes_apply(p);
+  const bool rows = planes || depthwise_rows_apply(p);
   return predict_direct_us(
       p, d, rows ? kDepthwiseRowsBandwidthShare : kDepthwiseBandwidthShare,
       taps / ((rows ? kDepthwiseRowsTapRate : kDepthwiseTapRate) * d.sm_count / 132.0) * 1e6,
-      rows ? "direct depthwise kernel (rows)" : "direct depthwise kernel", "taps", why);
+      planes ? "direct depthwise kernel (NCHW planes)"
+             : (rows ? "direct depthwise kernel (rows)" : "direct depthwise kernel"),
+      "taps", why, planes);
 }
 
 core::Status conv_pointwise_supports(const ops::ConvProblem& p) {

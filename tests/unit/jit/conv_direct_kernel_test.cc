@@ -241,6 +241,23 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   // NCHW: x and y are copied (2 x 16 x 9 x 11 bf16 each); the K x 1 x 3 x 3 filter is the same
   // either way.
   accepted.push_back({"NCHW", dw(kFirst, 16, 16), 2 * round256(2 * 16 * 9 * 11 * 2)});
+  // Packed NCHW with W a whole 16-byte vector and a "same" filter along W: the plane kernel on
+  // the caller's tensors, no copies; also 1D, 3D, multiplier 2 and a strided H. A misaligned
+  // pointer takes the copies.
+  ops::ConvProblem planes = dw(kFirst, 16, 16);
+  planes.input = {9, 16};
+  accepted.push_back({"NCHW, W = 16 (planes)", planes, 0});
+  ops::ConvProblem planes_mult = planes;
+  planes_mult.k = 32;
+  planes_mult.stride = {2, 1};
+  accepted.push_back({"NCHW, W = 16, multiplier 2, H stride 2 (planes)", planes_mult, 0});
+  ops::ConvProblem planes_1d = as_1d(dw(kFirst, 16, 16), 1, 2);
+  planes_1d.input = {40};
+  accepted.push_back({"NCW, W = 40 (planes)", planes_1d, 0});
+  ops::ConvProblem planes_3d = as_3d(dw(kFirst, 16, 16));
+  planes_3d.input = {5, 6, 8};
+  planes_3d.stride = {1, 1, 1};
+  accepted.push_back({"NCDHW, W = 8 (planes)", planes_3d, 0});
   ops::ConvProblem strided = dw(kLast, 16, 16);
   strided.stride = {2, 3};
   strided.dilation = {2, 1};
@@ -267,6 +284,10 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   huge.padding = {0, 0};
   refused.push_back({"60x60 filter", huge, "too many taps"});
   expect_verdicts(k, accepted, refused);
+  dispatch::ConvPointers misaligned = pointers();
+  misaligned.x = static_cast<char*>(misaligned.x) + 8;
+  const BooConvArgs shifted = args_of(planes, misaligned);
+  EXPECT_EQ(k.workspace(&shifted), 2 * round256(2 * 16 * 9 * 16 * 2));
 }
 
 // conv.pointwise (kernels/conv_pointwise.cuh) behind the channels-last copies: forward 1x1
