@@ -7,11 +7,11 @@
 //
 // In NCHW each channel is a plane, so a depthwise convolution is one small 2D convolution per
 // plane. A thread owns kV outputs along W (one 16-byte vector: 8 of a 16-bit type, 4 fp32) of
-// one output row: per filter row it loads the three aligned input vectors around them (the
-// middle one and its neighbours, which hold the taps' halo; neighbouring lanes load the same
-// vectors, which L1 serves), widens the elements the taps reach once, and multiplies them by
-// the filter row, read from global memory (every lane of a plane reads the same taps). Sums run
-// over the taps in a fixed order: deterministic.
+// planes_rows() output rows: per filter row and output row it loads the three aligned input vectors
+// around them (the middle one and its neighbours, which hold the taps' halo; neighbouring lanes
+// load the same vectors, which L1 serves), widens the elements the taps reach once, and multiplies
+// them by the filter row, read from global memory (every lane of a plane reads the same taps). Sums
+// run over the taps in a fixed order: deterministic.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,6 +30,18 @@ namespace boo_kernels {
 #define BOO_DEPTHWISE_PLANES 1
 #endif
 constexpr int kPlanesThreads = 256;
+// Output rows per thread (the filter row is read once for all of them): 4 for 16-bit 3-wide
+// filters, else 2. On an H100 (bench/results/2026-11-27-conv-depthwise-planes-h100.md, rows 1 /
+// 2 / 4): the public bf16 3x3 81.0 / 79.1 / 70.9 us, a bf16 7x7 74.3 / 68.2 / 74.6, an fp32
+// 3x3 107.5 / 82.4 / 101.0. BOO_DEPTHWISE_PLANES_ROWS=N (through BOO_NVCC_FLAGS) sets every
+// case's, for measuring.
+__host__ __device__ constexpr int planes_rows(int element_bytes, int64_t f) {
+#ifdef BOO_DEPTHWISE_PLANES_ROWS
+  return (void)element_bytes, (void)f, BOO_DEPTHWISE_PLANES_ROWS;
+#else
+  return element_bytes == 2 && f == 3 ? 4 : 2;
+#endif
+}
 
 template <class T>
 struct alignas(16) PlanesVector {
@@ -54,19 +66,20 @@ __global__ void __launch_bounds__(kPlanesThreads)
   using Vec = PlanesVector<T>;
   constexpr int kV = Vec::kV;
   constexpr int kPad = (kF - 1) / 2;
+  constexpr int kPlanesRows = planes_rows(static_cast<int>(sizeof(T)), kF);
   // The window: the vectors left of, at and right of the thread's outputs, 3 kV elements from
   // ow0 - kV; output j's tap t reads element kV - kPad + j + t.
   constexpr int kFirst = kV - kPad, kLast = 2 * kV - 1 + kF - 1 - kPad;
   // The thread's coordinates by 32-bit divisions (fits() keeps every count below 2^31; 64-bit
-  // ones cost about as much as the thread's taps).
+  // ones cost about as much as the thread's taps): output rows oh0 .. oh0 + kPlanesRows - 1.
   const int g = static_cast<int>(blockIdx.x) * kPlanesThreads + static_cast<int>(threadIdx.x);
   if (g >= threads) return;
   int rest = g / strips;
   const int ow0 = (g - rest * strips) * kV;
-  const int out1 = static_cast<int>(a.out[1]), out0 = static_cast<int>(a.out[0]);
-  const int kk = static_cast<int>(a.k);
-  const int64_t oh = rest % out1;
-  rest /= out1;
+  const int groups = (static_cast<int>(a.out[1]) + kPlanesRows - 1) / kPlanesRows;
+  const int out0 = static_cast<int>(a.out[0]), kk = static_cast<int>(a.k);
+  const int64_t oh0 = static_cast<int64_t>(rest % groups) * kPlanesRows;
+  rest /= groups;
   const int64_t o0 = rest % out0;
   rest /= out0;
   const int64_t k = rest % kk;
@@ -75,42 +88,52 @@ __global__ void __launch_bounds__(kPlanesThreads)
   const T* xp = static_cast<const T*>(a.x) + n * a.x_stride[0] + c * a.x_stride[1] + ow0;
   const T* wk = static_cast<const T*>(a.w) + k * a.w_stride[0];
   const bool has_left = ow0 > 0, has_right = ow0 + kV < a.in[2];
-  float acc[kV];
+  float acc[kPlanesRows][kV];
 #pragma unroll
-  for (int j = 0; j < kV; ++j) acc[j] = 0.0f;
+  for (int q = 0; q < kPlanesRows; ++q) {
+#pragma unroll
+    for (int j = 0; j < kV; ++j) acc[q][j] = 0.0f;
+  }
   for (int r0 = 0; r0 < static_cast<int>(a.filter[0]); ++r0) {
     const int64_t i0 = o0 * a.stride[0] - a.pad[0] + r0 * a.dilation[0];
     if (i0 < 0 || i0 >= a.in[0]) continue;
     for (int r1 = 0; r1 < static_cast<int>(a.filter[1]); ++r1) {
-      const int64_t i1 = oh * a.stride[1] - a.pad[1] + r1 * a.dilation[1];
-      if (i1 < 0 || i1 >= a.in[1]) continue;
-      const T* row = xp + i0 * a.x_stride[2] + i1 * a.x_stride[3];
-      Vec part[3];
-      part[1] = Vec::load(row);
-#pragma unroll
-      for (int e = 0; e < kV; ++e) part[0].v[e] = part[2].v[e] = from_float<T>(0.0f);
-      if (has_left) part[0] = Vec::load(row - kV);
-      if (has_right) part[2] = Vec::load(row + kV);
       const T* wr = wk + r0 * a.w_stride[2] + r1 * a.w_stride[3];
       float f[kF];
 #pragma unroll
       for (int t = 0; t < kF; ++t) f[t] = to_float(__ldg(wr + t * a.w_stride[4]));
-      float win[3 * kV];
 #pragma unroll
-      for (int i = kFirst; i <= kLast; ++i) win[i] = to_float(part[i / kV].v[i % kV]);
+      for (int q = 0; q < kPlanesRows; ++q) {
+        const int64_t i1 = (oh0 + q) * a.stride[1] - a.pad[1] + r1 * a.dilation[1];
+        if (i1 < 0 || i1 >= a.in[1]) continue;
+        const T* row = xp + i0 * a.x_stride[2] + i1 * a.x_stride[3];
+        Vec part[3];
+        part[1] = Vec::load(row);
 #pragma unroll
-      for (int j = 0; j < kV; ++j) {
+        for (int e = 0; e < kV; ++e) part[0].v[e] = part[2].v[e] = from_float<T>(0.0f);
+        if (has_left) part[0] = Vec::load(row - kV);
+        if (has_right) part[2] = Vec::load(row + kV);
+        float win[3 * kV];
 #pragma unroll
-        for (int t = 0; t < kF; ++t) acc[j] = fmaf(win[kFirst + j + t], f[t], acc[j]);
+        for (int i = kFirst; i <= kLast; ++i) win[i] = to_float(part[i / kV].v[i % kV]);
+#pragma unroll
+        for (int j = 0; j < kV; ++j) {
+#pragma unroll
+          for (int t = 0; t < kF; ++t) acc[q][j] = fmaf(win[kFirst + j + t], f[t], acc[q][j]);
+        }
       }
     }
   }
   const float bias = kHasBias ? to_float(static_cast<const T*>(a.bias)[k]) : 0.0f;
-  Vec out;
+  T* y = static_cast<T*>(a.y) + n * a.y_stride[0] + k * a.y_stride[1] + o0 * a.y_stride[2] + ow0;
 #pragma unroll
-  for (int j = 0; j < kV; ++j) out.v[j] = from_float<T>(activate<kAct>(acc[j] + bias));
-  out.store(static_cast<T*>(a.y) + n * a.y_stride[0] + k * a.y_stride[1] + o0 * a.y_stride[2] +
-            oh * a.y_stride[3] + ow0);
+  for (int q = 0; q < kPlanesRows; ++q) {
+    if (oh0 + q >= a.out[1]) break;
+    Vec out;
+#pragma unroll
+    for (int j = 0; j < kV; ++j) out.v[j] = from_float<T>(activate<kAct>(acc[q][j] + bias));
+    out.store(y + (oh0 + q) * a.y_stride[3]);
+  }
 }
 
 // The plane kernel's launch: which problems it takes, in their callers' layout.
@@ -145,14 +168,19 @@ struct DepthwisePlanes {
       return false;
     }
     if (conv_geometry_error(a) != nullptr || (kHasBias && a.bias == nullptr)) return false;
-    const int64_t threads = a.n * a.k * a.out[0] * a.out[1] * (a.out[2] / kV);
-    return threads + kPlanesThreads < INT32_MAX;
+    return threads_of(a) + kPlanesThreads < INT32_MAX;
+  }
+
+  // A thread per planes_rows output rows of one vector.
+  static int64_t threads_of(const BooConvArgs& a) {
+    const int64_t rows = planes_rows(static_cast<int>(sizeof(T)), a.filter[2]);
+    return a.n * a.k * a.out[0] * ((a.out[1] + rows - 1) / rows) * (a.out[2] / kV);
   }
 
   template <int kF>
   static cudaError_t launch_with(const BooConvArgs& a, cudaStream_t s) {
     const int strips = static_cast<int>(a.out[2] / kV);
-    const int64_t threads = a.n * a.k * a.out[0] * a.out[1] * strips;
+    const int64_t threads = threads_of(a);
     const int64_t blocks = (threads + kPlanesThreads - 1) / kPlanesThreads;
     conv_depthwise_planes_kernel<T, kHasBias, kAct, kF>
         <<<static_cast<unsigned>(blocks), kPlanesThreads, 0, s>>>(a, static_cast<int>(threads),
