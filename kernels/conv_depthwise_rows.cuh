@@ -13,7 +13,7 @@
 // with its own addressing, issued about 88 instructions per output channel and was bound by them
 // (ncu, 2026-11-27-conv-depthwise-ncu-h100.txt).
 //
-// A block holds the filter of its channels (fp32, [tap][channel]) in shared memory and takes
+// A block holds the filter of its channels (fp32, [vector][tap][lane]) in shared memory and takes
 // the rows of one strip of P columns: threads of a row are the channel vectors
 // (whole pixels per warp: coalesced), and vertically neighbouring threads read the same input
 // rows, which L1 serves. Sums run over the taps in a fixed order: deterministic.
