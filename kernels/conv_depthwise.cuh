@@ -8,15 +8,16 @@
 // ConvDepthwiseRunner as the inner runner of ConvChannelsLastRunner (conv_relayout.cuh), so x
 // and y arrive channels-last (C, K contiguous) with 16-byte aligned pointers; other layouts are
 // copied on the GPU first. Three kernels:
-//   - the row kernel (conv_depthwise_rows.cuh), first where it applies: multiplier 1, 8-byte
-//     channel vectors, filters 3, 5, 7 or 9 wide with stride 1 or 2 along W;
+//   - the row kernel (conv_depthwise_rows.cuh), first where it applies: multiplier 1 (or 2 with
+//     3- and 5-wide filters), 8-byte channel vectors, filters 3, 5, 7 or 9 wide with stride 1
+//     or 2 along W;
 //   - the tiled kernel (conv_depthwise_tile_kernel), when C and K are multiples of a 16-byte
 //     vector and the window fits shared memory: blocks stage an input window and compute a
 //     tile of output pixels from shared memory;
 //   - the strip kernel (conv_depthwise_strip_kernel), for everything else (C = 3, 5, 35, ...,
 //     multipliers that do not divide the block's channels, huge windows): threads walk output
 //     strips along W, reading x through L1.
-// Both sum fp32 products over the taps in a fixed order: deterministic.
+// All three sum fp32 products over the taps in a fixed order: deterministic.
 #pragma once
 
 #include <cuda_bf16.h>

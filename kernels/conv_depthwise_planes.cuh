@@ -168,7 +168,9 @@ struct DepthwisePlanes {
       return false;
     }
     if (conv_geometry_error(a) != nullptr || (kHasBias && a.bias == nullptr)) return false;
-    return threads_of(a) + kPlanesThreads < INT32_MAX;
+    // (Thread indices, output rows and columns are ints in the kernel.)
+    return threads_of(a) + kPlanesThreads < INT32_MAX && a.out[1] < INT32_MAX / 8 &&
+           a.out[2] < INT32_MAX / 2;
   }
 
   // A thread per planes_rows output rows of one vector.
@@ -213,8 +215,11 @@ struct ConvDepthwiseForwardRunner {
     return Planes::fits(a) ? BOO_OK : ChannelsLast::supports(a, why, len);
   }
 
+  // The copies' workspace even where the plane kernel takes the problem: dispatch plans with
+  // aligned stand-in pointers, and real ones that are not 16-byte aligned take the copies.
   static int64_t workspace(const BooConvArgs& a) {
-    return Planes::fits(a) ? 0 : ChannelsLast::workspace(a);
+    const int64_t copies = ChannelsLast::workspace(a);
+    return copies < 0 && Planes::fits(a) ? 0 : copies;
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,

@@ -273,7 +273,9 @@ struct DepthwiseRows {
         reinterpret_cast<uintptr_t>(a.y) % 8 != 0) {
       return false;
     }
-    if (a.filter[0] > 64 || a.filter[1] > 64 || a.in[2] > INT32_MAX / 4 || a.n * a.out[0] > 65535) {
+    // (Column indices, padding and output widths are ints in the kernel.)
+    if (a.filter[0] > 64 || a.filter[1] > 64 || a.in[2] > INT32_MAX / 4 ||
+        a.out[2] > INT32_MAX / 4 || a.pad[2] > INT32_MAX / 4 || a.n * a.out[0] > 65535) {
       return false;
     }
     const Plan p = plan_of(a);

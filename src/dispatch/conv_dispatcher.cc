@@ -443,8 +443,20 @@ bool depthwise_rows_apply(const ops::ConvProblem& p) {
   const int64_t m = p.k / p.c;
   const bool multiplier = m == 1 || (m == 2 && (width == 3 || width == 5));
   const bool filter = width == 3 || width == 5 || width == 7 || (width == 9 && stride == 1);
-  return p.groups == p.c && p.k % p.c == 0 && multiplier && p.k % vector == 0 &&
-         p.dilation.back() == 1 && (stride == 1 || stride == 2) && filter;
+  if (!(p.groups == p.c && p.k % p.c == 0 && multiplier && p.k % vector == 0 &&
+        p.dilation.back() == 1 && (stride == 1 || stride == 2) && filter)) {
+    return false;
+  }
+  // The filter rows and the staged filter (fp32, for at most 64 vectors of channels a block)
+  // within the kernel's limits.
+  int64_t taps = 1;
+  for (size_t i = 0; i < p.filter.size(); ++i) {
+    if (i + 1 < p.filter.size() && p.filter[i] > 64) return false;
+    taps *= p.filter[i];
+  }
+  const int64_t vectors = p.k / vector;
+  const int64_t chunks = (vectors + 63) / 64;
+  return taps * ((vectors + chunks - 1) / chunks) * vector * 4 <= 96 * 1024;
 }
 
 // Whether conv.depthwise's forward pass runs its plane kernel on the caller's tensors:

@@ -241,23 +241,31 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   // NCHW: x and y are copied (2 x 16 x 9 x 11 bf16 each); the K x 1 x 3 x 3 filter is the same
   // either way.
   accepted.push_back({"NCHW", dw(kFirst, 16, 16), 2 * round256(2 * 16 * 9 * 11 * 2)});
-  // Packed NCHW with W a whole 16-byte vector and a "same" filter along W: the plane kernel on
-  // the caller's tensors, no copies; also 1D, 3D, multiplier 2 and a strided H. A misaligned
-  // pointer takes the copies.
+  // Packed NCHW with W a whole 16-byte vector and a "same" filter along W (also 1D, 3D,
+  // multiplier 2 and a strided H): the plane kernel on the caller's tensors, so a dry run needs
+  // no workspace. The workspace asked for is still the copies' (x and y here): dispatch plans
+  // with aligned stand-in pointers, and misaligned real ones take the copies.
   ops::ConvProblem planes = dw(kFirst, 16, 16);
   planes.input = {9, 16};
-  accepted.push_back({"NCHW, W = 16 (planes)", planes, 0});
   ops::ConvProblem planes_mult = planes;
   planes_mult.k = 32;
   planes_mult.stride = {2, 1};
-  accepted.push_back({"NCHW, W = 16, multiplier 2, H stride 2 (planes)", planes_mult, 0});
   ops::ConvProblem planes_1d = as_1d(dw(kFirst, 16, 16), 1, 2);
   planes_1d.input = {40};
-  accepted.push_back({"NCW, W = 40 (planes)", planes_1d, 0});
   ops::ConvProblem planes_3d = as_3d(dw(kFirst, 16, 16));
   planes_3d.input = {5, 6, 8};
   planes_3d.stride = {1, 1, 1};
-  accepted.push_back({"NCDHW, W = 8 (planes)", planes_3d, 0});
+  for (const ops::ConvProblem& p : {planes, planes_mult, planes_1d, planes_3d}) {
+    const BooConvArgs a = args_of(p);
+    char why[256] = {0};
+    EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << p.key() << ": " << why;
+    const int64_t x_bytes = p.x_desc().element_count() * 2,
+                  y_bytes = p.y_desc().element_count() * 2;
+    EXPECT_EQ(k.workspace(&a), round256(x_bytes) + round256(y_bytes)) << p.key();
+    BooConvArgs dry = a;
+    dry.dry_run = 1;
+    EXPECT_EQ(k.run(&dry, nullptr, 0, nullptr, why, sizeof(why)), BOO_OK) << p.key() << ": " << why;
+  }
   ops::ConvProblem strided = dw(kLast, 16, 16);
   strided.stride = {2, 3};
   strided.dilation = {2, 1};
@@ -284,10 +292,14 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   huge.padding = {0, 0};
   refused.push_back({"60x60 filter", huge, "too many taps"});
   expect_verdicts(k, accepted, refused);
+  // x 8 bytes past a 16-byte boundary: the copies, which need their workspace.
   dispatch::ConvPointers misaligned = pointers();
   misaligned.x = static_cast<char*>(misaligned.x) + 8;
-  const BooConvArgs shifted = args_of(planes, misaligned);
-  EXPECT_EQ(k.workspace(&shifted), 2 * round256(2 * 16 * 9 * 16 * 2));
+  BooConvArgs shifted = args_of(planes, misaligned);
+  shifted.dry_run = 1;
+  char why[256] = {0};
+  EXPECT_EQ(k.run(&shifted, nullptr, 0, nullptr, why, sizeof(why)), BOO_ERROR);
+  EXPECT_NE(std::string(why).find("workspace"), std::string::npos) << why;
 }
 
 // conv.pointwise (kernels/conv_pointwise.cuh) behind the channels-last copies: forward 1x1
