@@ -30,6 +30,7 @@
 #include "conv_common.cuh"
 #include "conv_depthwise_planes.cuh"
 #include "conv_depthwise_rows.cuh"
+#include "conv_depthwise_vector.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
@@ -60,11 +61,6 @@ constexpr int kTilePixelsPerThread = BOO_DEPTHWISE_PIXELS;
 constexpr int kTileBlocksPerSm = BOO_DEPTHWISE_BLOCKS;
 constexpr int kTilePixels = kTileThreads / kTileVectors * kTilePixelsPerThread;
 constexpr int64_t kTileMaxShared = 96 * 1024;
-
-template <class T, int kVec>
-struct alignas(sizeof(T) * kVec) DepthwiseVector {
-  T v[kVec];
-};
 
 // kVec channels of x at xp (the pixel's channel 0): one vector load at channel k0 when `vector`
 // (m = 1, so the input channel is the output channel), else element by element, output channel

@@ -20,6 +20,7 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_depthwise_vector.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 
@@ -43,28 +44,15 @@ __host__ __device__ constexpr int planes_rows(int element_bytes, int64_t f) {
 #endif
 }
 
+// A thread's outputs along W: one 16-byte vector.
 template <class T>
-struct alignas(16) PlanesVector {
-  static constexpr int kV = 16 / static_cast<int>(sizeof(T));
-  T v[kV];
-  static __device__ __forceinline__ PlanesVector load(const T* p) {
-    const uint4 u = __ldg(reinterpret_cast<const uint4*>(p));
-    PlanesVector r;
-    memcpy(&r, &u, sizeof(u));
-    return r;
-  }
-  __device__ __forceinline__ void store(T* p) const {
-    uint4 u;
-    memcpy(&u, this, sizeof(u));
-    *reinterpret_cast<uint4*>(p) = u;
-  }
-};
+constexpr int kPlanesVector = 16 / static_cast<int>(sizeof(T));
 
 template <class T, bool kHasBias, int kAct, int kF>
 __global__ void __launch_bounds__(kPlanesThreads)
     conv_depthwise_planes_kernel(BooConvArgs a, int threads, int strips) {
-  using Vec = PlanesVector<T>;
-  constexpr int kV = Vec::kV;
+  constexpr int kV = kPlanesVector<T>;
+  using Vec = DepthwiseVector<T, kV>;
   constexpr int kPad = (kF - 1) / 2;
   constexpr int kPlanesRows = planes_rows(static_cast<int>(sizeof(T)), kF);
   // The window: the vectors left of, at and right of the thread's outputs, 3 kV elements from
@@ -139,7 +127,7 @@ __global__ void __launch_bounds__(kPlanesThreads)
 // The plane kernel's launch: which problems it takes, in their callers' layout.
 template <class T, bool kHasBias, int kAct>
 struct DepthwisePlanes {
-  static constexpr int kV = PlanesVector<T>::kV;
+  static constexpr int kV = kPlanesVector<T>;
 
   // Packed NCHW: planes of D x H x W per channel, channels per image. The strides of unit
   // extents are whatever the caller set (the ABI gives a 2D problem's depth the batch stride);

@@ -22,10 +22,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_depthwise_vector.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 
@@ -54,34 +54,9 @@ __host__ __device__ constexpr int rows_outputs(int64_t f, int64_t s) {
 constexpr int kRowsMaxVectors = 64;            // channel vectors per block at most
 constexpr int64_t kRowsMaxShared = 96 * 1024;  // the staged filter's bytes at most
 
-// kN channels of T (2, 4 or 8 bytes), loaded and stored as one access: assigning the struct
-// stored it element by element (2-byte stores, which ncu showed using a quarter of each sector
-// a request).
 // A thread's output channels: an 8-byte vector.
 template <class T>
 constexpr int kRowsVector = 8 / static_cast<int>(sizeof(T));
-
-template <class T, int kN>
-struct alignas(kN * sizeof(T)) RowsRaw {
-  static constexpr int kBytes = kN * static_cast<int>(sizeof(T));
-  using Word = std::conditional_t<kBytes == 8, uint2,
-                                  std::conditional_t<kBytes == 4, unsigned, unsigned short>>;
-  T v[kN];
-
-  static __device__ __forceinline__ RowsRaw load(const T* p) {
-    const Word u = __ldg(reinterpret_cast<const Word*>(p));
-    RowsRaw r;
-    memcpy(&r, &u, sizeof(u));
-    return r;
-  }
-  // An 8-byte vector (a plain store of the word compiled to two 4-byte stores).
-  __device__ __forceinline__ void store(T* p) const {
-    static_assert(kBytes == 8, "the row kernel stores 8-byte vectors");
-    uint32_t w[2];
-    memcpy(w, this, sizeof(w));
-    asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
-  }
-};
 
 // The block's filter as fp32, [channel vector][tap][kV] (zeros past K): a thread's taps are
 // contiguous, read at constant offsets, and threads' strides of taps * kV words are odd
@@ -123,7 +98,7 @@ __global__ void __launch_bounds__(kRowsThreads, kF >= 7 || rows_outputs(kF, kS) 
   constexpr int kIn = kV / kM;
   constexpr int kP = rows_outputs(kF, kS);
   constexpr int kSpan = (kP - 1) * kS + kF;  // input columns a thread's outputs reach
-  using Raw = RowsRaw<T, kIn>;
+  using Raw = DepthwiseVector<T, kIn>;
   extern __shared__ float rows_filter[];  // [vectors][taps][kV]
   const int f1 = static_cast<int>(a.filter[1]);
   const int taps = static_cast<int>(a.filter[0]) * f1 * kF;
@@ -211,7 +186,7 @@ __global__ void __launch_bounds__(kRowsThreads, kF >= 7 || rows_outputs(kF, kS) 
 #pragma unroll
   for (int j = 0; j < kP; ++j) {
     if (ow0 + j >= a.out[2]) break;
-    RowsRaw<T, kV> out;
+    DepthwiseVector<T, kV> out;
 #pragma unroll
     for (int e = 0; e < kV; ++e) out.v[e] = from_float<T>(activate<kAct>(acc[j][e] + bias[e]));
     out.store(y + j * a.y_stride[4]);
