@@ -14,10 +14,12 @@ namespace boo_kernels {
 
 // A 4D tiled map of a 16-bit tensor, dims[0] innermost and contiguous, strides[i] the bytes
 // between steps of dims[i + 1]; boxes of box[] elements land 128-byte swizzled (16-byte vector v
-// of each 128-byte row at v ^ (row % 8), rows from a 1024-byte boundary); elements outside the
-// tensor read as zero. False where the driver has no encoder or refuses the map.
+// of each 128-byte row at v ^ (row % 8), rows from a 1024-byte boundary), or packed as they are
+// with CU_TENSOR_MAP_SWIZZLE_NONE; elements outside the tensor read as zero. False where the
+// driver has no encoder or refuses the map.
 inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims)[4],
-                       const uint64_t (&strides)[3], const uint32_t (&box)[4]) {
+                       const uint64_t (&strides)[3], const uint32_t (&box)[4],
+                       CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   using Encode =
       CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
@@ -38,8 +40,7 @@ inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims
   const cuuint32_t b[4] = {box[0], box[1], box[2], box[3]};
   const cuuint32_t unit[4] = {1, 1, 1, 1};
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(base), d, s, b, unit,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 

@@ -47,6 +47,12 @@ constexpr double kPointwiseFmaRate = 18e12;
 // TFLOP/s).
 constexpr double kGroupedDirectBandwidthShare = 0.37;
 constexpr double kGroupedDirectMmaRate = 100e12;
+// Its TMA kernel (kernels/conv_grouped_tma.cuh): the share of the copy bandwidth it reaches on
+// an H100 (0.58: 29.3 us for the public ResNeXt line's 51.4 MB, 29.7 for an fp16 G = 64 layer
+// of 51.5 MB; bench/results/2026-11-27-conv-grouped-tma-h100.md). Its small-plane layers meet the
+// mma rate above (n64 c1024 7x7: 19 us measured, 18.5 predicted).
+constexpr double kGroupedTmaBandwidthShare = 0.58;
+constexpr int64_t kGroupedTmaChannels = 64;  // output channels of the TMA kernel's blocks
 // conv.split_wgrad: the slice counts dispatch tries; the host time of one slice's launch
 // (CUTLASS params, event and stream calls: 6 us was an estimate; on an H100 the slices measured
 // at least 9.4 us each, 78.6 us for 8 on the public 3x3 line and 255 us for 16 on an n32 c64
@@ -546,6 +552,17 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
   return core::Status::ok();
 }
 
+// Whether conv.grouped's direct kernel runs its TMA kernel (grouped_tma_plan in
+// kernels/conv_grouped_tma.cuh): 1D and 2D layers whose blocks hold 64 output channels (K/G
+// divides 64, K/G >= C/G, and 64 / (K/G) groups divide G). (Filters too large for its shared
+// memory take the cp.async kernel; not mirrored.)
+bool grouped_tma_applies(const ops::ConvProblem& p) {
+  if (!conv_grouped_direct_supports(p).is_ok()) return false;
+  const int64_t cg = p.c / p.groups, kg = p.k / p.groups;
+  if (p.filter.size() == 3 && (p.filter[0] != 1 || p.input[0] != 1)) return false;
+  return kg >= cg && kGroupedTmaChannels % kg == 0 && p.groups % (kGroupedTmaChannels / kg) == 0;
+}
+
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                       std::string* why) {
   // The mma steps: output pixels (in m-tiles of 16) x K/G (n-tiles of 8) x the reduction in
@@ -554,9 +571,11 @@ double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceMod
   const double steps = static_cast<double>((product(p.filter) * cg + 15) / 16);
   const double flops = static_cast<double>(p.n * product(p.output()) * p.groups) *
                        static_cast<double>(kg) * steps * 16.0 * 2.0;
-  return predict_direct_us(p, d, kGroupedDirectBandwidthShare,
+  const bool tma = grouped_tma_applies(p);
+  return predict_direct_us(p, d, tma ? kGroupedTmaBandwidthShare : kGroupedDirectBandwidthShare,
                            flops / (kGroupedDirectMmaRate * d.sm_count / 132.0) * 1e6,
-                           "per-group mma.sync kernel", "tensor-core steps", why);
+                           tma ? "per-group mma.sync kernel (TMA)" : "per-group mma.sync kernel",
+                           "tensor-core steps", why);
 }
 
 core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {

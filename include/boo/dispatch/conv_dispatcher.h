@@ -113,6 +113,8 @@ double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d
 // multiples of 8 up to 32), or why not; its analytical time (x and y streamed once, or its
 // tensor-core steps, whichever is longer; plus layout copies).
 core::Status conv_grouped_direct_supports(const ops::ConvProblem& p);
+// Whether that kernel runs as its TMA kernel (kernels/conv_grouped_tma.cuh), as dispatch models.
+bool grouped_tma_applies(const ops::ConvProblem& p);
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                       std::string* why = nullptr);
 

@@ -1,0 +1,334 @@
+// conv.grouped's TMA kernel: the direct kernel's implicit GEMMs (conv_grouped_mma.cuh) with the
+// data moved by the Tensor Memory Accelerator, for 1D and 2D layers whose block holds 64 output
+// channels (ResNeXt's and RegNet's groups of 8, 16 or 32 channels with K >= 64). The cp.async
+// kernel spent its issue slots moving data: per tile every thread computed each of its input
+// points' place and bounds (and 64-bit addresses) and each output pixel's, with divisions (ncu on
+// the public ResNeXt line: 0.56 warp instructions issued per scheduler per cycle, DRAM 19% busy;
+// bench/results/2026-11-27-conv-grouped-ncu-h100.txt). Here one thread issues a tile's input as
+// one box and its output as one box:
+//   - the input box is x_row channels (the block's, padded to an odd number of 16-byte units with
+//     the next channels, which no step multiplies) x iw x ih points, unswizzled: the rows the
+//     mma's ldmatrix reads are the cp.async kernel's, bank-conflict free; points outside the
+//     image (the padding) arrive as zeros;
+//   - the output tile is 128 bytes a pixel, 128-byte swizzled (the epilogue's 4-byte stores fall
+//     in distinct banks), stored as one box (pixels past the image are not written);
+//   - 2 or 3 input stages (GroupedTmaPlan), each with a full mbarrier: tile j + stages - 1 is
+//   issued
+//     while tile j is multiplied; two output tiles, so that a tile's store reads one while the
+//     next is written.
+// One block barrier per tile. Sums run in the cp.async kernel's order: the same results.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "conv_grouped_mma.cuh"
+#include "tma.cuh"
+#include "wgmma.cuh"
+
+namespace boo_kernels {
+
+// BOO_NVCC_FLAGS=-DBOO_GROUPED_TMA=0 turns the kernel off (the cp.async kernel runs everything).
+#ifndef BOO_GROUPED_TMA
+#define BOO_GROUPED_TMA 1
+#endif
+constexpr int kGroupedTmaChannels = 64;  // output channels of a block: a 128-byte row a pixel
+constexpr int kGroupedTmaMaxStages = 3;
+constexpr int kGroupedTmaMaxShared = 227 * 1024;
+constexpr int kGroupedTmaTwoBlocks = 113 * 1024;  // two blocks an SM (1 KB each for the driver)
+
+// Shared memory, from a 1024-byte boundary: two output tiles (out_bytes each), the input stages
+// (stage_bytes each), the stages' mbarriers, then what grouped_block_setup fills: the zero row,
+// the bias, the reduction's offsets and the filters.
+struct GroupedTmaPlan {
+  int stages;       // input stages: 2, or 3 on 64-pixel tiles
+  int images;       // images a tile spans: 1, or where one tile holds a whole plane, as many
+                    // planes as fit the tile's pixels
+  int64_t tiles;    // tiles of the problem
+  int box_bytes;    // one input box: x_row x iw x ih x images elements
+  int stage_bytes;  // box_bytes rounded up to 1024
+  int out_bytes;    // one output tile (128 bytes a pixel) rounded up to 1024
+  int shared_bytes;
+};
+
+inline int grouped_round_1024(int64_t bytes) {
+  return static_cast<int>((bytes + 1023) / 1024 * 1024);
+}
+
+// The TMA kernel's plan for `a`: its tiling `p` (the cp.async kernel's plan `cp`, re-tiled) and
+// `t`, or why it does not apply: tiles of 128 pixels with two stages where two blocks fit an SM;
+// else (strided layers' wide input boxes) 64 pixels with three stages, one block an SM; else 128
+// pixels, one block an SM. (ResNeXt's stride-2 n64 c256 56x56 G = 32 layer, H100: 58.3 us on
+// 64-pixel tiles with three stages; 73-75 us on 32-pixel tiles with three stages, two blocks an
+// SM; bench/results/2026-11-27-conv-grouped-tma-h100.md.)
+inline const char* grouped_tma_plan(const BooConvArgs& a, const GroupedPlan& cp, GroupedPlan* p,
+                                    GroupedTmaPlan* t) {
+  if (!BOO_GROUPED_TMA) return "conv.grouped's TMA kernel is off (BOO_GROUPED_TMA=0)";
+  if (a.in[0] != 1 || a.out[0] != 1 || a.filter[0] != 1) {
+    return "conv.grouped's TMA kernel takes 1D and 2D layers";
+  }
+  // 64 output channels a block: its groups, whatever the cp.async kernel's plan took (it keeps
+  // the groups' input tiles twice in 100 KB, and gives wide boxes fewer groups).
+  const int64_t cg = a.c / a.groups, kg = a.k / a.groups;
+  if (kg < cg || kGroupedTmaChannels % kg != 0 || a.groups % (kGroupedTmaChannels / kg) != 0) {
+    return "conv.grouped's TMA kernel needs 64 output channels a block (K/G >= C/G)";
+  }
+  GroupedPlan groups = cp;
+  groups.gb = static_cast<int>(kGroupedTmaChannels / kg);
+  groups.chunks = static_cast<int>(a.groups / groups.gb);
+  groups.x_row = grouped_row(static_cast<int>(groups.gb * cg));
+  groups.y_row = grouped_row(kGroupedTmaChannels);
+  struct Option {
+    int pixels, stages, most_bytes;
+  };
+  const Option options[] = {{kGroupedTilePixels, 2, kGroupedTmaTwoBlocks},
+                            {kGroupedTilePixels / 2, 3, kGroupedTmaMaxShared},
+                            {kGroupedTilePixels, 2, kGroupedTmaMaxShared}};
+  for (const Option& o : options) {
+    *p = groups;
+    if (!grouped_tile_shape(a, o.pixels, p)) continue;
+    if (p->x_row > 256 || p->iw > 256 || p->ih > 256 || p->tw > 256 || p->th > 256) continue;
+    const int plane = p->th * p->tw;
+    t->stages = o.stages;
+    t->images = 1;
+    if (p->tiles_h == 1 && p->tiles_w == 1) {
+      const int64_t fit = o.pixels / plane;
+      t->images = static_cast<int>(fit < a.n ? fit : a.n);
+    }
+    t->tiles = (a.n + t->images - 1) / t->images * p->tiles_h * p->tiles_w;
+    const int64_t box = 2LL * p->x_row * p->iw * p->ih * t->images;
+    const int kb = kGroupedTmaChannels;
+    const int64_t tables = 16LL * ((8 * kGroupedTmaMaxStages + 15) / 16) + 16 +
+                           16 * ((kb + 3) / 4) + 16 * ((p->q + 1 + 3) / 4) + 2LL * kb * p->w_row;
+    t->box_bytes = static_cast<int>(box);
+    t->stage_bytes = grouped_round_1024(box);
+    t->out_bytes = grouped_round_1024(128LL * plane * t->images);
+    const int64_t bytes =
+        1024 + 2LL * t->out_bytes + static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
+    if (box < (1 << 20) && bytes <= o.most_bytes) {
+      t->shared_bytes = static_cast<int>(bytes);
+      return nullptr;
+    }
+  }
+  return "conv.grouped's TMA kernel: its tiles exceed shared memory or a box side is over 256";
+}
+
+// x as (C, W, H, N) in boxes of x_row channels x iw x ih x images, unswizzled; y as
+// (K, Wo, Ho, N) in boxes of 64 channels x tw x th x images, 128-byte swizzled. False where the
+// driver refuses either.
+inline bool grouped_tma_maps(const BooConvArgs& a, const GroupedPlan& p, const GroupedTmaPlan& t,
+                             CUtensorMap* x_map, CUtensorMap* y_map) {
+  const uint64_t c = static_cast<uint64_t>(a.c), k = static_cast<uint64_t>(a.k);
+  const uint64_t w = static_cast<uint64_t>(a.in[2]), h = static_cast<uint64_t>(a.in[1]);
+  const uint64_t wo = static_cast<uint64_t>(a.out[2]), ho = static_cast<uint64_t>(a.out[1]);
+  const uint64_t n = static_cast<uint64_t>(a.n);
+  const uint64_t x_dims[4] = {c, w, h, n}, x_strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
+  const uint32_t x_box[4] = {static_cast<uint32_t>(p.x_row), static_cast<uint32_t>(p.iw),
+                             static_cast<uint32_t>(p.ih), static_cast<uint32_t>(t.images)};
+  const uint64_t y_dims[4] = {k, wo, ho, n}, y_strides[3] = {2 * k, 2 * k * wo, 2 * k * wo * ho};
+  const uint32_t y_box[4] = {kGroupedTmaChannels, static_cast<uint32_t>(p.tw),
+                             static_cast<uint32_t>(p.th), static_cast<uint32_t>(t.images)};
+  return tma_map_4d(x_map, a.x, x_dims, x_strides, x_box, CU_TENSOR_MAP_SWIZZLE_NONE) &&
+         tma_map_4d(y_map, a.y, y_dims, y_strides, y_box, CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+// A warp's share of the TMA kernel's tiles: every n-tile (8 output channels) of one group, so
+// that each A fragment it loads feeds kN mmas (the cp.async kernel's warps take one n-tile each,
+// and a group's A was loaded once per n-tile), over m-tiles first_m, + kN, ... (kMT / kN of
+// them; kMT: a tile's m-tiles, at most, 4 or 8). kN = K/G / 8 warps share a group; 64 output
+// channels a block make 8 warps.
+template <int kN, int kMT>
+struct GroupedTmaWarp {
+  static constexpr int kM = kMT / kN;
+  int first_m;
+  uint32_t a_at[kM];  // as GroupedWarp's, in stage 0
+  uint32_t b_at;      // n-tile 0's filter row (n-tile j: 8 j rows further)
+  uint32_t zero_at;
+  int out0;  // the group's first output channel within the block
+};
+
+template <int kN, int kMT, class T>
+__device__ __forceinline__ GroupedTmaWarp<kN, kMT> grouped_tma_warp(const BooConvArgs& a,
+                                                                    const GroupedPlan& p,
+                                                                    uint32_t x_at, const T* zero,
+                                                                    const T* filter, int images) {
+  const int cg = static_cast<int>(a.c / a.groups);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int group = warp / kN;
+  const int plane = p.th * p.tw, pixels = images * plane;
+  GroupedTmaWarp<kN, kMT> wp;
+  wp.first_m = warp % kN;
+  wp.out0 = group * 8 * kN;
+#pragma unroll
+  for (int i = 0; i < GroupedTmaWarp<kN, kMT>::kM; ++i) {
+    wp.a_at[i] = grouped_a_row(a, p, x_at, wp.first_m + i * kN, pixels, plane, group * cg);
+  }
+  wp.zero_at = shared_address(zero);
+  wp.b_at = shared_address(filter + (wp.out0 + lane % 8) * p.w_row);
+  return wp;
+}
+
+// The warp's mmas over the tile in the stage `buffer` bytes past stage 0 (`pixels` pixels,
+// m_tiles of 16): per reduction step its kN B fragments, its m-tiles' A fragments, then every
+// product; m-tiles past the tile are skipped (predicated). The last step of an odd count of
+// reduction chunks reads the zero row for the missing chunk. Then bias and activation, each pair
+// of adjacent output channels handed to out(pixel, channel within the block, packed pair).
+template <class T, int kAct, int kN, int kMT, class Out>
+__device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
+                                                 const GroupedTmaWarp<kN, kMT>& wp,
+                                                 const int* chunk_at, const float* bias,
+                                                 uint32_t buffer, int pixels, Out out) {
+  constexpr int kM = GroupedTmaWarp<kN, kMT>::kM;
+  const int lane = threadIdx.x % 32;
+  const int a_half = lane / 16, b_half = lane / 8 % 2, g = lane / 4, t = lane % 4;
+  const int m_tiles = (pixels + 15) / 16;
+  const uint32_t b_step = 16u * static_cast<uint32_t>(p.w_row);  // bytes per n-tile: 8 rows
+  float acc[kM][kN][4];
+#pragma unroll
+  for (int i = 0; i < kM; ++i) {
+#pragma unroll
+    for (int j = 0; j < kN; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
+  }
+  // One k16 step: chunks 2 s and 2 s + 1; `tail`: the second is past the filter.
+  const auto step = [&](int s, auto tail) {
+    constexpr bool kTail = decltype(tail)::value;
+    uint32_t bf[kN][2];
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      ldmatrix_x2(bf[j],
+                  kTail && b_half == 1 ? wp.zero_at : wp.b_at + j * b_step + (2 * s + b_half) * 16);
+    }
+    const uint32_t shift = buffer + 2 * chunk_at[2 * s + a_half];
+    uint32_t af[kM][4];
+#pragma unroll
+    for (int i = 0; i < kM; ++i) {
+      if (wp.first_m + i * kN < m_tiles) {
+        ldmatrix_x4(af[i], kTail && a_half == 1 ? wp.zero_at : wp.a_at[i] + shift);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kM; ++i) {
+      if (wp.first_m + i * kN < m_tiles) {
+#pragma unroll
+        for (int j = 0; j < kN; ++j) mma_16816<T>(acc[i][j], af[i], bf[j]);
+      }
+    }
+  };
+  const int full = p.q / 2;
+  for (int s = 0; s < full; ++s) step(s, std::false_type{});
+  if (p.q % 2 != 0) step(full, std::true_type{});
+  // acc[i][j]: pixels 16 mt + g and + 8, output channels out0 + 8 j + 2t and + 1.
+  float2 bj[kN];
+#pragma unroll
+  for (int j = 0; j < kN; ++j) {
+    bj[j] = *reinterpret_cast<const float2*>(bias + wp.out0 + 8 * j + 2 * t);
+  }
+#pragma unroll
+  for (int i = 0; i < kM; ++i) {
+    const int mt = wp.first_m + i * kN;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int pixel = mt * 16 + g + 8 * h;
+      if (pixel >= pixels) continue;
+#pragma unroll
+      for (int j = 0; j < kN; ++j) {
+        out(pixel, wp.out0 + 8 * j + 2 * t,
+            pack_pair<T>(activate<kAct>(acc[i][j][2 * h] + bj[j].x),
+                         activate<kAct>(acc[i][j][2 * h + 1] + bj[j].y)));
+      }
+    }
+  }
+}
+
+// Persistent blocks, as the cp.async kernel's: block b keeps the filters of chunk b % chunks and
+// walks tiles b / chunks, + gridDim.x / chunks, ...; thread 0 issues the boxes. kN = K/G / 8;
+// kMT: 4 where a tile has at most 4 m-tiles, else 8 (GroupedTmaWarp).
+template <class T, bool kHasBias, int kAct, int kN, int kMT>
+__global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
+    conv_grouped_tma_kernel(BooConvArgs a, GroupedPlan p, GroupedTmaPlan t,
+                            const __grid_constant__ CUtensorMap x_map,
+                            const __grid_constant__ CUtensorMap y_map) {
+  extern __shared__ float4 shared4[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>(shared4);
+  smem += (1024 - shared_address(smem) % 1024) % 1024;
+  const uint32_t ys_at = shared_address(smem);
+  const uint32_t stages_at = ys_at + 2 * t.out_bytes;
+  const uint32_t full = stages_at + t.stages * t.stage_bytes;
+  float4* at = reinterpret_cast<float4*>(smem + 2 * t.out_bytes + t.stages * t.stage_bytes) +
+               (8 * kGroupedTmaMaxStages + 15) / 16;
+  T* zero = reinterpret_cast<T*>(at);
+  at += 1;
+  float* bias = reinterpret_cast<float*>(at);
+  at += (kGroupedTmaChannels + 3) / 4;
+  int* chunk_at = reinterpret_cast<int*>(at);
+  at += (p.q + 1 + 3) / 4;
+  T* filter = reinterpret_cast<T*>(at);
+
+  const int cb = p.gb * static_cast<int>(a.c / a.groups);
+  const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.chunks));
+  const int64_t first = blockIdx.x / p.chunks, step = gridDim.x / p.chunks;
+  const int64_t tiles = t.tiles;
+  const int pixels = p.th * p.tw * t.images;
+  const int count = first < tiles ? static_cast<int>((tiles - first + step - 1) / step) : 0;
+  const bool leader = threadIdx.x == 0;
+  // The block's j-th tile: first image n, first output row oh0 and column ow0.
+  const auto place = [&](int j, int* n, int* oh0, int* ow0) {
+    const int64_t tile = first + j * step;
+    *ow0 = static_cast<int>(tile % p.tiles_w) * p.tw;
+    const int64_t rest = tile / p.tiles_w;
+    *oh0 = static_cast<int>(rest % p.tiles_h) * p.th;
+    *n = static_cast<int>(rest / p.tiles_h) * t.images;
+  };
+  // Tile j's input box into stage j % stages (the leader).
+  const auto load = [&](int j) {
+    int n, oh0, ow0;
+    place(j, &n, &oh0, &ow0);
+    const int s = j % t.stages;
+    const uint32_t bar = full + 8 * s;
+    mbarrier_expect_bytes(bar, static_cast<uint32_t>(t.box_bytes));
+    tma_load_4d(stages_at + s * t.stage_bytes, &x_map, bar, chunk * cb,
+                ow0 * static_cast<int>(a.stride[2]) - static_cast<int>(a.pad[2]),
+                oh0 * static_cast<int>(a.stride[1]) - static_cast<int>(a.pad[1]), n);
+  };
+
+  grouped_block_setup<T, kHasBias>(a, p, chunk, zero, bias, chunk_at, filter);
+  if (leader) {
+    for (int s = 0; s < t.stages; ++s) mbarrier_init(full + 8 * s, 1);
+    mbarrier_init_fence();
+    for (int j = 0; j + 1 < t.stages && j < count; ++j) load(j);
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // the filters, tables and barriers
+  const GroupedTmaWarp<kN, kMT> wp =
+      grouped_tma_warp<kN, kMT>(a, p, stages_at, zero, filter, t.images);
+  for (int j = 0; j < count; ++j) {
+    // Stage (j - 1) % stages was read by every warp before the last barrier.
+    if (leader && j + t.stages - 1 < count) load(j + t.stages - 1);
+    const int s = j % t.stages;
+    mbarrier_wait(full + 8 * s, static_cast<uint32_t>(j / t.stages) & 1u);
+    const uint32_t out_at = ys_at + (j & 1) * t.out_bytes;
+    grouped_tma_tile<T, kAct, kN, kMT>(
+        p, wp, chunk_at, bias, static_cast<uint32_t>(s * t.stage_bytes), pixels,
+        [&](int pixel, int col, uint32_t pair) {
+          const uint32_t to = out_at + 128u * static_cast<uint32_t>(pixel) +
+                              static_cast<uint32_t>(((col >> 3) ^ (pixel & 7)) << 4) +
+                              static_cast<uint32_t>((col & 7) * 2);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(to), "r"(pair) : "memory");
+        });
+    fence_proxy_async_shared();  // the output tile is visible to the store
+    // The last tile's store has read the other output tile, which the next tile writes.
+    if (leader) tma_store_wait_read<0>();
+    __syncthreads();
+    if (leader) {
+      int n, oh0, ow0;
+      place(j, &n, &oh0, &ow0);
+      tma_store_4d(&y_map, out_at, chunk * kGroupedTmaChannels, ow0, oh0, n);
+    }
+  }
+  if (leader) tma_store_wait<0>();
+}
+
+}  // namespace boo_kernels
