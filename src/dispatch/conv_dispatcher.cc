@@ -559,7 +559,9 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
 bool grouped_tma_applies(const ops::ConvProblem& p) {
   if (!conv_grouped_direct_supports(p).is_ok()) return false;
   const int64_t cg = p.c / p.groups, kg = p.k / p.groups;
-  if (p.filter.size() == 3 && (p.filter[0] != 1 || p.input[0] != 1)) return false;
+  if (p.filter.size() == 3 && (p.filter[0] != 1 || p.input[0] != 1 || p.output()[0] != 1)) {
+    return false;
+  }
   return kg >= cg && kGroupedTmaChannels % kg == 0 && p.groups % (kGroupedTmaChannels / kg) == 0;
 }
 
