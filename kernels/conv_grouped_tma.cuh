@@ -80,7 +80,6 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, const GroupedPlan& cp,
   groups.gb = static_cast<int>(kGroupedTmaChannels / kg);
   groups.chunks = static_cast<int>(a.groups / groups.gb);
   groups.x_row = grouped_row(static_cast<int>(groups.gb * cg));
-  groups.y_row = grouped_row(kGroupedTmaChannels);
   struct Option {
     int pixels, stages, most_bytes;
   };
@@ -116,23 +115,15 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, const GroupedPlan& cp,
   return "conv.grouped's TMA kernel: its tiles exceed shared memory or a box side is over 256";
 }
 
-// x as (C, W, H, N) in boxes of x_row channels x iw x ih x images, unswizzled; y as
-// (K, Wo, Ho, N) in boxes of 64 channels x tw x th x images, 128-byte swizzled. False where the
-// driver refuses either.
+// x in boxes of x_row channels x iw x ih x images, unswizzled; y in boxes of 64 channels x tw x
+// th x images, 128-byte swizzled (1D and 2D layers: a plane an image). False where the driver
+// refuses either.
 inline bool grouped_tma_maps(const BooConvArgs& a, const GroupedPlan& p, const GroupedTmaPlan& t,
                              CUtensorMap* x_map, CUtensorMap* y_map) {
-  const uint64_t c = static_cast<uint64_t>(a.c), k = static_cast<uint64_t>(a.k);
-  const uint64_t w = static_cast<uint64_t>(a.in[2]), h = static_cast<uint64_t>(a.in[1]);
-  const uint64_t wo = static_cast<uint64_t>(a.out[2]), ho = static_cast<uint64_t>(a.out[1]);
-  const uint64_t n = static_cast<uint64_t>(a.n);
-  const uint64_t x_dims[4] = {c, w, h, n}, x_strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
-  const uint32_t x_box[4] = {static_cast<uint32_t>(p.x_row), static_cast<uint32_t>(p.iw),
-                             static_cast<uint32_t>(p.ih), static_cast<uint32_t>(t.images)};
-  const uint64_t y_dims[4] = {k, wo, ho, n}, y_strides[3] = {2 * k, 2 * k * wo, 2 * k * wo * ho};
-  const uint32_t y_box[4] = {kGroupedTmaChannels, static_cast<uint32_t>(p.tw),
-                             static_cast<uint32_t>(p.th), static_cast<uint32_t>(t.images)};
-  return tma_map_4d(x_map, a.x, x_dims, x_strides, x_box, CU_TENSOR_MAP_SWIZZLE_NONE) &&
-         tma_map_4d(y_map, a.y, y_dims, y_strides, y_box, CU_TENSOR_MAP_SWIZZLE_128B);
+  return tma_map_channels_last(x_map, a.x, a.n, a.in, a.c, p.iw, p.ih, t.images, p.x_row,
+                               CU_TENSOR_MAP_SWIZZLE_NONE) &&
+         tma_map_channels_last(y_map, a.y, a.n, a.out, a.k, p.tw, p.th, t.images,
+                               kGroupedTmaChannels);
 }
 
 // A warp's share of the TMA kernel's tiles: every n-tile (8 output channels) of one group, so

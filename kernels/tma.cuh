@@ -45,17 +45,20 @@ inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims
 }
 
 // The map of a packed channels-last 16-bit activation of n images of `extent` (D, H, W) points
-// and `channels` channels, as 4D (C, W, H, n D), in boxes of 64 channels x box_w points x
-// box_rows rows of one plane (boo's wgmma convolution kernels).
+// and `channels` channels, as 4D (C, W, H, n D), in boxes of box_channels channels x box_w
+// points x box_rows rows x box_planes planes, 128-byte swizzled unless `swizzle` says otherwise
+// (boo's wgmma convolution kernels: 64 channels of one plane; conv.grouped's TMA kernel).
 inline bool tma_map_channels_last(CUtensorMap* map, const void* base, int64_t n,
                                   const int64_t (&extent)[3], int64_t channels, int box_w,
-                                  int box_rows) {
+                                  int box_rows, int box_planes = 1, int box_channels = 64,
+                                  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   const uint64_t c = static_cast<uint64_t>(channels), w = static_cast<uint64_t>(extent[2]);
   const uint64_t h = static_cast<uint64_t>(extent[1]);
   const uint64_t dims[4] = {c, w, h, static_cast<uint64_t>(n * extent[0])};
   const uint64_t strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
-  const uint32_t box[4] = {64, static_cast<uint32_t>(box_w), static_cast<uint32_t>(box_rows), 1};
-  return tma_map_4d(map, base, dims, strides, box);
+  const uint32_t box[4] = {static_cast<uint32_t>(box_channels), static_cast<uint32_t>(box_w),
+                           static_cast<uint32_t>(box_rows), static_cast<uint32_t>(box_planes)};
+  return tma_map_4d(map, base, dims, strides, box, swizzle);
 }
 
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, int count) {
