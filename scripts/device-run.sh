@@ -181,6 +181,8 @@ conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu
   tests/gpu/conv_gemm_1d.txt
   tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
+conv_misaligned_lists=(tests/gpu/conv_taps.txt tests/gpu/conv_grouped_direct.txt
+  tests/gpu/conv_depthwise.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_pointwise.txt)
 if want convpreload; then
   log "preload: convolution kernels ($jobs jobs)"
   preload_lists -- "${conv_lists[@]}"
@@ -198,6 +200,11 @@ if want convtests; then
       export "$setting"
     done
     numerics_list "$(list_name "$f")" "$f" --backend boo,cudnn
+    # The lists of our own kernels again on operands one element past a 16-byte boundary (views
+    # into larger tensors): the channels-last copies and the workspace they need at run time.
+    if [[ " ${conv_misaligned_lists[*]} " == *" $f "* ]]; then
+      numerics_list "$(list_name "$f")-misaligned" "$f" --backend boo --misalign -t 0
+    fi
     for saved in "${saved_env[@]}"; do eval "$saved"; done
   done
 fi

@@ -1668,11 +1668,28 @@ core::Status ConvDispatcher::run(const ConvPlan& plan, const ConvPointers& ptrs,
   }
   BooConvArgs args = make_conv_args(plan.problem, ptrs, device_, gemm_.device_model().sm_count);
   args.dry_run = dry_run ? 1 : 0;
+  BOO_ASSIGN_OR_RETURN(const int64_t bytes, conv_workspace_for(plan, args));
   void* ws = nullptr;
-  if (plan.workspace_bytes > 0) {
-    BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(plan.workspace_bytes));
+  if (bytes > 0) {
+    BOO_ASSIGN_OR_RETURN(ws, workspace_.reserve(bytes));
   }
-  return run_kernel(*plan.kernel, &args, ws, plan.workspace_bytes, stream, plan.config);
+  return run_kernel(*plan.kernel, &args, ws, bytes, stream, plan.config);
+}
+
+core::Expected<int64_t> conv_workspace_for(const ConvPlan& plan, const BooConvArgs& args) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  if (aligned(args.x) && aligned(args.w) && aligned(args.y) &&
+      (args.bias == nullptr || aligned(args.bias))) {
+    return plan.workspace_bytes;
+  }
+  const int64_t need = plan.kernel->workspace(&args);
+  if (need < 0) {
+    char why[256] = {0};
+    plan.kernel->supports(&args, why, sizeof(why));
+    return core::unsupported(plan.config + " takes no tensors at these addresses: " +
+                             (why[0] != 0 ? std::string(why) : "no workspace size"));
+  }
+  return std::max(need, plan.workspace_bytes);
 }
 
 core::Status ConvDispatcher::conv(const ops::ConvProblem& p, const ConvPointers& ptrs,

@@ -166,7 +166,7 @@ Run add_driver_command(CLI::App& app) {
   sub->add_flag("--misalign", opt->misalign,
                 "Run the boo backend on copies of the operands placed one element past a 16-byte "
                 "boundary (pointers aligned only to their element size), as views into a larger "
-                "tensor are");
+                "tensor are (GEMMs and convolutions)");
   sub->add_option("--config", opt->config,
                   "Run exactly this kernel config (a name from dispatch) with the boo backend");
   sub->add_option("-t,--time", opt->time, "Time each problem (1) or not (0)")

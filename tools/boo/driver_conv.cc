@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "boo/reference/gpu_reference.h"
 #include "boo/tune/conv_operands.h"
@@ -18,6 +19,37 @@ struct ReferenceRun {
   tune::Launch launch;
 };
 
+// --misalign (boo only): the inputs copied one element past a 16-byte boundary and the output
+// written there, as views into a larger tensor are; the output is copied back into the run's
+// aligned buffer for the comparison.
+struct MisalignedConv {
+  runtime::DeviceBuffer x, w, y, bias, out;
+  dispatch::ConvPointers ptrs;
+  char* out_at = nullptr;
+  int64_t out_bytes = 0;
+};
+
+core::Expected<std::shared_ptr<MisalignedConv>> misalign(const ops::ConvProblem& p,
+                                                         const tune::ConvOperands& o,
+                                                         const runtime::DeviceBuffer& out,
+                                                         void* stream) {
+  auto m = std::make_shared<MisalignedConv>();
+  const int64_t off = core::dtype_bytes(p.dtype);
+  BOO_ASSIGN_OR_RETURN(m->out, runtime::DeviceBuffer::allocate(out.bytes() + 16));
+  m->out_at = static_cast<char*>(m->out.data()) + off;
+  m->out_bytes = out.bytes();
+  m->ptrs = o.pointers(m->out_at);
+  BOO_ASSIGN_OR_RETURN(char* x, copy_past_boundary(o.x(), off, m->x, stream));
+  BOO_ASSIGN_OR_RETURN(char* w, copy_past_boundary(o.w(), off, m->w, stream));
+  BOO_ASSIGN_OR_RETURN(char* y, copy_past_boundary(o.y(), off, m->y, stream));
+  BOO_ASSIGN_OR_RETURN(char* bias, copy_past_boundary(o.bias(), off, m->bias, stream));
+  if (x != nullptr) m->ptrs.x = x;
+  if (w != nullptr) m->ptrs.w = w;
+  if (y != nullptr) m->ptrs.y = y;
+  if (bias != nullptr) m->ptrs.bias = bias;
+  return m;
+}
+
 }  // namespace
 
 void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
@@ -26,9 +58,9 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
   Impl& s = *impl_;
   void* stream = s.stream.get();
   auto fail = [&](const core::Status& st) { fail_problem(source, p.key(), st, outcome); };
-  if (s.opt.misalign || s.opt.top > 1 || s.opt.vary_order) {
+  if (s.opt.top > 1 || s.opt.vary_order) {
     return fail(core::invalid_argument(
-        "--misalign, --top and --vary-order apply to GEMMs only (this is a convolution)"));
+        "--top and --vary-order apply to GEMMs only (this is a convolution)"));
   }
   auto operands = tune::ConvOperands::create(p, s.opt.seed, stream);
   if (!operands) return fail(operands.status());
@@ -40,7 +72,14 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
     auto out = operands->make_output();
     if (!out) return fail(out.status());
     r.d = std::move(*out);
-    const dispatch::ConvPointers ptrs = operands->pointers(r.d.data());
+    dispatch::ConvPointers ptrs = operands->pointers(r.d.data());
+    std::shared_ptr<MisalignedConv> shifted;
+    if (name == "boo" && s.opt.misalign) {
+      auto m = misalign(p, *operands, r.d, stream);
+      if (!m) return fail(m.status());
+      shifted = *m;
+      ptrs = shifted->ptrs;
+    }
     if (name == "boo") {
       if (core::Status st = s.ensure_context(); !st.is_ok()) return fail(st);
       auto chosen = s.ctx->conv->plan(p);
@@ -54,7 +93,8 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
           std::fprintf(s.out, ">>>   %s\n", line.c_str());
       }
       dispatch::ConvDispatcher* disp = s.ctx->conv.get();
-      r.launch = [disp, cp, ptrs](void* st) { return disp->run(*cp, ptrs, st); };
+      // (The misaligned copies live as long as the launch.)
+      r.launch = [disp, cp, ptrs, shifted](void* st) { return disp->run(*cp, ptrs, st); };
     } else if (name == "cudnn") {
       if (!s.cudnn) {
         auto made = reference::CudnnConv::create();
@@ -93,7 +133,14 @@ void GpuSession::run_conv(const std::string& source, const ops::ConvProblem& p,
     }
     // One run into NaN-poisoned output: every element must be written.
     core::Status st = r.d.fill_bytes(0xff, stream);
+    if (st.is_ok() && shifted) st = shifted->out.fill_bytes(0xff, stream);
     if (st.is_ok()) st = r.launch(stream);
+    if (st.is_ok() && shifted) {
+      st = runtime::cuda_status(
+          cudaMemcpyAsync(r.d.data(), shifted->out_at, static_cast<size_t>(shifted->out_bytes),
+                          cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)),
+          "cudaMemcpyAsync");
+    }
     if (st.is_ok()) st = s.stream.synchronize();
     if (!st.is_ok()) return fail(st);
     runs.push_back(std::move(r));

@@ -196,6 +196,18 @@ struct MisalignedOperands {
   int64_t d_offset = 0, d_bytes = 0;
 };
 
+core::Expected<char*> copy_past_boundary(const runtime::DeviceBuffer& src, int64_t offset,
+                                         runtime::DeviceBuffer& dst, void* stream) {
+  if (src.data() == nullptr) return nullptr;
+  BOO_ASSIGN_OR_RETURN(dst, runtime::DeviceBuffer::allocate(src.bytes() + 16));
+  char* at = static_cast<char*>(dst.data()) + offset;
+  BOO_RETURN_IF_ERROR(runtime::cuda_status(
+      cudaMemcpyAsync(at, src.data(), static_cast<size_t>(src.bytes()), cudaMemcpyDeviceToDevice,
+                      static_cast<cudaStream_t>(stream)),
+      "cudaMemcpyAsync"));
+  return at;
+}
+
 namespace {
 
 core::Expected<std::shared_ptr<MisalignedOperands>> misalign(const ops::GemmProblem& p,
@@ -204,18 +216,10 @@ core::Expected<std::shared_ptr<MisalignedOperands>> misalign(const ops::GemmProb
                                                              void* stream) {
   auto m = std::make_shared<MisalignedOperands>();
   m->ptrs = o.pointers(nullptr);
-  const auto st = static_cast<cudaStream_t>(stream);
   auto shift = [&](const runtime::DeviceBuffer& src, core::DType t, runtime::DeviceBuffer& dst,
                    const void** ptr) -> core::Status {
-    if (src.data() == nullptr) return core::Status::ok();
-    const int64_t off = core::dtype_bytes(t);
-    BOO_ASSIGN_OR_RETURN(dst, runtime::DeviceBuffer::allocate(src.bytes() + 16));
-    char* at = static_cast<char*>(dst.data()) + off;
-    BOO_RETURN_IF_ERROR(
-        runtime::cuda_status(cudaMemcpyAsync(at, src.data(), static_cast<size_t>(src.bytes()),
-                                             cudaMemcpyDeviceToDevice, st),
-                             "cudaMemcpyAsync"));
-    *ptr = at;
+    BOO_ASSIGN_OR_RETURN(char* at, copy_past_boundary(src, core::dtype_bytes(t), dst, stream));
+    if (at != nullptr) *ptr = at;
     return core::Status::ok();
   };
   BOO_RETURN_IF_ERROR(shift(o.a(), p.a_type, m->a, &m->ptrs.a));

@@ -63,6 +63,11 @@ bool judge_runs(GpuSession::Impl& s, const std::string& key, std::vector<Backend
                 const std::string& vendor, const std::optional<reference::ErrorStats>& vendor_error,
                 const std::string& reference, const Judge& judge, Outcome& outcome);
 
+// --misalign: a copy of `src` `offset` bytes past the start of a fresh buffer `dst` (16 bytes
+// longer), queued on `stream`; nullptr (and nothing allocated) when `src` is empty.
+core::Expected<char*> copy_past_boundary(const runtime::DeviceBuffer& src, int64_t offset,
+                                         runtime::DeviceBuffer& dst, void* stream);
+
 // A problem that could not run: its error printed, counted as failed, and recorded with the
 // error as the note.
 void fail_problem(const std::string& source, const std::string& key, const core::Status& st,

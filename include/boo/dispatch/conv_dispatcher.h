@@ -146,6 +146,13 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
 core::Expected<std::vector<ConvAsGemm>> conv_as_gemms(std::string_view algorithm,
                                                       const ops::ConvProblem& p);
 
+// The workspace `plan`'s kernel needs for the pointers in `args`: the planned bytes where x, w,
+// y and the bias are 16-byte aligned (like the stand-ins dispatch plans with), else the kernel's
+// own answer for these pointers, never less than planned (tensors that are not 16-byte aligned,
+// views into larger ones, take the channels-last copies, which need room); an error naming the
+// kernel's reason where it takes no tensors at these addresses.
+core::Expected<int64_t> conv_workspace_for(const ConvPlan& plan, const BooConvArgs& args);
+
 class ConvDispatcher {
  public:
   ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,

@@ -1,7 +1,8 @@
 // conv.direct (kernels/conv_direct.cuh), conv.depthwise (kernels/conv_depthwise.cuh) and the
 // channels-last wrapper (kernels/conv_relayout.cuh) through the real JIT (nvcc, no GPU): the
 // compiled objects' host sides accept every layout, group count and dimensionality, refuse what
-// they cannot run with a reason, and plan the workspace of the layout copies. Three small compiles
+// they cannot run with a reason, and plan the workspace of the layout copies (also what dispatch's
+// conv_workspace_for finds for pointers that are not 16-byte aligned). Small compiles
 // (plain CUDA, no CUTLASS: about 10 s each); skipped where the toolkit or CUTLASS is missing.
 // Numerics run on the GPU (tests/gpu/).
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "boo/codegen/conv_codegen.h"
 #include "boo/codegen/embedded.h"
 #include "boo/dispatch/conv_args.h"
+#include "boo/dispatch/conv_dispatcher.h"
 #include "boo/jit/kernel_cache.h"
 #include "jit_test_util.h"
 
@@ -300,6 +302,28 @@ TEST_F(ConvDirectKernelTest, DepthwiseTakesForwardDepthwiseAndSaysWhyNotOtherwis
   char why[256] = {0};
   EXPECT_EQ(k.run(&shifted, nullptr, 0, nullptr, why, sizeof(why)), BOO_ERROR);
   EXPECT_NE(std::string(why).find("workspace"), std::string::npos) << why;
+
+  // Dispatch plans the workspace with aligned stand-ins (none for packed NHWC) and runs with the
+  // caller's pointers: a view whose x starts 8 bytes past a 16-byte boundary needs x's copy,
+  // which conv_workspace_for finds (it used to run with the planned 0 bytes and fail).
+  const ops::ConvProblem nhwc = dw(kLast, 16, 16);
+  dispatch::ConvPlan plan;
+  plan.problem = nhwc;
+  plan.config = k.name;
+  plan.kernel = kernel;
+  const BooConvArgs planned = args_of(nhwc);
+  plan.workspace_bytes = k.workspace(&planned);
+  EXPECT_EQ(plan.workspace_bytes, 0);
+  const auto same = dispatch::conv_workspace_for(plan, planned);
+  ASSERT_TRUE(same.has_value()) << same.status().message();
+  EXPECT_EQ(*same, 0);
+  BooConvArgs view = args_of(nhwc, misaligned);
+  const auto need = dispatch::conv_workspace_for(plan, view);
+  ASSERT_TRUE(need.has_value()) << need.status().message();
+  EXPECT_EQ(*need, round256(nhwc.x_desc().element_count() * 2));
+  view.dry_run = 1;
+  EXPECT_EQ(k.run(&view, kBase, 0, nullptr, why, sizeof(why)), BOO_ERROR) << "planned bytes";
+  EXPECT_EQ(k.run(&view, kBase, *need, nullptr, why, sizeof(why)), BOO_OK) << why;
 }
 
 // conv.pointwise (kernels/conv_pointwise.cuh) behind the channels-last copies: forward 1x1
