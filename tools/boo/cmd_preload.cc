@@ -99,11 +99,13 @@ int run_preload(const PreloadOptions& opt) {
         std::vector<codegen::KernelSource> sources;
         for (const dispatch::ConvCandidate& k : *c) {
           if (k.algorithm == dispatch::kConvGemm1x1 || k.algorithm == dispatch::kConvGemm1d) {
-            // The GEMMs this convolution is: the GEMM dispatcher's own candidates for each.
+            // The GEMMs this convolution is: the GEMM dispatcher's own candidates for each (for
+            // pointers aligned only to the element size with --misalign, as the run re-plans
+            // them for such tensors).
             auto mapped = dispatch::conv_as_gemms(k.algorithm, *cv);
             if (!mapped) continue;
             for (const dispatch::ConvAsGemm& m : *mapped) {
-              auto g = gemm.candidates(m.gemm, nullptr);
+              auto g = gemm.candidates(m.gemm, nullptr, /*aligned_pointers=*/!opt.misalign);
               if (!g) {
                 // A forced config (--config) that is not this GEMM's is the user's error: say
                 // so, as for a GEMM command.

@@ -260,6 +260,18 @@ TEST_F(CliTest, PreloadListsPaddedKernelsForMisalignedPointers) {
   EXPECT_EQ((aligned.out + aligned.err).find("gemm.sm90_unaligned_"), std::string::npos);
   EXPECT_NE((mis.out + mis.err).find("gemm.sm90_unaligned_"), std::string::npos)
       << mis.out << mis.err;
+  // A 1x1 convolution is a GEMM (conv.gemm_1x1): its run re-plans the GEMM for views, so
+  // --misalign compiles the unaligned GEMMs too.
+  const char* pointwise =
+      "convbfp16 -n 2 -c 64 -H 8 -W 8 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1 "
+      "--in_layout NHWC --out_layout NHWC --fil_layout NHWC";
+  const RunResult conv_aligned = run_command({"preload", "--list"}, pointwise);
+  EXPECT_EQ(conv_aligned.exit_code, 0) << conv_aligned.err;
+  EXPECT_EQ((conv_aligned.out + conv_aligned.err).find("gemm.sm90_unaligned_"), std::string::npos);
+  const RunResult conv_mis = run_command({"preload", "--list", "--misalign"}, pointwise);
+  EXPECT_EQ(conv_mis.exit_code, 0) << conv_mis.err;
+  EXPECT_NE((conv_mis.out + conv_mis.err).find("gemm.sm90_unaligned_"), std::string::npos)
+      << conv_mis.out << conv_mis.err;
 }
 
 TEST_F(CliTest, DriverWritesCsvWithHeaderAndOneRowPerProblem) {
