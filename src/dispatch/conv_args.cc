@@ -1,5 +1,6 @@
 #include "boo/dispatch/conv_args.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace boo::dispatch {
@@ -16,6 +17,14 @@ void conv_strides5(const core::TensorDesc& t, int64_t out[5]) {
   conv_spatial3(std::vector<int64_t>(t.strides.begin() + 2, t.strides.end()), 0, spatial);
   for (size_t i = 0; i < 3 - dims; ++i) spatial[i] = t.strides[0];
   for (int i = 0; i < 3; ++i) out[2 + i] = spatial[i];
+}
+
+bool ConvPointers::aligned_16() const {
+  for (const void* p : {static_cast<const void*>(x), static_cast<const void*>(w),
+                        static_cast<const void*>(y), bias}) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  }
+  return true;
 }
 
 BooConvArgs make_conv_args(const ops::ConvProblem& p, const ConvPointers& ptrs, int device,

@@ -1677,11 +1677,7 @@ core::Status ConvDispatcher::run(const ConvPlan& plan, const ConvPointers& ptrs,
 }
 
 core::Expected<int64_t> conv_workspace_for(const ConvPlan& plan, const BooConvArgs& args) {
-  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  if (aligned(args.x) && aligned(args.w) && aligned(args.y) &&
-      (args.bias == nullptr || aligned(args.bias))) {
-    return plan.workspace_bytes;
-  }
+  if (ConvPointers{args.x, args.w, args.y, args.bias}.aligned_16()) return plan.workspace_bytes;
   const int64_t need = plan.kernel->workspace(&args);
   if (need < 0) {
     char why[256] = {0};

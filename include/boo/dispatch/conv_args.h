@@ -14,6 +14,10 @@ struct ConvPointers {
   void* w = nullptr;
   void* y = nullptr;
   const void* bias = nullptr;
+
+  // Whether the tensors and the bias are 16-byte aligned (as GemmPointers::aligned_16; dispatch
+  // plans workspaces with such stand-ins).
+  bool aligned_16() const;
 };
 
 // Sizes, strides and pointers of `p` in the 3-entry spatial form of BooConvArgs (a 2D problem
