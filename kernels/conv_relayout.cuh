@@ -27,6 +27,7 @@
 
 #include "conv_common.cuh"
 #include "entry_points.cuh"
+#include "shifted_copy.cuh"
 
 namespace boo_kernels {
 
@@ -241,6 +242,16 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
   const int64_t sp = extent[2] * extent[3] * extent[4];
   const int64_t first[5] = {ch * sp, sp, extent[3] * extent[4], extent[4], 1};
   const int64_t last[5] = {sp * ch, 1, extent[3] * extent[4] * ch, extent[4] * ch, ch};
+#if BOO_SHIFTED_COPY
+  // One packed layout on both sides (a view whose pointer is not 16-byte aligned): one flat copy
+  // in 16-byte vectors, shifted.
+  if ((same_strides(extent, src_stride, last) && same_strides(extent, dst_stride, last)) ||
+      (same_strides(extent, src_stride, first) && same_strides(extent, dst_stride, first))) {
+    const int64_t elements = n * ch * sp;
+    using W = typename CopyWord<sizeof(T)>::type;
+    return shifted_copy<W>(src, elements, 0, dst, elements, 0, elements, 1, 1, stream);
+  }
+#endif
   const bool to_last =
       same_strides(extent, src_stride, first) && same_strides(extent, dst_stride, last);
   const bool to_first =

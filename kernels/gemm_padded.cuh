@@ -13,29 +13,13 @@
 #include <cstdint>
 
 #include "entry_points.cuh"
+#include "shifted_copy.cuh"
 
 namespace boo_kernels {
-
-template <int kBytes>
-struct PadWord;
-template <>
-struct PadWord<1> {
-  using type = uint8_t;
-};
-template <>
-struct PadWord<2> {
-  using type = uint16_t;
-};
-template <>
-struct PadWord<4> {
-  using type = uint32_t;
-};
 
 constexpr int kPadThreads = 256;
 constexpr int kPadPerThread = 4;  // independent loads in flight per thread
 
-// dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix (either may be
-// broadcast over the batch with stride 0; dst only when src is too).
 template <class W>
 __global__ void __launch_bounds__(kPadThreads)
     pad_copy_kernel(const W* __restrict__ src, int64_t ld_src, int64_t stride_src,
@@ -64,11 +48,20 @@ __global__ void __launch_bounds__(kPadThreads)
   }
 }
 
+// dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix (either may be
+// broadcast over the batch with stride 0; dst only when src is too), both aligned only to the
+// element size. The shifted copy (kernels/shifted_copy.cuh: 16-byte loads and stores) where it
+// measured faster: dense matrices and long columns; pad_copy_kernel's element copies elsewhere.
 template <int kBytes>
 cudaError_t pad_copy(const void* src, int64_t ld_src, int64_t stride_src, void* dst, int64_t ld_dst,
                      int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
                      cudaStream_t stream) {
-  using W = typename PadWord<kBytes>::type;
+  using W = typename CopyWord<kBytes>::type;
+  if (BOO_SHIFTED_COPY &&
+      shifted_copy_pays(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch, kBytes)) {
+    return shifted_copy<W>(src, ld_src, stride_src, dst, ld_dst, stride_dst, rows, cols, batch,
+                           stream);
+  }
   const int64_t span = static_cast<int64_t>(kPadThreads) * kPadPerThread;
   const int64_t bx = (rows + span - 1) / span;
   dim3 grid(static_cast<unsigned>(bx < 1024 ? bx : 1024),
