@@ -7,11 +7,13 @@
 # it first, where a variant needs its macros.
 #
 # Usage: JOBS=FILE VARIANTS="base X=1 ..." REPS="1 2 3" [BACKENDS=boo,cublaslt] [REF=FILE]
-#        [CSV=name.csv] bash bench/variants.sh
+#        [CSV=name.csv] [DRIVER_FLAGS="--misalign"] bash bench/variants.sh
 #   JOBS: lines "<config or -><TAB><command>" (- = dispatch's pick); every variant, job and
 #   repeat runs `boo driver --backend $BACKENDS -t 1 --iter 100`, variants interleaved, after one
 #   `-V 1` run of each. REF: commands timed once per repeat without flags (a reference).
-#   Output: $OUT/$CSV (default variants.csv): the driver's CSV with a first column `variant`.
+#   DRIVER_FLAGS: more driver options for every run (--misalign: operands one element past a
+#   16-byte boundary). Output: $OUT/$CSV (default variants.csv): the driver's CSV with a first
+#   column `variant`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
@@ -28,10 +30,12 @@ backends=${BACKENDS:-boo}
 csv="$R/${CSV:-variants.csv}"
 flags() { [ "$1" = base ] || echo "-DBOO_$1" | sed 's/+/ -DBOO_/g'; }
 cfgarg() { [ "$1" = - ] || echo "--config $1"; }
+# boo preload takes --misalign too (it compiles what misaligned operands re-plan to).
+misalign_preload() { [[ " ${DRIVER_FLAGS:-} " == *" --misalign "* ]] && echo --misalign; }
 # Compile every variant's kernels (8 processes at a time).
 for v in $variants; do
   while IFS=$'\t' read -r c cmd; do
-    BOO_NVCC_FLAGS="$(flags "$v")" "$boo" preload -j 2 $(cfgarg "$c") "$cmd" \
+    BOO_NVCC_FLAGS="$(flags "$v")" "$boo" preload -j 2 $(misalign_preload) $(cfgarg "$c") "$cmd" \
       >>/tmp/variants-preload.log 2>&1 &
     while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n; done
   done <"$jobs_file"
@@ -43,7 +47,7 @@ for v in $variants; do
   while IFS=$'\t' read -r c cmd; do
     echo "## verify $v $c ${cmd:0:60}"
     BOO_NVCC_FLAGS="$(flags "$v")" "$boo" driver --backend "$backends" -t 1 --iter 5 -V 1 \
-      $(cfgarg "$c") "$cmd" </dev/null 2>&1 | grep -E "verify|error|skipped" | cut -c1-160
+      ${DRIVER_FLAGS:-} $(cfgarg "$c") "$cmd" </dev/null 2>&1 | grep -E "verify|error|skipped" | cut -c1-160
   done <"$jobs_file"
 done
 : >"$csv"
@@ -62,7 +66,7 @@ for rep in ${REPS:-1 2 3}; do
     while IFS=$'\t' read -r c cmd; do
       echo "# $c ${cmd:0:60}"
       BOO_NVCC_FLAGS="$(flags "$v")" timed "$v" "$boo" driver --backend "$backends" -t 1 \
-        --iter 100 $(cfgarg "$c") "$cmd"
+        --iter 100 ${DRIVER_FLAGS:-} $(cfgarg "$c") "$cmd"
     done <"$jobs_file"
   done
   if [ -n "${REF:-}" ]; then

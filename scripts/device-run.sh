@@ -321,7 +321,7 @@ if [[ " ${steps[*]} " == *" profile "* ]]; then
     for cfg in "" "--config gemm.skinny_bf16.bf16.void.bf16_f32acc_tn_nobias.none_narrow-n_splitauto"; do
       case "$cmd$cfg" in *50257*skinny*) continue ;; esac
       echo "### $cmd $cfg" >>"$OUT/profile.txt"
-      timeout 120 ncu --clock-control none -k 'regex:skinny|device_kernel|pad_copy' \
+      timeout 120 ncu --clock-control none -k 'regex:skinny|device_kernel|shifted_copy|pad_copy' \
         --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
         "$boo" driver --backend boo -t 0 $cfg "$cmd" >>"$OUT/profile.txt" 2>&1 || status=1
     done
