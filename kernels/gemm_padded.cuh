@@ -48,6 +48,20 @@ __global__ void __launch_bounds__(kPadThreads)
   }
 }
 
+// Whether the shifted copy beats pad_copy_kernel's element copies on a matrix: dense on both
+// sides (one long column: views 3.7-4x faster, an lm-head's misaligned A 1.17x), or columns of at
+// least kShiftLongColumnBytes (an lm-head's padded D, 100 KB columns: 3-4%). Columns of 1-2 KB
+// (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions) measured 8% slower than element
+// copies, also at one chunk a lane (H200, 2026-11-28, bench/results/
+// 2026-11-28-shifted-copy-h200.md); lengths between were not measured.
+constexpr int64_t kShiftLongColumnBytes = 64 * 1024;
+inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
+                              int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
+                              int element_bytes) {
+  return shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch) ||
+         rows * element_bytes >= kShiftLongColumnBytes;
+}
+
 // dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix (either may be
 // broadcast over the batch with stride 0; dst only when src is too), both aligned only to the
 // element size. The shifted copy (kernels/shifted_copy.cuh: 16-byte loads and stores) where it

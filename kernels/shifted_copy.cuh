@@ -42,15 +42,12 @@ struct CopyWord<4> {
 
 constexpr int kShiftThreads = 256;
 // 16-byte chunks a lane takes per work item, all in flight: 4, or 1 where 4 would leave fewer
-// than kShiftFewItems work items (a warp each) for the GPU. (Columns of 1001 bf16 elements, one
-// item each at 4 chunks a lane, ran 8% slower than element copies on 1001 x 520 x 777: too few
-// warps; H200, 2026-11-28.)
+// than kShiftFewItems work items (a warp each) for the GPU. One chunk a lane measured no
+// different on the copies it took (1001 x 1024 x 1024 misaligned: 0.99x against 0.97x the element
+// copies at four) and did not make 1-2 KB columns faster (H200, 2026-11-28).
 constexpr int kShiftChunksPerLane = 4;
 constexpr int64_t kShiftFewItems = 1056;  // 132 SMs x 8 warps
-#ifndef BOO_SHIFT_BLOCKS_PER_SM
-#define BOO_SHIFT_BLOCKS_PER_SM 4
-#endif
-constexpr int kShiftBlocksPerSm = BOO_SHIFT_BLOCKS_PER_SM;  // at most 64 registers
+constexpr int kShiftBlocksPerSm = 4;      // at most 64 registers: 56 used, no spills
 
 // dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix of E (either stride
 // may be 0: a broadcast source). Work item = (batch, column, segment of 32 kPer chunks).
@@ -157,23 +154,11 @@ cudaError_t launch_shifted_copy(const void* src, int64_t ld_src, int64_t stride_
   return cudaGetLastError();
 }
 
-// Whether the shifted copy beats element copies (pad_copy_kernel, kernels/gemm_padded.cuh) on a
-// matrix: dense on both sides (one long column: views 3.7-4x faster, an lm-head's misaligned A
-// 1.17x), or columns of at least kShiftLongColumnBytes (an lm-head's padded D, 100 KB columns:
-// 3-4%). Columns of 1-2 KB (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions)
-// measured 8% slower than element copies, also at one chunk a lane (H200, 2026-11-28,
-// bench/results/2026-11-28-shifted-copy-h200.md); lengths between were not measured.
-constexpr int64_t kShiftLongColumnBytes = 64 * 1024;
+// A matrix with no gaps between its columns or batches on either side: one long column.
 inline bool shifted_copy_dense(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
                                int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch) {
   return ld_src == rows && ld_dst == rows &&
          (batch == 1 || (stride_src == rows * cols && stride_dst == rows * cols));
-}
-inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
-                              int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
-                              int element_bytes) {
-  return shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch) ||
-         rows * element_bytes >= kShiftLongColumnBytes;
 }
 
 // Copies a column-major rows x cols x batch matrix of E (shifted_copy_kernel). A matrix dense
