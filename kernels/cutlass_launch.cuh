@@ -50,10 +50,11 @@ int32_t prepare_cutlass_workspace(const Arguments& args, void* ws, int64_t ws_by
   return BOO_OK;
 }
 
-// Launches `params` (after the once-per-process shared-memory attribute), unless `dry_run`.
+// Launches `params` (after the once-per-process shared-memory attribute), unless `dry_run`; as a
+// programmatic dependent of the kernel before it where `dependent`.
 template <class Adapter, class Kernel, class Params>
 int32_t launch_cutlass(Params& params, bool& smem_set, bool dry_run, cudaStream_t s, char* why,
-                       int32_t len) {
+                       int32_t len, bool dependent = false) {
   if (!smem_set) {
     constexpr int kSmem = Kernel::SharedStorageSize;
     if (kSmem >= (48 << 10)) {
@@ -68,7 +69,7 @@ int32_t launch_cutlass(Params& params, bool& smem_set, bool dry_run, cudaStream_
   // by someone else (not a sticky fault, which fails everything anyway) would read as this
   // kernel's. Clear it first.
   (void)cudaGetLastError();
-  if (Adapter::run(params, s) != cutlass::Status::kSuccess) {
+  if (Adapter::run(params, s, nullptr, dependent) != cutlass::Status::kSuccess) {
     const cudaError_t e = cudaGetLastError();
     write_why(why, len, e != cudaSuccess ? cudaGetErrorString(e) : "CUTLASS run failed");
     return BOO_ERROR;

@@ -13,79 +13,25 @@
 #include <cstdint>
 
 #include "entry_points.cuh"
-#include "shifted_copy.cuh"
+#include "pad_copies.cuh"
+
+// BOO_NVCC_FLAGS=-DBOO_PAD_DEPENDENT=0 starts every launch after the one before it has finished
+// (as before the programmatic dependent launches; for measuring).
+#ifndef BOO_PAD_DEPENDENT
+#define BOO_PAD_DEPENDENT 1
+#endif
 
 namespace boo_kernels {
 
-constexpr int kPadThreads = 256;
-constexpr int kPadPerThread = 4;  // independent loads in flight per thread
-
-template <class W>
-__global__ void __launch_bounds__(kPadThreads)
-    pad_copy_kernel(const W* __restrict__ src, int64_t ld_src, int64_t stride_src,
-                    W* __restrict__ dst, int64_t ld_dst, int64_t stride_dst, int64_t rows,
-                    int64_t cols, int64_t batch) {
-  const int64_t span = static_cast<int64_t>(kPadThreads) * kPadPerThread;
-  for (int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
-    for (int64_t c = blockIdx.y; c < cols; c += gridDim.y) {
-      const W* s = src + b * stride_src + c * ld_src;
-      W* d = dst + b * stride_dst + c * ld_dst;
-      for (int64_t r0 = static_cast<int64_t>(blockIdx.x) * span; r0 < rows;
-           r0 += static_cast<int64_t>(gridDim.x) * span) {
-        W v[kPadPerThread];
-#pragma unroll
-        for (int i = 0; i < kPadPerThread; ++i) {
-          const int64_t r = r0 + i * kPadThreads + threadIdx.x;
-          if (r < rows) v[i] = s[r];
-        }
-#pragma unroll
-        for (int i = 0; i < kPadPerThread; ++i) {
-          const int64_t r = r0 + i * kPadThreads + threadIdx.x;
-          if (r < rows) d[r] = v[i];
-        }
-      }
-    }
-  }
-}
-
-// Whether the shifted copy beats pad_copy_kernel's element copies on a matrix: dense on both
-// sides (one long column: views 3.7-4x faster, an lm-head's misaligned A 1.17x), or columns of at
-// least kShiftLongColumnBytes (an lm-head's padded D, 100 KB columns: 3-4%). Columns of 1-2 KB
-// (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions) measured 8% slower than element
-// copies, also at one chunk a lane (H200, 2026-11-28, bench/results/
-// 2026-11-28-shifted-copy-h200.md); lengths between were not measured.
-constexpr int64_t kShiftLongColumnBytes = 64 * 1024;
-inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
-                              int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
-                              int element_bytes) {
-  return shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch) ||
-         rows * element_bytes >= kShiftLongColumnBytes;
-}
-
-// dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix (either may be
-// broadcast over the batch with stride 0; dst only when src is too), both aligned only to the
-// element size. The shifted copy (kernels/shifted_copy.cuh: 16-byte loads and stores) where it
-// measured faster: dense matrices and long columns; pad_copy_kernel's element copies elsewhere.
-template <int kBytes>
-cudaError_t pad_copy(const void* src, int64_t ld_src, int64_t stride_src, void* dst, int64_t ld_dst,
-                     int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
-                     cudaStream_t stream) {
-  using W = typename CopyWord<kBytes>::type;
-  if (BOO_SHIFTED_COPY &&
-      shifted_copy_pays(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch, kBytes)) {
-    return shifted_copy<W>(src, ld_src, stride_src, dst, ld_dst, stride_dst, rows, cols, batch,
-                           stream);
-  }
-  const int64_t span = static_cast<int64_t>(kPadThreads) * kPadPerThread;
-  const int64_t bx = (rows + span - 1) / span;
-  dim3 grid(static_cast<unsigned>(bx < 1024 ? bx : 1024),
-            static_cast<unsigned>(cols < 65535 ? cols : 65535),
-            static_cast<unsigned>(batch < 65535 ? batch : 65535));
-  pad_copy_kernel<W><<<grid, kPadThreads, 0, stream>>>(static_cast<const W*>(src), ld_src,
-                                                       stride_src, static_cast<W*>(dst), ld_dst,
-                                                       stride_dst, rows, cols, batch);
-  return cudaGetLastError();
-}
+// Whether the inner kernel and D's copy launch as programmatic dependents. The inner kernel's
+// loads wait for the copies only where CUTLASS's grid dependency control is compiled in
+// (src/codegen/gemm_codegen.cc defines CUTLASS_ENABLE_GDC_FOR_SM90 for gemm.sm90_unaligned's
+// persistent kernels; stream-K and split-K ones launch each kernel after the last).
+#if BOO_PAD_DEPENDENT && defined(CUTLASS_ENABLE_GDC_FOR_SM90)
+constexpr bool kPadDependent = true;
+#else
+constexpr bool kPadDependent = false;
+#endif
 
 // Inner: a GemmSm90Runner. kAlign*: the elements per 16 bytes of each operand.
 template <class Inner, int kBytesA, int kBytesB, int kBytesD, int kBytesBias, int kAlignA,
@@ -203,28 +149,41 @@ struct GemmPaddedRunner {
     void* inner_ws = p.inner_bytes > 0 ? base + copies : nullptr;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     cudaError_t e = cudaSuccess;
+    bool copied = false;
     if (!a.dry_run) {
+      // The element copies of A, B, C and the bias in one launch (pad_copies.cuh).
+      PadCopyJobs jobs{};
       if (p.a.needed && e == cudaSuccess) {
-        e = pad_copy<kBytesA>(a.a, a.lda, a.stride_a, base + p.a.offset, p.a.ld, p.a.stride,
+        e = pad_copy<kBytesA>(&jobs, a.a, a.lda, a.stride_a, base + p.a.offset, p.a.ld, p.a.stride,
                               p.a.rows, p.a.cols, p.a.batch, s);
       }
       if (p.b.needed && e == cudaSuccess) {
-        e = pad_copy<kBytesB>(a.b, a.ldb, a.stride_b, base + p.b.offset, p.b.ld, p.b.stride,
+        e = pad_copy<kBytesB>(&jobs, a.b, a.ldb, a.stride_b, base + p.b.offset, p.b.ld, p.b.stride,
                               p.b.rows, p.b.cols, p.b.batch, s);
       }
       if (p.c.needed && e == cudaSuccess) {
-        e = pad_copy<kBytesD>(a.c, a.ldc, a.stride_c, base + p.c.offset, p.c.ld, p.c.stride,
+        e = pad_copy<kBytesD>(&jobs, a.c, a.ldc, a.stride_c, base + p.c.offset, p.c.ld, p.c.stride,
                               p.c.rows, p.c.cols, p.c.batch, s);
       }
       if (p.bias.needed && e == cudaSuccess) {
-        e = pad_copy<kBytesBias>(a.bias, a.m, 0, base + p.bias.offset, p.bias.ld, 0, a.m, 1, 1, s);
+        e = pad_copy<kBytesBias>(&jobs, a.bias, a.m, 0, base + p.bias.offset, p.bias.ld, 0, a.m, 1,
+                                 1, s);
       }
+      if (e == cudaSuccess) e = launch_pad_copies(jobs, false, s);
       if (e != cudaSuccess) return cuda_result(e, why, len);
+      copied = p.a.needed || p.b.needed || p.c.needed || p.bias.needed;
     }
-    const int32_t rc = Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len);
+    // After the copies the inner kernel launches as their programmatic dependent: its blocks set
+    // up while the copies finish, and its loads wait for them (kPadDependent).
+    const int32_t rc =
+        Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len, kPadDependent && copied);
     if (rc != BOO_OK || a.dry_run || !p.d.needed) return rc;
-    e = pad_copy<kBytesD>(base + p.d.offset, p.d.ld, p.d.stride, a.d, a.ldd, a.stride_d, a.m, a.n,
-                          a.batch, s);
+    // D's copy out, as the inner kernel's programmatic dependent (element copies; the shifted
+    // copy launches on its own).
+    PadCopyJobs out{};
+    e = pad_copy<kBytesD>(&out, base + p.d.offset, p.d.ld, p.d.stride, a.d, a.ldd, a.stride_d, a.m,
+                          a.n, a.batch, s);
+    if (e == cudaSuccess) e = launch_pad_copies(out, kPadDependent, s);
     return cuda_result(e, why, len);
   }
 };

@@ -177,8 +177,10 @@ struct GemmSm90Runner {
     return static_cast<int64_t>(Gemm::get_workspace_size(make_arguments(a)));
   }
 
+  // `dependent`: a programmatic dependent launch (gemm_padded.cuh, after its copies; the kernel
+  // must be compiled with CUTLASS_ENABLE_GDC_FOR_SM90 so that its loads wait for them).
   static int32_t run(const BooGemmArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
-                     int32_t len) {
+                     int32_t len, bool dependent = false) {
     static CutlassParamsCache<BooGemmArgs, Params> cache;
     if (const char* r = reject(a)) {
       write_why(why, len, r);
@@ -194,7 +196,8 @@ struct GemmSm90Runner {
       if (rc != BOO_OK) return rc;
       if (!hit) cache.store(a, ws, Kernel::to_underlying_arguments(args, ws));
     }
-    return launch_cutlass<Gemm, Kernel>(cache.params, cache.smem_set, a.dry_run != 0, s, why, len);
+    return launch_cutlass<Gemm, Kernel>(cache.params, cache.smem_set, a.dry_run != 0, s, why, len,
+                                        dependent);
   }
 };
 

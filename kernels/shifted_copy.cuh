@@ -59,6 +59,9 @@ __global__ void __launch_bounds__(kShiftThreads, kShiftBlocksPerSm)
     shifted_copy_kernel(const E* __restrict__ src, int64_t ld_src, int64_t stride_src,
                         E* __restrict__ dst, int64_t ld_dst, int64_t stride_dst, int64_t rows,
                         Index cols, Index segs, Index items) {
+  // A programmatic dependent (gemm.sm90_unaligned's GEMM after its copies) may launch once every
+  // block has started: it waits for this grid's completion before its loads.
+  cudaTriggerProgrammaticLaunchCompletion();
   constexpr int kWarps = kShiftThreads / 32;
   const int lane = threadIdx.x % 32;
   const Index step = static_cast<Index>(gridDim.x) * kWarps;

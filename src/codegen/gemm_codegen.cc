@@ -47,6 +47,13 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   }
   const std::string name = config.kernel_name();
   std::string b;
+  // Behind the padded copies a persistent kernel launches as their programmatic dependent:
+  // CUTLASS's grid dependency control makes its loads wait for them (kernels/gemm_padded.cuh).
+  // (CUTLASS 4.2's stream-K scheduler, which split-K runs on too, does not compile with it:
+  // sm90_tile_scheduler_stream_k.hpp:337 binds a const member to a non-const reference.)
+  if (config.unaligned && config.scheduler == space::GemmScheduler::kPersistent) {
+    b += "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n";
+  }
   b += "#include \"gemm_sm90.cuh\"\n";
   if (config.unaligned) b += "#include \"gemm_padded.cuh\"\n";
   if (parallel) b += "#include \"gemm_split_parallel.cuh\"\n";

@@ -44,10 +44,13 @@ bool bias_fits(const ops::GemmProblem& p) { return !p.bias || aligned_16(p.m, p.
 
 // Which operands gemm.sm90_unaligned copies (by leading dimensions and batch strides; pointers
 // are seen only at launch), and the problem its inner kernel then runs.
+// The element copies before the GEMM run as one launch, D's copy out as another
+// (kernels/pad_copies.cuh).
 struct PaddedCopies {
   ops::GemmProblem padded;
   double bytes = 0.0;  // read once and written once by the copies
-  int kernels = 0;
+  int copies = 0;
+  int launches = 0;
 };
 
 PaddedCopies padded_copies(const ops::GemmProblem& p) {
@@ -64,17 +67,20 @@ PaddedCopies padded_copies(const ops::GemmProblem& p) {
     *new_stride = stride == 0 ? 0 : *new_ld * cols;
     out.bytes +=
         static_cast<double>(rows) * cols * (stride == 0 ? 1 : p.batch) * core::dtype_bytes(t);
-    ++out.kernels;
+    ++out.copies;
   };
   ops::GemmProblem& q = out.padded;
   copy(p.lda, p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a);
   copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b);
   if (p.reads_c()) copy(p.ldc, p.stride_c, p.c_type, p.m, p.n, &q.ldc, &q.stride_c);
-  copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
   if (!bias_fits(p)) {
     out.bytes += static_cast<double>(p.m) * core::dtype_bytes(p.bias_type);
-    ++out.kernels;
+    ++out.copies;
   }
+  out.launches = out.copies > 0 ? 1 : 0;
+  const int inputs = out.copies;
+  copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
+  out.launches += out.copies - inputs;
   return out;
 }
 
@@ -140,7 +146,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   std::vector<Candidate> out;
   const PaddedCopies copies = padded_copies(p);
   const double copy_us =
-      unaligned ? 2.0 * copies.bytes / (0.7 * d.bandwidth_gbs * 1e3) + copies.kernels * d.launch_us
+      unaligned ? 2.0 * copies.bytes / (0.7 * d.bandwidth_gbs * 1e3) + copies.launches * d.launch_us
                 : 0.0;
   for (GemmSm90Config c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
     // Split-K only where the K loop is long enough to split.
@@ -163,7 +169,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
     if (unaligned) {
       char buf[96];
-      std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us", copies.kernels,
+      std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us", copies.copies,
                     copies.bytes / 1e6, copy_us);
       cand.why += buf;
     }
@@ -230,7 +236,7 @@ class GemmSm90UnalignedAlgorithm final : public GemmAlgorithm {
 
   core::Status supports(const ops::GemmProblem& p) const override {
     BOO_RETURN_IF_ERROR(supports_misaligned(p));
-    if (padded_copies(p).kernels == 0) {
+    if (padded_copies(p).copies == 0) {
       return core::unsupported(
           "gemm.sm90_unaligned: leading dimensions and batch strides are 16-byte aligned "
           "(gemm.sm90 runs the problem in place)");

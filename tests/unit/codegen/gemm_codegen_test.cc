@@ -112,6 +112,20 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
                        "using Runner = boo_kernels::GemmPaddedRunner<"
                        "boo_kernels::GemmSm90Runner<Gemm, false, false, true, "
                        "false, kAlignA, kAlignB, kAlignD, true>, 1, 1, 2, 4, "));
+  // Behind its copies a persistent kernel waits for them by grid dependency control (it
+  // launches as their programmatic dependent); CUTLASS's stream-K scheduler does not compile
+  // with it, so stream-K and split-K kernels go without (and launch after the copies).
+  EXPECT_FALSE(contains(src->text, "#define CUTLASS_ENABLE_GDC_FOR_SM90"));
+  EXPECT_TRUE(contains(padded->text, "#define CUTLASS_ENABLE_GDC_FOR_SM90 1"));
+  for (auto s : {space::GemmScheduler::kStreamK, space::GemmScheduler::kSplitK}) {
+    c.scheduler = s;
+    c.schedule = space::GemmSchedule::kCooperative;
+    c.splits = s == space::GemmScheduler::kSplitK ? 4 : 1;
+    auto sk = gemm_sm90_source(c);
+    ASSERT_TRUE(sk.has_value()) << sk.status().message();
+    EXPECT_TRUE(contains(sk->text, "struct GemmPaddedRunner"));
+    EXPECT_FALSE(contains(sk->text, "#define CUTLASS_ENABLE_GDC_FOR_SM90")) << sk->name;
+  }
 }
 
 TEST(GemmSm90Codegen, ParallelSplitKWritesFp32SlicesAndReducesWithTheEpilogue) {

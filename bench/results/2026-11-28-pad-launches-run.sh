@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The device calls behind bench/results/2026-11-28-pad-launches-h200.md (run from the repository
+# root on the GPU machine, .deps/device carried): gemm.sm90_unaligned with its element copies in
+# one launch and the GEMM and D's copy as programmatic dependents, against each launch after the
+# last (BOO_PAD_FUSED=0+BOO_PAD_DEPENDENT=0) and the fused copies without dependents
+# (BOO_PAD_DEPENDENT=0), interleaved, with cuBLASLt; then the numerics lists through the copies.
+# Usage: bash bench/results/2026-11-28-pad-launches-run.sh ab|checks1|checks2 (call 1 ran ab;
+# call 2 checks1 after the stream-K fix; call 3 checks2 on the machine call 2 left warm)
+set -uo pipefail
+phase=${1:?ab, checks1 or checks2}
+cd "$(dirname "$0")/../.."
+export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
+export BOO_CACHE_DIR="$PWD/.deps/device-cache"
+boo=build/device/tools/boo/boo
+R="${OUT:-/tmp/pad-launches}"
+L=/tmp/pad-launches-logs
+mkdir -p "$R" "$L"
+trap 'tar czf "$R/logs-$phase.tgz" -C "$L" . 2>/dev/null' EXIT
+log() { echo "== $(date +%H:%M:%S) $*"; }
+step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.log
+  local name=$1 limit=$2
+  shift 2
+  log "$name"
+  timeout "$limit" "$@" >"$L/$name.log" 2>&1
+  echo "   rc=$? $(grep -c 'verify boo: PASS' "$L/$name.log") PASS $(grep -c 'verify boo: FAIL' "$L/$name.log") FAIL $(grep -c 'error:' "$L/$name.log") errors"
+}
+[ -x "$boo" ] || step build 300 scripts/device-run.sh build
+[ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }
+if [ "$phase" = ab ]; then
+  step padded 420 env JOBS=bench/results/2026-11-28-pad-launches-jobs.txt \
+    VARIANTS="base PAD_DEPENDENT=0 PAD_FUSED=0+PAD_DEPENDENT=0" REPS="1 2" BACKENDS=boo,cublaslt \
+    OUT="$R" CSV=padded.csv bash bench/variants.sh
+  grep -E '^(base|PAD)|^# ' "$L/padded.log" | cut -c1-110
+fi
+numerics() {  # numerics NAME FILE [--misalign]
+  step "$1-preload" 240 "$boo" preload -j 16 ${3:-} --commands-file "$2"
+  step "$1" 150 "$boo" driver --backend boo -t 0 -V 1 --explain ${3:-} \
+    --csv "$R/numerics-$1.csv" --commands-file "$2"
+}
+if [ "$phase" = checks1 ]; then
+  # The stream-K line (no grid dependency control: each launch after the last) against cuBLASLt.
+  grep -v '^#' tests/gpu/gemm_unaligned_fp8.txt | sed -n 9p >"$L/sk.txt"
+  numerics unaligned tests/gpu/gemm_unaligned_fp8.txt
+  numerics unaligned-misaligned tests/gpu/gemm_unaligned_fp8.txt --misalign
+  for round in 1 2; do
+    step sk-$round 60 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 --explain \
+      --csv "$R/sk-$round.csv" --commands-file "$L/sk.txt"
+    grep -E '^>>> [a-z]+: min' "$L/sk-$round.log" | cut -c1-100
+  done
+fi
+if [ "$phase" = checks2 ]; then
+  numerics awkward-misaligned tests/gpu/gemm_awkward.txt --misalign
+  numerics pointwise-misaligned tests/gpu/conv_pointwise.txt --misalign
+fi
+log done

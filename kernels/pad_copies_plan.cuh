@@ -1,0 +1,89 @@
+// The plan of kernels/pad_copies.cuh's launches, in plain C++ so that host unit tests replay it
+// (tests/unit/jit/pad_copies_plan_test.cc): up to kPadMaxJobs element-wise copies of column-major
+// matrices in one grid, each job on its own range of blocks, each block walking its job's work
+// items (batch, column, span of kPadSpan rows) a grid of the job's blocks apart.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define BOO_PAD_HD __host__ __device__
+#else
+#define BOO_PAD_HD
+#endif
+
+namespace boo_kernels {
+
+constexpr int kPadThreads = 256;
+constexpr int kPadPerThread = 4;  // independent loads in flight per thread
+constexpr int64_t kPadSpan = static_cast<int64_t>(kPadThreads) * kPadPerThread;
+constexpr int kPadMaxJobs = 4;
+// Blocks a job takes at most (it loops over the rest): 16 per SM of a 132-SM GPU, twice what
+// fits at once.
+constexpr int64_t kPadMaxBlocks = 2112;
+
+// One copy: dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix of
+// `bytes`-byte elements (a stride may be 0: a broadcast). Its blocks are first_block onwards.
+struct PadCopyJob {
+  const void* src;
+  void* dst;
+  int64_t ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch;
+  int64_t spans, items;  // spans of kPadSpan rows a column; spans x cols x batch
+  int bytes;
+  unsigned first_block;
+};
+struct PadCopyJobs {
+  PadCopyJob job[kPadMaxJobs];
+  int count;
+  unsigned blocks;  // all jobs'
+};
+
+// Adds a copy to `jobs` (false when full). Empty matrices add nothing.
+inline bool add_pad_copy(PadCopyJobs* jobs, const void* src, int64_t ld_src, int64_t stride_src,
+                         void* dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
+                         int64_t batch, int bytes) {
+  if (rows < 1 || cols < 1 || batch < 1) return true;
+  if (jobs->count == kPadMaxJobs) return false;
+  PadCopyJob& j = jobs->job[jobs->count++];
+  j.src = src;
+  j.dst = dst;
+  j.ld_src = ld_src;
+  j.stride_src = stride_src;
+  j.ld_dst = ld_dst;
+  j.stride_dst = stride_dst;
+  j.rows = rows;
+  j.cols = cols;
+  j.batch = batch;
+  j.bytes = bytes;
+  j.first_block = jobs->blocks;
+  j.spans = (rows + kPadSpan - 1) / kPadSpan;
+  j.items = j.spans * cols * batch;
+  jobs->blocks += static_cast<unsigned>(j.items < kPadMaxBlocks ? j.items : kPadMaxBlocks);
+  return true;
+}
+
+// The job block `block` works on, and its first item and the step between its items.
+struct PadCopyShare {
+  int job;
+  int64_t item, step;
+};
+BOO_PAD_HD inline PadCopyShare pad_copy_share(const PadCopyJobs& jobs, unsigned block) {
+  int k = 0;
+  while (k + 1 < jobs.count && block >= jobs.job[k + 1].first_block) ++k;
+  const unsigned end = k + 1 < jobs.count ? jobs.job[k + 1].first_block : jobs.blocks;
+  const PadCopyJob& j = jobs.job[k];
+  return {k, static_cast<int64_t>(block - j.first_block),
+          static_cast<int64_t>(end - j.first_block)};
+}
+
+// Work item `item` of job `j`: its batch, column and first row.
+struct PadCopyPlace {
+  int64_t b, c, r0;
+};
+BOO_PAD_HD inline PadCopyPlace pad_copy_place(const PadCopyJob& j, int64_t item) {
+  const int64_t column = item / j.spans;
+  const int64_t b = column / j.cols;
+  return {b, column - b * j.cols, (item - column * j.spans) * kPadSpan};
+}
+
+}  // namespace boo_kernels

@@ -1,0 +1,131 @@
+// The plan of gemm.sm90_unaligned's fused element copies (kernels/pad_copies_plan.cuh): the host
+// replays what pad_copies_kernel does with every block and thread of a launch of several jobs
+// (A, B, C and a bias of different element sizes, batches, broadcasts, jobs past the block cap)
+// and checks that each destination element is written once, from its source element, and that
+// nothing outside the destinations is written.
+#include "../../../kernels/pad_copies_plan.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace boo_kernels {
+namespace {
+
+struct Matrix {
+  int64_t rows, cols, batch, ld_src, stride_src, ld_dst, stride_dst;
+  int bytes;
+};
+
+// A source filled with distinct bytes and a destination with a sentinel, each with its layout.
+struct Buffers {
+  std::vector<uint8_t> src, dst;
+};
+
+int64_t extent(int64_t rows, int64_t cols, int64_t batch, int64_t ld, int64_t stride) {
+  return (batch - 1) * stride + (cols - 1) * ld + rows;
+}
+
+// Replays pad_copies_kernel over `jobs`: every block, every work item of its share, every thread
+// and load of an item.
+void replay(const PadCopyJobs& jobs) {
+  for (unsigned block = 0; block < jobs.blocks; ++block) {
+    const PadCopyShare share = pad_copy_share(jobs, block);
+    ASSERT_LT(share.job, jobs.count);
+    const PadCopyJob& j = jobs.job[share.job];
+    ASSERT_GE(block, j.first_block);
+    for (int64_t item = share.item; item < j.items; item += share.step) {
+      const PadCopyPlace at = pad_copy_place(j, item);
+      ASSERT_LT(at.b, j.batch);
+      ASSERT_LT(at.c, j.cols);
+      ASSERT_LT(at.r0, j.rows);
+      const auto* s = static_cast<const uint8_t*>(j.src);
+      auto* d = static_cast<uint8_t*>(j.dst);
+      for (int t = 0; t < kPadThreads; ++t) {
+        for (int i = 0; i < kPadPerThread; ++i) {
+          const int64_t r = at.r0 + i * kPadThreads + t;
+          if (r >= j.rows) continue;
+          const int64_t from = (at.b * j.stride_src + at.c * j.ld_src + r) * j.bytes;
+          const int64_t to = (at.b * j.stride_dst + at.c * j.ld_dst + r) * j.bytes;
+          std::memcpy(d + to, s + from, static_cast<size_t>(j.bytes));
+        }
+      }
+    }
+  }
+}
+
+void check_jobs(const std::vector<Matrix>& ms) {
+  std::vector<Buffers> bufs(ms.size());
+  PadCopyJobs jobs{};
+  for (size_t i = 0; i < ms.size(); ++i) {
+    const Matrix& m = ms[i];
+    bufs[i].src.resize(extent(m.rows, m.cols, m.batch, m.ld_src, m.stride_src) * m.bytes);
+    for (size_t k = 0; k < bufs[i].src.size(); ++k) {
+      bufs[i].src[k] = static_cast<uint8_t>((k * 131 + i * 7 + 1) % 251 + 1);
+    }
+    // A margin past the destination: nothing may land there.
+    bufs[i].dst.assign(extent(m.rows, m.cols, m.batch, m.ld_dst, m.stride_dst) * m.bytes + 64, 0);
+    ASSERT_TRUE(add_pad_copy(&jobs, bufs[i].src.data(), m.ld_src, m.stride_src, bufs[i].dst.data(),
+                             m.ld_dst, m.stride_dst, m.rows, m.cols, m.batch, m.bytes));
+  }
+  replay(jobs);
+  for (size_t i = 0; i < ms.size(); ++i) {
+    const Matrix& m = ms[i];
+    std::vector<uint8_t> want(bufs[i].dst.size(), 0);
+    for (int64_t b = 0; b < m.batch; ++b) {
+      for (int64_t c = 0; c < m.cols; ++c) {
+        const int64_t from = (b * m.stride_src + c * m.ld_src) * m.bytes;
+        const int64_t to = (b * m.stride_dst + c * m.ld_dst) * m.bytes;
+        std::memcpy(want.data() + to, bufs[i].src.data() + from,
+                    static_cast<size_t>(m.rows * m.bytes));
+      }
+    }
+    EXPECT_EQ(bufs[i].dst, want) << "job " << i << ": " << m.rows << " x " << m.cols << " x "
+                                 << m.batch << ", " << m.bytes << "-byte elements";
+  }
+}
+
+TEST(PadCopiesPlan, EveryJobOfOneLaunchArrivesWhole) {
+  // 1001 x 520 x 777 NN with odd leading dimensions: A (1001 x 777) and B (777 x 520).
+  check_jobs({{1001, 777, 1, 1001, 0, 1008, 0, 2}, {777, 520, 1, 777, 0, 784, 0, 2}});
+  // fp8 A and B, a bf16 C and an fp32 bias (1-, 2- and 4-byte elements), batched A and C.
+  check_jobs({{333, 17, 3, 333, 333 * 17, 336, 336 * 17, 1},
+              {260, 9, 1, 261, 0, 272, 0, 1},
+              {129, 65, 3, 129, 8385, 136, 136 * 65, 2},
+              {301, 1, 1, 301, 0, 304, 0, 4}});
+  // Columns longer than a span, and one row.
+  check_jobs({{3000, 3, 2, 3001, 9100, 3008, 9024, 2}, {1, 7, 1, 1, 0, 8, 0, 2}});
+}
+
+TEST(PadCopiesPlan, JobsPastTheBlockCapLoop) {
+  // 5000 columns of one span: 5000 items on kPadMaxBlocks blocks, then a small job after it.
+  PadCopyJobs jobs{};
+  std::vector<uint8_t> s(5000 * 9 * 2), d(5000 * 16 * 2);
+  ASSERT_TRUE(add_pad_copy(&jobs, s.data(), 9, 0, d.data(), 16, 0, 9, 5000, 1, 2));
+  ASSERT_TRUE(add_pad_copy(&jobs, s.data(), 9, 0, d.data(), 16, 0, 9, 3, 1, 2));
+  EXPECT_EQ(jobs.job[0].first_block, 0u);
+  EXPECT_EQ(jobs.job[1].first_block, static_cast<unsigned>(kPadMaxBlocks));
+  EXPECT_EQ(jobs.blocks, static_cast<unsigned>(kPadMaxBlocks) + 3);
+  EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks - 1).job, 0);
+  EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks).job, 1);
+  EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks).step, 3);
+  check_jobs({{9, 5000, 1, 9, 0, 16, 0, 2}, {70, 3, 1, 71, 0, 72, 0, 4}});
+}
+
+TEST(PadCopiesPlan, EmptyMatricesAddNothingAndFullListsSaySo) {
+  PadCopyJobs jobs{};
+  uint8_t x[16] = {0};
+  EXPECT_TRUE(add_pad_copy(&jobs, x, 1, 0, x, 8, 0, 0, 5, 1, 2));
+  EXPECT_EQ(jobs.count, 0);
+  for (int i = 0; i < kPadMaxJobs; ++i) {
+    EXPECT_TRUE(add_pad_copy(&jobs, x, 1, 0, x, 8, 0, 1, 1, 1, 2));
+  }
+  EXPECT_FALSE(add_pad_copy(&jobs, x, 1, 0, x, 8, 0, 1, 1, 1, 2));
+  EXPECT_EQ(jobs.count, kPadMaxJobs);
+  EXPECT_EQ(jobs.blocks, static_cast<unsigned>(kPadMaxJobs));
+}
+
+}  // namespace
+}  // namespace boo_kernels
