@@ -33,9 +33,10 @@ constexpr bool kPadDependent = true;
 constexpr bool kPadDependent = false;
 #endif
 
-// Inner: a GemmSm90Runner. kAlign*: the elements per 16 bytes of each operand.
+// Inner: a GemmSm90Runner. kAlign*: the elements per 16 bytes of each operand. kDirectD: the
+// inner kernel writes D and reads C in place (element by element): neither is copied.
 template <class Inner, int kBytesA, int kBytesB, int kBytesD, int kBytesBias, int kAlignA,
-          int kAlignB, int kAlignD, bool kHasC, bool kHasBias>
+          int kAlignB, int kAlignD, bool kHasC, bool kHasBias, bool kDirectD = false>
 struct GemmPaddedRunner {
   // One operand's copy: where it lives in the workspace and its padded layout.
   struct Copy {
@@ -80,8 +81,10 @@ struct GemmPaddedRunner {
                     kAlignB, kBytesB);
     if (kHasC) {
       p.c = plan_copy(a.c, a.ldc, a.stride_c, a.m, a.n, batch, kAlignD, kBytesD);
+      p.c.needed = p.c.needed && !kDirectD;
     }
     p.d = plan_copy(a.d, a.ldd, a.stride_d, a.m, a.n, batch, kAlignD, kBytesD);
+    p.d.needed = p.d.needed && !kDirectD;
     p.d.batch = batch;  // every batch of D is written
     p.d.stride = batch > 1 ? p.d.ld * a.n : 0;
     p.d.bytes = p.d.ld * a.n * batch * kBytesD;

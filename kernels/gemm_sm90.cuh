@@ -41,8 +41,11 @@ Stride make_dynamic_stride(int64_t s0, int64_t s1, int64_t s2) {
 // kBiasPadded: the caller pads the bias buffer to a multiple of 16 bytes (gemm_padded.cuh), so
 // any M is fine for it. kSwapAB: the kernel computes D^T = op(B)^T op(A)^T over the problem N x M
 // (its A is op(B)^T, its B op(A)^T, its D row-major); kAlignA and kAlignB are the problem's.
+// kDirectD: the epilogue writes D and reads C element by element (no TMA): any pointer and
+// leading dimension.
 template <class Gemm, bool kHasC, bool kHasBias, bool kScaled, bool kStreamK, int kAlignA,
-          int kAlignB, int kAlignD, bool kBiasPadded = false, bool kSwapAB = false>
+          int kAlignB, int kAlignD, bool kBiasPadded = false, bool kSwapAB = false,
+          bool kDirectD = false>
 struct GemmSm90Runner {
   static_assert(!kSwapAB || (!kHasBias && !kStreamK), "swapped operands: no bias, persistent");
   using Kernel = typename Gemm::GemmKernel;
@@ -64,7 +67,8 @@ struct GemmSm90Runner {
     }
     if (a.m < 1 || a.n < 1 || a.k < 1 || a.batch < 1) return "empty problem";
     auto misaligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; };
-    if (misaligned(a.a) || misaligned(a.b) || misaligned(a.d) || (kHasC && misaligned(a.c))) {
+    if (misaligned(a.a) || misaligned(a.b) ||
+        (!kDirectD && (misaligned(a.d) || (kHasC && misaligned(a.c))))) {
       return "operands must be 16-byte aligned";
     }
     if (a.lda % kAlignA || a.ldb % kAlignB || a.ldd % kAlignD || (kHasC && a.ldc % kAlignD)) {

@@ -81,20 +81,35 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   b += "constexpr int kAlignB = " + std::to_string(alignment(c.b)) + ";\n";
   b += "constexpr int kMmaAlignA = " + std::to_string(alignment(swap ? c.b : c.a)) + ";\n";
   b += "constexpr int kMmaAlignB = " + std::to_string(alignment(swap ? c.a : c.b)) + ";\n";
-  b += "constexpr int kAlignD = " +
-       std::to_string(parallel ? alignment(DType::kF32) : alignment(c.d)) + ";\n";
+  // D written in place, element by element, where that measured faster than its padded copy
+  // (space::gemm_sm90_direct_d); BOO_NVCC_FLAGS=-DBOO_PAD_DIRECT_D=0 copies it (measuring).
+  const bool direct_d_possible = space::gemm_sm90_direct_d(config);
+  if (direct_d_possible) {
+    b += "#ifndef BOO_PAD_DIRECT_D\n#define BOO_PAD_DIRECT_D 1\n#endif\n";
+    b += "constexpr bool kDirectD = BOO_PAD_DIRECT_D;\n";
+    b += "constexpr int kAlignD = kDirectD ? 1 : " + std::to_string(alignment(c.d)) + ";\n";
+  } else {
+    b += "constexpr bool kDirectD = false;\n";
+    b += "constexpr int kAlignD = " +
+         std::to_string(parallel ? alignment(DType::kF32) : alignment(c.d)) + ";\n";
+  }
   b += "using TileShape = cute::Shape<cute::_" + std::to_string(config.tile_m) + ", cute::_" +
        std::to_string(config.tile_n) + ", cute::_" + std::to_string(config.tile_k) + ">;\n";
   b += "using ClusterShape = cute::Shape<cute::_" + std::to_string(config.cluster_m) + ", cute::_" +
        std::to_string(config.cluster_n) + ", cute::_1>;\n";
   b += "using FusionOp = " + fusion + ";\n";
+  const std::string tma_schedule = std::string("cutlass::epilogue::") +
+                                   (coop ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized");
+  b += "using EpilogueSchedule = " +
+       (direct_d_possible
+            ? "std::conditional_t<kDirectD, cutlass::epilogue::NoSmemWarpSpecialized, " +
+                  tma_schedule + ">"
+            : tma_schedule) +
+       ";\n";
   b += "using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
        "    cutlass::epilogue::collective::EpilogueTileAuto, float, float, ElementC, LayoutD,\n"
-       "    kAlignD, ElementD, LayoutD, kAlignD,\n"
-       "    cutlass::epilogue::" +
-       std::string(coop ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized") +
-       ", FusionOp>::CollectiveOp;\n";
+       "    kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, FusionOp>::CollectiveOp;\n";
   b += "using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
        "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kMmaAlignA,\n"
        "    ElementB, LayoutB, kMmaAlignB, float, TileShape, ClusterShape,\n"
@@ -115,7 +130,7 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
                : "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
                      bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " + bool_text(stream_k) +
                      ", kAlignA, kAlignB, kAlignD" +
-                     (config.unaligned ? ", true>"
+                     (config.unaligned ? ", true, false, kDirectD>"
                       : swap           ? ", false, true>"
                                        : ">");
   if (parallel) {
@@ -127,7 +142,8 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
     auto bytes = [](DType t) { return std::to_string(core::dtype_bytes(t)); };
     b += "using Runner = boo_kernels::GemmPaddedRunner<" + sm90_runner + ", " + bytes(c.a) + ", " +
          bytes(c.b) + ", " + bytes(c.d) + ", " + bytes(c.bias ? c.bias_type : DType::kF32) +
-         ", kAlignA, kAlignB, kAlignD, " + bool_text(c.has_c) + ", " + bool_text(c.bias) + ">;\n";
+         ", kAlignA, kAlignB, kAlignD, " + bool_text(c.has_c) + ", " + bool_text(c.bias) +
+         ", kDirectD>;\n";
   } else {
     b += "using Runner = " + sm90_runner + ";\n";
   }

@@ -53,7 +53,8 @@ struct PaddedCopies {
   int launches = 0;
 };
 
-PaddedCopies padded_copies(const ops::GemmProblem& p) {
+// `direct_d`: the kernel writes D in place (space::gemm_sm90_direct_d): D is not copied.
+PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
   PaddedCopies out;
   out.padded = p;
   auto round_up = [](int64_t x, core::DType t) {
@@ -79,7 +80,7 @@ PaddedCopies padded_copies(const ops::GemmProblem& p) {
   }
   out.launches = out.copies > 0 ? 1 : 0;
   const int inputs = out.copies;
-  copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
+  if (!direct_d) copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
   out.launches += out.copies - inputs;
   return out;
 }
@@ -144,10 +145,10 @@ core::Status check_sm90_sizes(const ops::GemmProblem& p) {
 std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d,
                                  space::RuleSet rules, bool unaligned) {
   std::vector<Candidate> out;
-  const PaddedCopies copies = padded_copies(p);
-  const double copy_us =
-      unaligned ? 2.0 * copies.bytes / (0.7 * d.bandwidth_gbs * 1e3) + copies.launches * d.launch_us
-                : 0.0;
+  const PaddedCopies copied_d = padded_copies(p), direct_d = padded_copies(p, true);
+  const auto copy_us = [&](const PaddedCopies& copies) {
+    return 2.0 * copies.bytes / (0.7 * d.bandwidth_gbs * 1e3) + copies.launches * d.launch_us;
+  };
   for (GemmSm90Config c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
     // Split-K only where the K loop is long enough to split.
     if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
@@ -158,19 +159,21 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
       if (c.splits < 2) continue;
     }
     c.unaligned = unaligned;
+    const PaddedCopies& copies = space::gemm_sm90_direct_d(c) ? direct_d : copied_d;
     Candidate cand;
     cand.algorithm = unaligned ? "gemm.sm90_unaligned" : "gemm.sm90";
     cand.config = c.name();
-    cand.predicted_us =
-        predict_gemm_sm90_us(unaligned ? copies.padded : p, c, d, &cand.why) + copy_us;
+    cand.predicted_us = predict_gemm_sm90_us(unaligned ? copies.padded : p, c, d, &cand.why) +
+                        (unaligned ? copy_us(copies) : 0.0);
     // Split-K's slices each accumulate their own part of K; stream-K's units may take all of it.
     const bool sliced =
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
     if (unaligned) {
-      char buf[96];
-      std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us", copies.copies,
-                    copies.bytes / 1e6, copy_us);
+      char buf[128];
+      std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us%s", copies.copies,
+                    copies.bytes / 1e6, copy_us(copies),
+                    &copies == &direct_d ? "; D written in place" : "");
       cand.why += buf;
     }
     out.push_back(std::move(cand));

@@ -163,6 +163,11 @@ int parallel_splits(int64_t k, int64_t k_align, int64_t min_k, int64_t most) {
   return 0;
 }
 
+bool gemm_sm90_direct_d(const GemmSm90Config& c) {
+  return c.unaligned && c.scheduler == GemmScheduler::kPersistent && !c.cls.has_c && !c.cls.bias &&
+         c.cls.activation == ops::Activation::kNone && !c.cls.scaled;
+}
+
 int gemm_sm90_stage_bytes(const GemmSm90Config& c) {
   return (c.tile_m + c.tile_n) * c.tile_k * core::dtype_bytes(c.cls.a);
 }

@@ -73,7 +73,8 @@ TEST(GemmSm90Codegen, SchedulesEpiloguesAndTypes) {
   auto src = gemm_sm90_source(c);
   ASSERT_TRUE(src.has_value()) << src.status().message();
   EXPECT_TRUE(contains(src->text, "KernelTmaWarpSpecializedPingpong"));
-  EXPECT_TRUE(contains(src->text, "epilogue::TmaWarpSpecialized,"));
+  EXPECT_TRUE(
+      contains(src->text, "using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;"));
   EXPECT_TRUE(contains(src->text, "fusion::LinearCombination<ElementD, float, ElementC, float>"));
   EXPECT_TRUE(contains(src->text, "using ElementC = float;"));
   c.schedule = space::GemmSchedule::kCooperative;
@@ -111,7 +112,7 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
   EXPECT_TRUE(contains(padded->text,
                        "using Runner = boo_kernels::GemmPaddedRunner<"
                        "boo_kernels::GemmSm90Runner<Gemm, false, false, true, "
-                       "false, kAlignA, kAlignB, kAlignD, true>, 1, 1, 2, 4, "));
+                       "false, kAlignA, kAlignB, kAlignD, true, false, kDirectD>, 1, 1, 2, 4, "));
   // Behind its copies a persistent kernel waits for them by grid dependency control (it
   // launches as their programmatic dependent); CUTLASS's stream-K scheduler does not compile
   // with it, so stream-K and split-K kernels go without (and launch after the copies).
@@ -125,6 +126,39 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
     ASSERT_TRUE(sk.has_value()) << sk.status().message();
     EXPECT_TRUE(contains(sk->text, "struct GemmPaddedRunner"));
     EXPECT_FALSE(contains(sk->text, "#define CUTLASS_ENABLE_GDC_FOR_SM90")) << sk->name;
+  }
+}
+
+TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.cls.bias = false;
+  c.cls.activation = ops::Activation::kNone;
+  c.unaligned = true;
+  auto direct = gemm_sm90_source(c);
+  ASSERT_TRUE(direct.has_value()) << direct.status().message();
+  EXPECT_TRUE(space::gemm_sm90_direct_d(c));
+  EXPECT_TRUE(contains(direct->text, "#define BOO_PAD_DIRECT_D 1"));
+  EXPECT_TRUE(contains(direct->text,
+                       "std::conditional_t<kDirectD, "
+                       "cutlass::epilogue::NoSmemWarpSpecialized, "
+                       "cutlass::epilogue::TmaWarpSpecializedCooperative>"));
+  EXPECT_TRUE(contains(direct->text, ", kAlignA, kAlignB, kAlignD, true, false, kDirectD>"));
+  // With C, a bias, an activation, fp8 scales, stream-K, or aligned: the TMA epilogue only.
+  std::vector<space::GemmSm90Config> others(6, c);
+  others[0].cls.has_c = true;
+  others[1].cls.bias = true;
+  others[2].cls.activation = ops::Activation::kRelu;
+  others[3].cls.a = others[3].cls.b = core::DType::kF8E4M3;
+  others[3].cls.scaled = true;
+  others[3].tile_k = 128;
+  others[4].scheduler = space::GemmScheduler::kStreamK;
+  others[5].unaligned = false;
+  for (const space::GemmSm90Config& o : others) {
+    EXPECT_FALSE(space::gemm_sm90_direct_d(o)) << o.name();
+    auto src = gemm_sm90_source(o);
+    ASSERT_TRUE(src.has_value()) << o.name() << ": " << src.status().message();
+    EXPECT_FALSE(contains(src->text, "NoSmemWarpSpecialized")) << o.name();
+    EXPECT_TRUE(contains(src->text, "constexpr bool kDirectD = false;")) << o.name();
   }
 }
 

@@ -54,15 +54,32 @@ TEST(PaddedKernel, PlansCopiesOfTheOperandsTmaCannotAddress) {
   char* base = reinterpret_cast<char*>(uintptr_t{1} << 20);
   char why[256] = {0};
 
-  // Only D is copied: 50264 (50257 rounded to 8) x 64 bf16.
+  // Only D is misaligned, and this kernel (persistent, no C, bias or activation) writes it in
+  // place (space::gemm_sm90_direct_d): nothing is copied, also with D's pointer one element off.
   BooGemmArgs a = lm_head_args(base);
   ASSERT_EQ((*kernel)->supports(&a, why, sizeof(why)), BOO_OK) << why;
-  const int64_t d_bytes = round256(50264LL * 64 * 2);
-  EXPECT_EQ((*kernel)->workspace(&a), d_bytes);
+  EXPECT_EQ((*kernel)->workspace(&a), 0);
+  a.d = base + 2;
+  ASSERT_EQ((*kernel)->supports(&a, why, sizeof(why)), BOO_OK) << why;
+  EXPECT_EQ((*kernel)->workspace(&a), 0);
 
-  // A's pointer one element off: A (K x M, ld 256) is copied too.
+  // A's pointer one element off: A (K x M, ld 256) is copied.
   a.a = base + 2;
-  EXPECT_EQ((*kernel)->workspace(&a), round256(256LL * 50257 * 2) + d_bytes);
+  EXPECT_EQ((*kernel)->workspace(&a), round256(256LL * 50257 * 2));
+
+  // With C (beta != 0) the kernel copies D: 50264 (50257 rounded to 8) x 64 bf16.
+  space::GemmSm90Config with_c = c;
+  with_c.cls.has_c = true;
+  auto c_src = codegen::gemm_sm90_source(with_c);
+  ASSERT_TRUE(c_src.has_value()) << c_src.status().message();
+  auto c_kernel = cache.get(*c_src);
+  ASSERT_TRUE(c_kernel.has_value()) << c_kernel.status().message();
+  BooGemmArgs ac = lm_head_args(base);
+  ac.c = base;
+  ac.beta = 0.5f;
+  ASSERT_EQ((*c_kernel)->supports(&ac, why, sizeof(why)), BOO_OK) << why;
+  const int64_t d_bytes = round256(50264LL * 64 * 2);
+  EXPECT_EQ((*c_kernel)->workspace(&ac), 2 * d_bytes);  // C and D
 
   // Everything aligned: nothing to copy; the inner kernel runs in place.
   BooGemmArgs aligned = lm_head_args(base);
