@@ -18,16 +18,7 @@ R="${OUT:-/tmp/pad-launches}"
 L=/tmp/pad-launches-logs
 mkdir -p "$R" "$L"
 trap 'tar czf "$R/logs-$phase.tgz" -C "$L" . 2>/dev/null' EXIT
-log() { echo "== $(date +%H:%M:%S) $*"; }
-step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.log
-  local name=$1 limit=$2
-  shift 2
-  log "$name"
-  timeout "$limit" "$@" >"$L/$name.log" 2>&1
-  echo "   rc=$? $(grep -c 'verify boo: PASS' "$L/$name.log") PASS $(grep -c 'verify boo: FAIL' "$L/$name.log") FAIL $(grep -c 'error:' "$L/$name.log") errors"
-}
-[ -x "$boo" ] || step build 300 scripts/device-run.sh build
-[ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }
+source bench/device_steps.sh
 if [ "$phase" = ab ]; then
   step padded 420 env JOBS=bench/results/2026-11-28-pad-launches-jobs.txt \
     VARIANTS="base PAD_DEPENDENT=0 PAD_FUSED=0+PAD_DEPENDENT=0" REPS="1 2" BACKENDS=boo,cublaslt \

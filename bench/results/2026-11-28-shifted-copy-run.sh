@@ -19,16 +19,7 @@ L=/tmp/shifted-copy-logs
 rm -rf "$L"
 mkdir -p "$R" "$L"
 trap 'tar czf "$R/logs.tgz" -C "$L" . 2>/dev/null' EXIT
-log() { echo "== $(date +%H:%M:%S) $*"; }
-step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.log
-  local name=$1 limit=$2
-  shift 2
-  log "$name"
-  timeout "$limit" "$@" >"$L/$name.log" 2>&1
-  echo "   rc=$? $(grep -c 'verify boo: PASS' "$L/$name.log") PASS $(grep -c 'verify boo: FAIL' "$L/$name.log") FAIL $(grep -c 'error:' "$L/$name.log") errors"
-}
-[ -x "$boo" ] || step build 300 scripts/device-run.sh build
-[ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }
+source bench/device_steps.sh
 views=bench/results/2026-11-28-shifted-copy-views-jobs.txt
 padded=bench/results/2026-11-28-shifted-copy-padded-jobs.txt
 if [ "$phase" = ab ]; then
