@@ -2,10 +2,13 @@
 // dimensions and batch strides) on operands that are aligned only to their element size. Each
 // operand that TMA cannot read is copied into a padded, aligned buffer in the workspace (its
 // leading dimension rounded up to 16 bytes); an output that TMA cannot write is produced in such
-// a buffer and copied out. Operands that are already aligned are used in place, so an lm-head
-// GEMM with M = 50257 (only D misaligned) pays one extra pass over D. Every epilogue, scheduler
-// and split of the inner kernel carries over. cp.async mainloops cannot help here: they need
-// 4-byte alignment, and a 16-bit operand with an odd leading dimension has only 2.
+// a buffer and copied out, unless the inner kernel writes D in place (kDirectD: CUTLASS's
+// epilogue without shared memory, element by element; space::gemm_sm90_direct_d says where).
+// Operands that are already aligned are used in place. Every epilogue, scheduler and split of
+// the inner kernel carries over. The copies before the GEMM are one launch (pad_copies.cuh);
+// the GEMM and D's copy out launch as programmatic dependents (kPadDependent). cp.async
+// mainloops cannot help here: they need 4-byte alignment, and a 16-bit operand with an odd
+// leading dimension has only 2.
 #pragma once
 
 #include <cuda_runtime.h>
