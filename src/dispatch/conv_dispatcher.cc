@@ -1628,6 +1628,7 @@ core::Expected<std::unique_ptr<ConvPlan>> ConvDispatcher::choose(const ops::Conv
       return plan;
     }
     why.push_back("skipped " + c.config + ": " + last.message());
+    warn_if_not_compiled(c.config, last);
     if (!options_.force_config.empty()) return last;
   }
   return core::unavailable("no convolution kernel could be built for " + p.key() + ": " +

@@ -251,6 +251,7 @@ core::Expected<std::unique_ptr<GemmPlan>> GemmDispatcher::choose(const ops::Gemm
       return plan;
     }
     why.push_back("skipped " + c.config + ": " + s.message());
+    warn_if_not_compiled(c.config, s);
     if (!options_.force_config.empty()) return s;
   }
   return core::unavailable("no GEMM kernel could be built for " + p.key() + ": " + why.back());

@@ -2,9 +2,12 @@
 // src/dispatch: the GEMM, convolution and layer norm dispatchers share it).
 #pragma once
 
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "boo/codegen/abi.h"
+#include "boo/core/log.h"
 #include "boo/core/status.h"
 #include "boo/jit/kernel_cache.h"
 
@@ -21,6 +24,29 @@ inline core::Status run_kernel(const jit::LoadedKernel& kernel, const void* args
   if (rc == BOO_UNSUPPORTED)
     return core::unsupported(config + " cannot run these arguments: " + why);
   return core::unavailable(config + " failed: " + why);
+}
+
+// Whether a candidate failed because its kernel did not compile (jit::KernelCache: "compiling
+// <name> failed ..."), not because it refused the problem.
+inline bool failed_to_compile(const core::Status& s) {
+  return s.code() == core::StatusCode::kUnavailable && s.message().rfind("compiling ", 0) == 0 &&
+         s.message().find(" failed") != std::string::npos;
+}
+
+// Warns once per config on stderr where a candidate did not compile: dispatch then takes the
+// next one, which can be far slower, and only --explain said so (H200, 2026-11-28: a stream-K
+// kernel that did not compile left 255 x 255 x 65536 on the fallback at 9980 us instead of 43;
+// bench/results/2026-11-28-pad-launches-h200.md). Other refusals stay in the explanation.
+inline void warn_if_not_compiled(const std::string& config, const core::Status& s) {
+  if (!failed_to_compile(s)) return;
+  static std::mutex mu;
+  static std::set<std::string> said;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!said.insert(config).second) return;
+  }
+  core::log_warn(config + " did not compile; dispatch takes the next candidate, which may be " +
+                 "much slower (" + s.message() + ")");
 }
 
 }  // namespace boo::dispatch

@@ -373,6 +373,7 @@ core::Expected<const LayerNormPlan*> LayerNormDispatcher::plan(const ops::LayerN
       return out;
     }
     why.push_back("skipped " + c.config + ": " + last.message());
+    warn_if_not_compiled(c.config, last);
     if (!options_.force_config.empty()) return last;
   }
   return core::unavailable("no layer norm kernel could be built for " + p.key() + ": " +

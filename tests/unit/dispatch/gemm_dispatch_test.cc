@@ -142,12 +142,23 @@ TEST_F(DispatchTest, FailedCompileMovesOnToTheNextCandidate) {
   GemmDispatcher d(*cache_, nullptr, DeviceModel{});
   ::testing::internal::CaptureStderr();
   auto plan = d.plan(aligned(512, 512, 512));
-  ::testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(plan.has_value()) << plan.status().message();
   EXPECT_EQ((*plan)->algorithm, "gemm.fallback");
   int skipped = 0;
   for (const std::string& e : (*plan)->explanation) skipped += e.rfind("skipped", 0) == 0;
   EXPECT_EQ(skipped, 3);
+  // Each failed compile is said on stderr (the fallback can be far slower), once per config.
+  size_t warnings = 0;
+  for (size_t at = err.find("did not compile; dispatch takes the next candidate");
+       at != std::string::npos; at = err.find("did not compile; dispatch", at + 1)) {
+    ++warnings;
+  }
+  EXPECT_EQ(warnings, 3u) << err;
+  ::testing::internal::CaptureStderr();
+  GemmDispatcher again(*cache_, nullptr, DeviceModel{});
+  ASSERT_TRUE(again.plan(aligned(512, 512, 512)).has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("did not compile"), std::string::npos);
 }
 
 TEST_F(DispatchTest, TuningDbRowComesFirst) {
