@@ -78,10 +78,9 @@ PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
     out.bytes += static_cast<double>(p.m) * core::dtype_bytes(p.bias_type);
     ++out.copies;
   }
-  out.launches = out.copies > 0 ? 1 : 0;
   const int inputs = out.copies;
   if (!direct_d) copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
-  out.launches += out.copies - inputs;
+  out.launches = (inputs > 0 ? 1 : 0) + (out.copies > inputs ? 1 : 0);
   return out;
 }
 
@@ -159,7 +158,8 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
       if (c.splits < 2) continue;
     }
     c.unaligned = unaligned;
-    const PaddedCopies& copies = space::gemm_sm90_direct_d(c) ? direct_d : copied_d;
+    const bool in_place = space::gemm_sm90_direct_d(c);
+    const PaddedCopies& copies = in_place ? direct_d : copied_d;
     Candidate cand;
     cand.algorithm = unaligned ? "gemm.sm90_unaligned" : "gemm.sm90";
     cand.config = c.name();
@@ -172,8 +172,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     if (unaligned) {
       char buf[128];
       std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us%s", copies.copies,
-                    copies.bytes / 1e6, copy_us(copies),
-                    &copies == &direct_d ? "; D written in place" : "");
+                    copies.bytes / 1e6, copy_us(copies), in_place ? "; D written in place" : "");
       cand.why += buf;
     }
     out.push_back(std::move(cand));

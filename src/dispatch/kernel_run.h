@@ -26,19 +26,13 @@ inline core::Status run_kernel(const jit::LoadedKernel& kernel, const void* args
   return core::unavailable(config + " failed: " + why);
 }
 
-// Whether a candidate failed because its kernel did not compile (jit::KernelCache: "compiling
-// <name> failed ..."), not because it refused the problem.
-inline bool failed_to_compile(const core::Status& s) {
-  return s.code() == core::StatusCode::kUnavailable && s.message().rfind("compiling ", 0) == 0 &&
-         s.message().find(" failed") != std::string::npos;
-}
-
-// Warns once per config on stderr where a candidate did not compile: dispatch then takes the
+// Warns once per config on stderr where a candidate did not compile (jit::KernelCache warns
+// when the compile fails, not when a later run finds the failure cached): dispatch then takes the
 // next one, which can be far slower, and only --explain said so (H200, 2026-11-28: a stream-K
 // kernel that did not compile left 255 x 255 x 65536 on the fallback at 9980 us instead of 43;
 // bench/results/2026-11-28-pad-launches-h200.md). Other refusals stay in the explanation.
 inline void warn_if_not_compiled(const std::string& config, const core::Status& s) {
-  if (!failed_to_compile(s)) return;
+  if (!jit::is_compile_failure(s)) return;
   static std::mutex mu;
   static std::set<std::string> said;
   {

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "boo/core/env.h"
 #include "boo/core/hash.h"
@@ -20,6 +21,14 @@
 
 namespace boo::jit {
 namespace {
+
+// KernelCache's error for a kernel that did not compile: "compiling <name> failed<rest>"
+// (is_compile_failure recognizes it).
+constexpr std::string_view kCompilingPrefix = "compiling ";
+constexpr std::string_view kFailedWord = " failed";
+core::Status compile_failure(const std::string& name, const std::string& rest) {
+  return core::unavailable(std::string(kCompilingPrefix) + name + std::string(kFailedWord) + rest);
+}
 
 namespace fs = std::filesystem;
 
@@ -184,8 +193,7 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
     (void)write_file(p.failed(), "exit status " + std::to_string(*status) + "\nlog: " + p.log() +
                                      "\n" + why + "\n");
     core::log_warn("compile failed: " + source.name + " after " + took + " (log: " + p.log() + ")");
-    return core::unavailable("compiling " + source.name + " failed: " + why + " (log: " + p.log() +
-                             ")");
+    return compile_failure(source.name, ": " + why + " (log: " + p.log() + ")");
   }
   if (std::rename(tmp_object.c_str(), p.object().c_str()) != 0) {
     return core::unavailable("cannot move the compiled object into '" + p.object() + "'");
@@ -198,12 +206,18 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
   return core::Status::ok();
 }
 
+bool is_compile_failure(const core::Status& s) {
+  return s.code() == core::StatusCode::kUnavailable &&
+         s.message().rfind(kCompilingPrefix, 0) == 0 &&
+         s.message().find(kFailedWord) != std::string::npos;
+}
+
 core::Expected<CacheOutcome> KernelCache::ensure_compiled(const codegen::KernelSource& source) {
   const EntryPaths p = paths(source);
   if (exists(p.object())) return CacheOutcome::kDisk;
   if (exists(p.failed())) {
-    return core::unavailable("compiling " + source.name + " failed before (log: " + p.log() +
-                             "; delete " + p.failed() + " to retry)");
+    return compile_failure(source.name,
+                           " before (log: " + p.log() + "; delete " + p.failed() + " to retry)");
   }
   if (!cache_.allow_compile) {
     return core::unavailable("kernel " + source.name +
@@ -219,7 +233,7 @@ core::Expected<CacheOutcome> KernelCache::ensure_compiled(const codegen::KernelS
   // Another process may have finished (or failed) while this one waited for the lock.
   if (exists(p.object())) return CacheOutcome::kDisk;
   if (exists(p.failed())) {
-    return core::unavailable("compiling " + source.name + " failed (log: " + p.log() + ")");
+    return compile_failure(source.name, " (log: " + p.log() + ")");
   }
   BOO_RETURN_IF_ERROR(compile(source, p));
   return CacheOutcome::kCompiled;

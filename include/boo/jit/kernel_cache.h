@@ -56,6 +56,10 @@ struct EntryPaths {
 
 enum class CacheOutcome { kMemory, kDisk, kCompiled };
 
+// Whether `s` is KernelCache's error for a kernel that did not compile (now or in an earlier
+// run), as opposed to any other reason a kernel is unavailable.
+bool is_compile_failure(const core::Status& s);
+
 class KernelCache {
  public:
   KernelCache(CacheOptions cache, CompilerOptions compiler);
