@@ -2,8 +2,9 @@
 // dimensions and batch strides) on operands that are aligned only to their element size. Each
 // operand that TMA cannot read is copied into a padded, aligned buffer in the workspace (its
 // leading dimension rounded up to 16 bytes); an output that TMA cannot write is produced in such
-// a buffer and copied out, unless the inner kernel writes D in place (kDirectD: CUTLASS's
-// epilogue without shared memory, element by element; space::gemm_sm90_direct_d says where).
+// a buffer and copied out, unless a second inner kernel (InnerDirect: CUTLASS's epilogue
+// without shared memory, element by element; space::gemm_sm90_direct_d says which objects hold
+// one) writes it in place.
 // Operands that are already aligned are used in place. Every epilogue, scheduler and split of
 // the inner kernel carries over. The copies before the GEMM are one launch (pad_copies.cuh);
 // the GEMM and D's copy out launch as programmatic dependents (kPadDependent). cp.async
@@ -14,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "entry_points.cuh"
 #include "pad_copies.cuh"
@@ -22,6 +24,11 @@
 // (as before the programmatic dependent launches; for measuring).
 #ifndef BOO_PAD_DEPENDENT
 #define BOO_PAD_DEPENDENT 1
+#endif
+// Where an object holds a kernel that writes D in place (for measuring): 1 where D would
+// otherwise be copied (the default), 0 never (D is copied), 2 always (aligned D too).
+#ifndef BOO_PAD_DIRECT_D
+#define BOO_PAD_DIRECT_D 1
 #endif
 
 namespace boo_kernels {
@@ -36,10 +43,11 @@ constexpr bool kPadDependent = true;
 constexpr bool kPadDependent = false;
 #endif
 
-// Inner: a GemmSm90Runner. kAlign*: the elements per 16 bytes of each operand. kDirectD: the
-// inner kernel writes D and reads C in place (element by element): neither is copied.
+// Inner: a GemmSm90Runner. kAlign*: the elements per 16 bytes of each operand. InnerDirect (or
+// void): a GemmSm90Runner of the same GEMM whose epilogue writes D element by element, run where
+// D would otherwise be copied (a class without C: nothing else is then copied for D).
 template <class Inner, int kBytesA, int kBytesB, int kBytesD, int kBytesBias, int kAlignA,
-          int kAlignB, int kAlignD, bool kHasC, bool kHasBias, bool kDirectD = false>
+          int kAlignB, int kAlignD, bool kHasC, bool kHasBias, class InnerDirect = void>
 struct GemmPaddedRunner {
   // One operand's copy: where it lives in the workspace and its padded layout.
   struct Copy {
@@ -48,12 +56,20 @@ struct GemmPaddedRunner {
     int64_t ld = 0, stride = 0;  // padded layout
     int64_t offset = 0, bytes = 0;
   };
+  static constexpr bool kHasDirect = !std::is_void_v<InnerDirect>;
+  static_assert(!kHasDirect || !kHasC, "D is written in place only without C");
   struct Plan {
     Copy a, b, c, d, bias;
+    bool direct = false;      // InnerDirect runs, D in place
     int64_t inner_bytes = 0;  // the inner kernel's workspace, at offset 0
     int64_t total = 0;
     BooGemmArgs inner{};  // pointers into the workspace are offsets from `base` until bound
   };
+
+  static int64_t direct_workspace(const BooGemmArgs& a) {
+    if constexpr (kHasDirect) return InnerDirect::workspace(a);
+    return -1;
+  }
 
   static bool misaligned(const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; }
   static int64_t round_up(int64_t x, int64_t q) { return (x + q - 1) / q * q; }
@@ -84,10 +100,10 @@ struct GemmPaddedRunner {
                     kAlignB, kBytesB);
     if (kHasC) {
       p.c = plan_copy(a.c, a.ldc, a.stride_c, a.m, a.n, batch, kAlignD, kBytesD);
-      p.c.needed = p.c.needed && !kDirectD;
     }
     p.d = plan_copy(a.d, a.ldd, a.stride_d, a.m, a.n, batch, kAlignD, kBytesD);
-    p.d.needed = p.d.needed && !kDirectD;
+    p.direct = kHasDirect && BOO_PAD_DIRECT_D != 0 && (p.d.needed || BOO_PAD_DIRECT_D == 2);
+    p.d.needed = p.d.needed && !p.direct;
     p.d.batch = batch;  // every batch of D is written
     p.d.stride = batch > 1 ? p.d.ld * a.n : 0;
     p.d.bytes = p.d.ld * a.n * batch * kBytesD;
@@ -119,7 +135,7 @@ struct GemmPaddedRunner {
     place(p.bias, p.inner.bias, bias_ld, bias_stride);
     const int64_t copies = offset;
     // The inner workspace follows the copies (its size does not depend on the pointers).
-    p.inner_bytes = Inner::workspace(p.inner);
+    p.inner_bytes = p.direct ? direct_workspace(p.inner) : Inner::workspace(p.inner);
     p.total = copies + (p.inner_bytes > 0 ? p.inner_bytes : 0);
     return p;
   }
@@ -130,6 +146,9 @@ struct GemmPaddedRunner {
       return BOO_UNSUPPORTED;
     }
     const Plan p = make_plan(a, planning_workspace());
+    if constexpr (kHasDirect) {
+      if (p.direct) return InnerDirect::supports(p.inner, why, len);
+    }
     return Inner::supports(p.inner, why, len);
   }
 
@@ -181,8 +200,15 @@ struct GemmPaddedRunner {
     }
     // After the copies the inner kernel launches as their programmatic dependent: its blocks set
     // up while the copies finish, and its loads wait for them (kPadDependent).
-    const int32_t rc =
-        Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len, kPadDependent && copied);
+    const bool dependent = kPadDependent && copied;
+    int32_t rc;
+    if constexpr (kHasDirect) {
+      rc = p.direct
+               ? InnerDirect::run(p.inner, inner_ws, p.inner_bytes, stream, why, len, dependent)
+               : Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len, dependent);
+    } else {
+      rc = Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len, dependent);
+    }
     if (rc != BOO_OK || a.dry_run || !p.d.needed) return rc;
     // D's copy out, as the inner kernel's programmatic dependent (element copies; the shifted
     // copy launches on its own).

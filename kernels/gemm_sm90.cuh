@@ -42,7 +42,7 @@ Stride make_dynamic_stride(int64_t s0, int64_t s1, int64_t s2) {
 // any M is fine for it. kSwapAB: the kernel computes D^T = op(B)^T op(A)^T over the problem N x M
 // (its A is op(B)^T, its B op(A)^T, its D row-major); kAlignA and kAlignB are the problem's.
 // kDirectD: the epilogue writes D and reads C element by element (no TMA): any pointer and
-// leading dimension.
+// leading dimension (gemm_padded.cuh's InnerDirect).
 template <class Gemm, bool kHasC, bool kHasBias, bool kScaled, bool kStreamK, int kAlignA,
           int kAlignB, int kAlignD, bool kBiasPadded = false, bool kSwapAB = false,
           bool kDirectD = false>

@@ -81,18 +81,12 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   b += "constexpr int kAlignB = " + std::to_string(alignment(c.b)) + ";\n";
   b += "constexpr int kMmaAlignA = " + std::to_string(alignment(swap ? c.b : c.a)) + ";\n";
   b += "constexpr int kMmaAlignB = " + std::to_string(alignment(swap ? c.a : c.b)) + ";\n";
-  // D written in place, element by element, where that measured faster than its padded copy
-  // (space::gemm_sm90_direct_d); BOO_NVCC_FLAGS=-DBOO_PAD_DIRECT_D=0 copies it (measuring).
+  // D written in place, element by element, where it would otherwise be copied (space::
+  // gemm_sm90_direct_d): the object holds a second kernel with CUTLASS's epilogue without shared
+  // memory, and the runner takes it where D is not TMA-aligned (kernels/gemm_padded.cuh).
   const bool direct_d_possible = space::gemm_sm90_direct_d(config);
-  if (direct_d_possible) {
-    b += "#ifndef BOO_PAD_DIRECT_D\n#define BOO_PAD_DIRECT_D 1\n#endif\n";
-    b += "constexpr bool kDirectD = BOO_PAD_DIRECT_D;\n";
-    b += "constexpr int kAlignD = kDirectD ? 1 : " + std::to_string(alignment(c.d)) + ";\n";
-  } else {
-    b += "constexpr bool kDirectD = false;\n";
-    b += "constexpr int kAlignD = " +
-         std::to_string(parallel ? alignment(DType::kF32) : alignment(c.d)) + ";\n";
-  }
+  b += "constexpr int kAlignD = " +
+       std::to_string(parallel ? alignment(DType::kF32) : alignment(c.d)) + ";\n";
   b += "using TileShape = cute::Shape<cute::_" + std::to_string(config.tile_m) + ", cute::_" +
        std::to_string(config.tile_n) + ", cute::_" + std::to_string(config.tile_k) + ">;\n";
   b += "using ClusterShape = cute::Shape<cute::_" + std::to_string(config.cluster_m) + ", cute::_" +
@@ -100,29 +94,28 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   b += "using FusionOp = " + fusion + ";\n";
   const std::string tma_schedule = std::string("cutlass::epilogue::") +
                                    (coop ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized");
-  b += "using EpilogueSchedule = " +
-       (direct_d_possible
-            ? "std::conditional_t<kDirectD, cutlass::epilogue::NoSmemWarpSpecialized, " +
-                  tma_schedule + ">"
-            : tma_schedule) +
-       ";\n";
-  b += "using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
-       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
-       "    cutlass::epilogue::collective::EpilogueTileAuto, float, float, ElementC, LayoutD,\n"
-       "    kAlignD, ElementD, LayoutD, kAlignD, EpilogueSchedule, FusionOp>::CollectiveOp;\n";
-  b += "using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
-       "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kMmaAlignA,\n"
-       "    ElementB, LayoutB, kMmaAlignB, float, TileShape, ClusterShape,\n"
-       "    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
-       "        sizeof(typename Epilogue::SharedStorage))>,\n"
-       "    cutlass::gemm::" +
+  b += "template <class EpilogueSchedule, int kAlignDK>\nstruct GemmOf {\n";
+  b += "  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
+       "      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
+       "      cutlass::epilogue::collective::EpilogueTileAuto, float, float, ElementC, LayoutD,\n"
+       "      kAlignDK, ElementD, LayoutD, kAlignDK, EpilogueSchedule, FusionOp>::CollectiveOp;\n";
+  b += "  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
+       "      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kMmaAlignA,\n"
+       "      ElementB, LayoutB, kMmaAlignB, float, TileShape, ClusterShape,\n"
+       "      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
+       "          sizeof(typename Epilogue::SharedStorage))>,\n"
+       "      cutlass::gemm::" +
        std::string(coop ? "KernelTmaWarpSpecializedCooperative"
                         : "KernelTmaWarpSpecializedPingpong") +
        ">::CollectiveOp;\n";
-  b += "using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
-       "    Mainloop, Epilogue, cutlass::gemm::" +
+  b += "  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
+       "      Mainloop, Epilogue, cutlass::gemm::" +
        std::string(stream_k ? "StreamKScheduler" : "PersistentScheduler") + ">;\n";
-  b += "using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n";
+  b += "  using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;\n};\n";
+  b += "using Gemm = GemmOf<" + tma_schedule + ", kAlignD>::Gemm;\n";
+  if (direct_d_possible) {
+    b += "using GemmDirect = GemmOf<cutlass::epilogue::NoSmemWarpSpecialized, 1>::Gemm;\n";
+  }
   // Behind the padded copies the bias buffer is a multiple of 16 bytes long.
   const std::string sm90_runner =
       parallel ? "boo_kernels::GemmSm90Runner<Gemm, false, false, false, false, kAlignA, kAlignB, "
@@ -130,7 +123,7 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
                : "boo_kernels::GemmSm90Runner<Gemm, " + bool_text(c.has_c) + ", " +
                      bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " + bool_text(stream_k) +
                      ", kAlignA, kAlignB, kAlignD" +
-                     (config.unaligned ? ", true, false, kDirectD>"
+                     (config.unaligned ? ", true>"
                       : swap           ? ", false, true>"
                                        : ">");
   if (parallel) {
@@ -143,7 +136,10 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
     b += "using Runner = boo_kernels::GemmPaddedRunner<" + sm90_runner + ", " + bytes(c.a) + ", " +
          bytes(c.b) + ", " + bytes(c.d) + ", " + bytes(c.bias ? c.bias_type : DType::kF32) +
          ", kAlignA, kAlignB, kAlignD, " + bool_text(c.has_c) + ", " + bool_text(c.bias) +
-         ", kDirectD>;\n";
+         (direct_d_possible
+              ? ", boo_kernels::GemmSm90Runner<GemmDirect, false, false, false, false, kAlignA, "
+                "kAlignB, 1, true, false, true>>;\n"
+              : ">;\n");
   } else {
     b += "using Runner = " + sm90_runner + ";\n";
   }

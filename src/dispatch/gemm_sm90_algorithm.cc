@@ -53,7 +53,8 @@ struct PaddedCopies {
   int launches = 0;
 };
 
-// `direct_d`: the kernel writes D in place (space::gemm_sm90_direct_d): D is not copied.
+// `direct_d`: the object's second kernel writes D in place (space::gemm_sm90_direct_d): D is not
+// copied.
 PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
   PaddedCopies out;
   out.padded = p;
@@ -158,7 +159,8 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
       if (c.splits < 2) continue;
     }
     c.unaligned = unaligned;
-    const bool in_place = space::gemm_sm90_direct_d(c);
+    // The object's in-place kernel runs only where D would otherwise be copied.
+    const bool in_place = space::gemm_sm90_direct_d(c) && copied_d.copies > direct_d.copies;
     const PaddedCopies& copies = in_place ? direct_d : copied_d;
     Candidate cand;
     cand.algorithm = unaligned ? "gemm.sm90_unaligned" : "gemm.sm90";

@@ -79,11 +79,13 @@ core::Status check_gemm_sm90_class(const GemmClass& c);
 // Valid configs of a rule set for one class (empty when the class is unsupported).
 std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules);
 
-// Whether a gemm.sm90_unaligned config writes D in place, element by element (CUTLASS's epilogue
-// without shared memory), instead of into a padded copy that is then copied out: persistent
+// Whether a gemm.sm90_unaligned config's object holds a second kernel that writes D in place,
+// element by element (CUTLASS's epilogue without shared memory), run where D would otherwise go
+// to a padded copy that is then copied out (the TMA epilogue runs where D is aligned): persistent
 // kernels of a plain scaled product (no C, bias, activation or fp8 scales). H200, 2026-11-28
 // (bench/results/2026-11-28-pad-launches-h200.md): 1.03-1.39x faster on six lines; with C read
-// element by element as well it was 0.72x, so classes with C keep the copies.
+// element by element as well it was 0.72x, so classes with C keep the copies. On an aligned D
+// the in-place kernel was 1.04-1.13x slower than the TMA epilogue (2026-11-28-h200-lists.md).
 bool gemm_sm90_direct_d(const GemmSm90Config& c);
 
 // Shared memory of one mainloop stage, and the epilogue's reserve, in bytes (H100: 227 KiB

@@ -73,8 +73,7 @@ TEST(GemmSm90Codegen, SchedulesEpiloguesAndTypes) {
   auto src = gemm_sm90_source(c);
   ASSERT_TRUE(src.has_value()) << src.status().message();
   EXPECT_TRUE(contains(src->text, "KernelTmaWarpSpecializedPingpong"));
-  EXPECT_TRUE(
-      contains(src->text, "using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;"));
+  EXPECT_TRUE(contains(src->text, "using Gemm = GemmOf<cutlass::epilogue::TmaWarpSpecialized, "));
   EXPECT_TRUE(contains(src->text, "fusion::LinearCombination<ElementD, float, ElementC, float>"));
   EXPECT_TRUE(contains(src->text, "using ElementC = float;"));
   c.schedule = space::GemmSchedule::kCooperative;
@@ -112,7 +111,7 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
   EXPECT_TRUE(contains(padded->text,
                        "using Runner = boo_kernels::GemmPaddedRunner<"
                        "boo_kernels::GemmSm90Runner<Gemm, false, false, true, "
-                       "false, kAlignA, kAlignB, kAlignD, true, false, kDirectD>, 1, 1, 2, 4, "));
+                       "false, kAlignA, kAlignB, kAlignD, true>, 1, 1, 2, 4, "));
   // Behind its copies a persistent kernel waits for them by grid dependency control (it
   // launches as their programmatic dependent); CUTLASS's stream-K scheduler does not compile
   // with it, so stream-K and split-K kernels go without (and launch after the copies).
@@ -137,12 +136,16 @@ TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
   auto direct = gemm_sm90_source(c);
   ASSERT_TRUE(direct.has_value()) << direct.status().message();
   EXPECT_TRUE(space::gemm_sm90_direct_d(c));
-  EXPECT_TRUE(contains(direct->text, "#define BOO_PAD_DIRECT_D 1"));
+  // The object holds the TMA kernel and one writing D in place; the runner picks per call.
   EXPECT_TRUE(contains(direct->text,
-                       "std::conditional_t<kDirectD, "
-                       "cutlass::epilogue::NoSmemWarpSpecialized, "
-                       "cutlass::epilogue::TmaWarpSpecializedCooperative>"));
-  EXPECT_TRUE(contains(direct->text, ", kAlignA, kAlignB, kAlignD, true, false, kDirectD>"));
+                       "using Gemm = GemmOf<cutlass::epilogue::TmaWarpSpecializedCooperative, "
+                       "kAlignD>::Gemm;"));
+  EXPECT_TRUE(contains(direct->text,
+                       "using GemmDirect = GemmOf<cutlass::epilogue::NoSmemWarpSpecialized, "
+                       "1>::Gemm;"));
+  EXPECT_TRUE(contains(direct->text,
+                       ", boo_kernels::GemmSm90Runner<GemmDirect, false, false, false, false, "
+                       "kAlignA, kAlignB, 1, true, false, true>>;"));
   // With C, a bias, an activation, fp8 scales, stream-K, or aligned: the TMA epilogue only.
   std::vector<space::GemmSm90Config> others(6, c);
   others[0].cls.has_c = true;
@@ -158,7 +161,7 @@ TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
     auto src = gemm_sm90_source(o);
     ASSERT_TRUE(src.has_value()) << o.name() << ": " << src.status().message();
     EXPECT_FALSE(contains(src->text, "NoSmemWarpSpecialized")) << o.name();
-    EXPECT_TRUE(contains(src->text, "constexpr bool kDirectD = false;")) << o.name();
+    EXPECT_FALSE(contains(src->text, "GemmDirect")) << o.name();
   }
 }
 
