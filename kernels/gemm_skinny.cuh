@@ -122,7 +122,7 @@ struct GemmSkinnyRunner {
   // GPU short of kGemvWarpsPerSm warps per SM, as long as each warp keeps a vector per lane.
   static int gemv_warps_per_row(const SkinnyView& v, const BooGemmArgs& a) {
     constexpr int64_t kVectorElems = 32 * Kernel::kVec;
-    constexpr int64_t kStepElems = kVectorElems * kGemvUnroll;
+    constexpr int64_t kStepElems = kVectorElems * kGemvUnroll * kGemvSteps;
     const int64_t wanted =
         kGemvWarpsPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
     int per_row = 1;

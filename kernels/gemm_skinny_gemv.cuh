@@ -19,9 +19,26 @@ namespace boo_kernels {
 // At most this many columns of S, warps per block, 16-byte loads in flight per lane, and the
 // warps per SM it wants in flight (with fewer than a quarter of them and a deep K, K splits over
 // blocks run instead).
+// For measuring: BOO_GEMV_UNROLL (loads in flight per lane), BOO_GEMV_STEPS (unrolled steps of K
+// a warp streams, at least, where K allows), BOO_GEMV_PIPE=1 (the next step's loads issued before
+// this step's products), BOO_GEMV_MIN_BLOCKS (blocks an SM, at least, for the register budget).
+#ifndef BOO_GEMV_UNROLL
+#define BOO_GEMV_UNROLL 4
+#endif
+#ifndef BOO_GEMV_STEPS
+#define BOO_GEMV_STEPS 1
+#endif
+#ifndef BOO_GEMV_PIPE
+#define BOO_GEMV_PIPE 0
+#endif
+#ifndef BOO_GEMV_MIN_BLOCKS
+#define BOO_GEMV_MIN_BLOCKS 1
+#endif
 constexpr int kGemvCols = 4;
 constexpr int kGemvWarps = 8;
-constexpr int kGemvUnroll = 4;
+constexpr int kGemvUnroll = BOO_GEMV_UNROLL;
+constexpr int kGemvSteps = BOO_GEMV_STEPS;
+constexpr bool kGemvPipe = BOO_GEMV_PIPE != 0;
 constexpr int kGemvWarpsPerSm = 48;
 
 template <class Kernel>
@@ -66,21 +83,45 @@ struct SkinnyGemv {
     constexpr int64_t kStep = 32 * kVec;
     float acc[kGemvCols] = {};
     int64_t k = part * share + lane * kVec;
-    if (wide) {
-      for (; k + (kGemvUnroll - 1) * kStep + kVec <= k1; k += kGemvUnroll * kStep) {
+    // One unrolled step's products over x (loaded at k).
+    const auto products = [&](const uint4(&x)[kGemvUnroll], int64_t at) {
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) {
+#pragma unroll
+        for (int c = 0; c < kGemvCols; ++c) {
+          if (c < v.cols) {
+            dot(acc[c], x[u],
+                __ldg(reinterpret_cast<const uint4*>(S + c * v.s_ss + at + u * kStep)));
+          }
+        }
+      }
+    };
+    const auto whole = [&](int64_t at) { return at + (kGemvUnroll - 1) * kStep + kVec <= k1; };
+    if (wide && kGemvPipe && whole(k)) {
+      // The next step's loads in flight while this step's products run.
+      uint4 x[kGemvUnroll];
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) x[u] = stream_line(R + k + u * kStep);
+      for (;;) {
+        const int64_t next = k + kGemvUnroll * kStep;
+        const bool more = whole(next);
+        uint4 xn[kGemvUnroll];
+        if (more) {
+#pragma unroll
+          for (int u = 0; u < kGemvUnroll; ++u) xn[u] = stream_line(R + next + u * kStep);
+        }
+        products(x, k);
+        k = next;
+        if (!more) break;
+#pragma unroll
+        for (int u = 0; u < kGemvUnroll; ++u) x[u] = xn[u];
+      }
+    } else if (wide) {
+      for (; whole(k); k += kGemvUnroll * kStep) {
         uint4 x[kGemvUnroll];
 #pragma unroll
         for (int u = 0; u < kGemvUnroll; ++u) x[u] = stream_line(R + k + u * kStep);
-#pragma unroll
-        for (int u = 0; u < kGemvUnroll; ++u) {
-#pragma unroll
-          for (int c = 0; c < kGemvCols; ++c) {
-            if (c < v.cols) {
-              dot(acc[c], x[u],
-                  __ldg(reinterpret_cast<const uint4*>(S + c * v.s_ss + k + u * kStep)));
-            }
-          }
-        }
+        products(x, k);
       }
     }
     // The rest one vector at a time (the last one may be partial; all of it when not wide).
@@ -116,7 +157,7 @@ struct SkinnyGemv {
 };
 
 template <class Kernel>
-__global__ void __launch_bounds__(kGemvWarps * 32)
+__global__ void __launch_bounds__(kGemvWarps * 32, BOO_GEMV_MIN_BLOCKS)
     gemm_skinny_gemv_kernel(SkinnyView v, BooGemmArgs a, int per_row, int wide) {
   SkinnyGemv<Kernel>::run_rows(v, a, per_row, wide != 0);
 }

@@ -15,6 +15,8 @@ constexpr double kBandwidthShare = 0.45;         // measured, see rank()
 constexpr double kSplitFixedUs = 5.4;            // measured, see rank()
 constexpr double kGemvBandwidthShare = 0.85;     // measured, see rank()
 constexpr double kGemvColumnsFactor = 1.56;      // measured, see rank()
+constexpr double kGemvFixedUs = 4.2;             // measured, see rank()
+constexpr int64_t kGemvBlocksPerSm = 4;          // 55 registers a thread, 256 threads a block
 constexpr double kStreamBandwidthShare = 0.878;  // measured, see stream_us()
 constexpr double kStreamGatherShare = 0.03;      // element gathers: 1000 x 16 x 777 at 19 us
 
@@ -53,9 +55,9 @@ int64_t auto_splits(int64_t slices, int64_t cols, int64_t k, int sm_count, bool 
 // Whether the kernel takes its GEMV main loop (kernels/gemm_skinny.cuh, gemv and
 // gemv_warps_per_row, with the constants of kernels/gemm_skinny_gemv.cuh): the cp.async layouts
 // with at most 4 narrow columns and no forced K split, unless the rows are too few for the GPU and
-// K is deep.
+// K is deep. `blocks_out` (when given): the loop's blocks, 8 / per_row rows each.
 bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t splits,
-                 int sm_count) {
+                 int sm_count, int64_t* blocks_out = nullptr) {
   constexpr int64_t kCols = 4, kWarps = 8, kWarpsPerSm = 48, kUnroll = 4;
   if (!pipelined_layout(p) || cols > kCols || splits > 1) return false;
   const int64_t vector = 32 * 16 / core::dtype_bytes(p.a_type);  // elements: a vector per lane
@@ -67,6 +69,10 @@ bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
     per_row *= 2;
   }
   const bool starved = rows * p.batch * per_row < wanted / 4;
+  if (blocks_out != nullptr) {
+    const int64_t rows_per_block = kWarps / per_row;
+    *blocks_out = (rows + rows_per_block - 1) / rows_per_block * p.batch;
+  }
   return !(starved && p.k / per_row > 4 * step);
 }
 
@@ -161,16 +167,28 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
         out.push_back(std::move(cand));
         continue;
       }
-      if (gemv_layout(p, rows, cols, c.splits, d.sm_count)) {
+      int64_t gemv_blocks = 0;
+      if (gemv_layout(p, rows, cols, c.splits, d.sm_count, &gemv_blocks)) {
         // The GEMV main loop (kernels/gemm_skinny_gemv.cuh, run_rows): rows of R streamed whole by
         // warps, no K split, S from L1: near the copy bandwidth (H100: 14336x1x4096 at 86% of
         // the floor; bench/results/2026-11-23-gemm-gemv-h100.md).
         // With two to four columns the loop runs at about 1/1.56 of that (H100, 2026-11-26:
         // 4096 x 2 x 4096 at 21.5 us, fp16 11008 x 4 x 4096 at 52.4; bench/results/
         // 2026-11-26-gemm-stream-h100.md): each element's products are CUDA-core work.
-        const double memory_us = static_cast<double>(p.min_bytes()) /
-                                 (kGemvBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6 *
-                                 (cols > 1 ? kGemvColumnsFactor : 1.0);
+        // On one column, where its blocks (one unrolled step of K a warp, most of them) take
+        // more than one wave, they start and end in turn: about 4.2 us more, whatever the size
+        // (H200, 2026-11-28: 2048 x 1 x 2048 at 9.6 us, 4096 x 1 x 4096 at 16.5, 14336 x 1 x
+        // 4096 at 40.0, 4096 x 1 x 14336 at 43.9: 4.2 us past the launch and the bytes at 0.84 of
+        // the copy rate; the streaming loop 7.7, 13.6, 35.7 and 34.7 there; bench/results/
+        // 2026-11-28-h200-lists.md). Without it the model ranked the GEMV loop first on single
+        // columns of any size. (With 2-4 columns the loop measured slower still, 12.8 us against
+        // the streaming loop's 8.7 on 777 x 4 x 4096, but the columns factor above already
+        // ranks it behind; the streaming loop's model overpredicts that line.)
+        const int64_t wave = kGemvBlocksPerSm * (d.sm_count > 0 ? d.sm_count : 132);
+        const double fixed_us = cols == 1 && gemv_blocks > wave ? kGemvFixedUs : 0.0;
+        const double memory_us = fixed_us + static_cast<double>(p.min_bytes()) /
+                                                (kGemvBandwidthShare * d.bandwidth_gbs * 1e9) *
+                                                1e6 * (cols > 1 ? kGemvColumnsFactor : 1.0);
         const double compute_us = p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6;
         cand.predicted_us = std::max(memory_us, compute_us) + d.launch_us;
         char why[160];
