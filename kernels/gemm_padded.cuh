@@ -134,8 +134,13 @@ struct GemmPaddedRunner {
     int64_t bias_ld = 0, bias_stride = 0;  // a vector: no leading dimension to change
     place(p.bias, p.inner.bias, bias_ld, bias_stride);
     const int64_t copies = offset;
-    // The inner workspace follows the copies (its size does not depend on the pointers).
+    // The inner workspace follows the copies. Its size must not depend on the pointers, which
+    // pick the inner kernel where the object holds two: the larger of the two.
     p.inner_bytes = p.direct ? direct_workspace(p.inner) : Inner::workspace(p.inner);
+    if constexpr (kHasDirect) {
+      const int64_t other = p.direct ? Inner::workspace(p.inner) : direct_workspace(p.inner);
+      if (p.inner_bytes >= 0 && other > p.inner_bytes) p.inner_bytes = other;
+    }
     p.total = copies + (p.inner_bytes > 0 ? p.inner_bytes : 0);
     return p;
   }
