@@ -136,9 +136,15 @@ struct GemmPaddedRunner {
     const int64_t copies = offset;
     // The inner workspace follows the copies. Its size must not depend on the pointers, which
     // pick the inner kernel where the object holds two: the larger of the two.
+    // (The TMA kernel is sized on an aligned stand-in for D: it refuses the D the in-place
+    // kernel takes.)
     p.inner_bytes = p.direct ? direct_workspace(p.inner) : Inner::workspace(p.inner);
     if constexpr (kHasDirect) {
-      const int64_t other = p.direct ? Inner::workspace(p.inner) : direct_workspace(p.inner);
+      BooGemmArgs tma = p.inner;
+      tma.d = planning_workspace();
+      tma.ldd = round_up(a.m, kAlignD);
+      tma.stride_d = batch > 1 ? tma.ldd * a.n : 0;
+      const int64_t other = p.direct ? Inner::workspace(tma) : direct_workspace(p.inner);
       if (p.inner_bytes >= 0 && other > p.inner_bytes) p.inner_bytes = other;
     }
     p.total = copies + (p.inner_bytes > 0 ? p.inner_bytes : 0);

@@ -137,8 +137,9 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
          bytes(c.b) + ", " + bytes(c.d) + ", " + bytes(c.bias ? c.bias_type : DType::kF32) +
          ", kAlignA, kAlignB, kAlignD, " + bool_text(c.has_c) + ", " + bool_text(c.bias) +
          (direct_d_possible
-              ? ", boo_kernels::GemmSm90Runner<GemmDirect, false, false, false, false, kAlignA, "
-                "kAlignB, 1, true, false, true>>;\n"
+              ? ", boo_kernels::GemmSm90Runner<GemmDirect, " + bool_text(c.has_c) + ", " +
+                    bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " + bool_text(stream_k) +
+                    ", kAlignA, kAlignB, 1, true, false, true>>;\n"
               : ">;\n");
   } else {
     b += "using Runner = " + sm90_runner + ";\n";
