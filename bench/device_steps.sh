@@ -1,7 +1,19 @@
 # Sourced by the device scripts beside dated results (bench/results/*-run.sh), run from the
-# repository root on the GPU machine: `log`, `step` (a bounded step whose output goes to
-# $L/NAME.log, with its rc and its gate PASS/FAIL counts printed), and boo's build where it is
-# not there yet. The caller sets boo (the binary) and L (the log folder).
+# repository root on the GPU machine, .deps/device carried:
+#   source bench/device_steps.sh NAME [TARBALL]
+# sets the kernel cache and CUTLASS paths, boo (the binary), R (the results folder: $OUT, else
+# /tmp/NAME) and L (the log folder, /tmp/NAME-logs, packed into $R/TARBALL, default logs.tgz, on
+# exit); defines `log`, `step` (a bounded step whose output goes to $L/STEP.log, with its rc and
+# its gate PASS/FAIL counts printed) and `numerics` (a list's kernels compiled, then its gate);
+# and builds boo where it is not there yet.
+export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
+export BOO_CACHE_DIR="$PWD/.deps/device-cache"
+boo=build/device/tools/boo/boo
+R="${OUT:-/tmp/$1}"
+L="/tmp/$1-logs"
+mkdir -p "$R" "$L"
+# shellcheck disable=SC2064  # the tarball's name is fixed now
+trap "tar czf \"$R/${2:-logs.tgz}\" -C \"$L\" . 2>/dev/null" EXIT
 log() { echo "== $(date +%H:%M:%S) $*"; }
 step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.log
   local name=$1 limit=$2
@@ -9,6 +21,11 @@ step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.
   log "$name"
   timeout "$limit" "$@" >"$L/$name.log" 2>&1
   echo "   rc=$? $(grep -c 'verify boo: PASS' "$L/$name.log") PASS $(grep -c 'verify boo: FAIL' "$L/$name.log") FAIL $(grep -c 'error:' "$L/$name.log") errors"
+}
+numerics() {  # numerics NAME FILE [--misalign]: the list's kernels, then its gate (boo only)
+  step "$1-preload" 240 "$boo" preload -j 16 ${3:-} --commands-file "$2"
+  step "$1" 150 "$boo" driver --backend boo -t 0 -V 1 --explain ${3:-} \
+    --csv "$R/numerics-$1.csv" --commands-file "$2"
 }
 [ -x "$boo" ] || step build 300 scripts/device-run.sh build
 [ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }

@@ -142,8 +142,8 @@ struct GemmPaddedRunner {
     if constexpr (kHasDirect) {
       BooGemmArgs tma = p.inner;
       tma.d = planning_workspace();
-      tma.ldd = round_up(a.m, kAlignD);
-      tma.stride_d = batch > 1 ? tma.ldd * a.n : 0;
+      tma.ldd = p.d.ld;  // D's padded layout
+      tma.stride_d = p.d.stride;
       const int64_t other = p.direct ? Inner::workspace(tma) : direct_workspace(p.inner);
       if (p.inner_bytes >= 0 && other > p.inner_bytes) p.inner_bytes = other;
     }

@@ -18,19 +18,7 @@
 #   ncu:     the public conv list's C = 35 and G = 32 kernels under Nsight Compute.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
-export BOO_CACHE_DIR="$PWD/.deps/device-cache"
-boo=build/device/tools/boo/boo
-R="${OUT:-/tmp/h200-lists}"
-L=/tmp/h200-lists-logs
-mkdir -p "$R" "$L"
-trap 'tar czf "$R/logs.tgz" -C "$L" . 2>/dev/null' EXIT
-source bench/device_steps.sh
-numerics() {  # numerics NAME FILE [--misalign]
-  step "$1-preload" 240 "$boo" preload -j 16 ${3:-} --commands-file "$2"
-  step "$1" 150 "$boo" driver --backend boo -t 0 -V 1 --explain ${3:-} \
-    --csv "$R/numerics-$1.csv" --commands-file "$2"
-}
+source bench/device_steps.sh h200-lists
 for phase in "$@"; do
   case "$phase" in
   lists)

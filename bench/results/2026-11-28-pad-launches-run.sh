@@ -11,25 +11,13 @@
 set -uo pipefail
 phase=${1:?ab, checks1, checks2, direct, final or view}
 cd "$(dirname "$0")/../.."
-export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
-export BOO_CACHE_DIR="$PWD/.deps/device-cache"
-boo=build/device/tools/boo/boo
-R="${OUT:-/tmp/pad-launches}"
-L=/tmp/pad-launches-logs
-mkdir -p "$R" "$L"
-trap 'tar czf "$R/logs-$phase.tgz" -C "$L" . 2>/dev/null' EXIT
-source bench/device_steps.sh
+source bench/device_steps.sh pad-launches "logs-$phase.tgz"
 if [ "$phase" = ab ]; then
   step padded 420 env JOBS=bench/results/2026-11-28-pad-launches-jobs.txt \
     VARIANTS="base PAD_DEPENDENT=0 PAD_FUSED=0+PAD_DEPENDENT=0" REPS="1 2" BACKENDS=boo,cublaslt \
     OUT="$R" CSV=padded.csv bash bench/variants.sh
   grep -E '^(base|PAD)|^# ' "$L/padded.log" | cut -c1-110
 fi
-numerics() {  # numerics NAME FILE [--misalign]
-  step "$1-preload" 240 "$boo" preload -j 16 ${3:-} --commands-file "$2"
-  step "$1" 150 "$boo" driver --backend boo -t 0 -V 1 --explain ${3:-} \
-    --csv "$R/numerics-$1.csv" --commands-file "$2"
-}
 if [ "$phase" = direct ]; then
   # D written in place by CUTLASS's epilogue without shared memory (BOO_PAD_DIRECT_D=1) against
   # the padded D and its copy out (the landed code), on the lines without bias or activation.

@@ -11,15 +11,8 @@
 set -uo pipefail
 phase=${1:?ab, ab2, checks or final}
 cd "$(dirname "$0")/../.."
-export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
-export BOO_CACHE_DIR="$PWD/.deps/device-cache"
-boo=build/device/tools/boo/boo
-R="${OUT:-/tmp/shifted-copy}"
-L=/tmp/shifted-copy-logs
-rm -rf "$L"
-mkdir -p "$R" "$L"
-trap 'tar czf "$R/logs.tgz" -C "$L" . 2>/dev/null' EXIT
-source bench/device_steps.sh
+rm -rf /tmp/shifted-copy-logs
+source bench/device_steps.sh shifted-copy
 views=bench/results/2026-11-28-shifted-copy-views-jobs.txt
 padded=bench/results/2026-11-28-shifted-copy-padded-jobs.txt
 if [ "$phase" = ab ]; then
