@@ -165,13 +165,15 @@ __device__ __forceinline__ GroupedTmaWarp<kN, kMT> grouped_tma_warp(const BooCon
 // The warp's mmas over the tile in the stage `buffer` bytes past stage 0 (`pixels` pixels,
 // m_tiles of 16): per reduction step its kN B fragments, its m-tiles' A fragments, then every
 // product; m-tiles past the tile are skipped (predicated). The last step of an odd count of
-// reduction chunks reads the zero row for the missing chunk. Then bias and activation, each pair
-// of adjacent output channels handed to out(pixel, channel within the block, packed pair).
-template <class T, int kAct, int kN, int kMT, class Out>
+// reduction chunks reads the zero row for the missing chunk. Then the bias (`bj`: the lane's two
+// output channels of each n-tile) and activation, each pair of adjacent output channels stored to
+// the output tile at `out_at` (128 bytes a pixel, 128-byte swizzled: pixel P's 16-byte unit u at
+// unit u ^ P % 8).
+template <class T, int kAct, int kN, int kMT>
 __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
                                                  const GroupedTmaWarp<kN, kMT>& wp,
-                                                 const int* chunk_at, const float* bias,
-                                                 uint32_t buffer, int pixels, Out out) {
+                                                 const int* chunk_at, const float2 (&bj)[kN],
+                                                 uint32_t buffer, int pixels, uint32_t out_at) {
   constexpr int kM = GroupedTmaWarp<kN, kMT>::kM;
   const int lane = threadIdx.x % 32;
   const int a_half = lane / 16, b_half = lane / 8 % 2, g = lane / 4, t = lane % 4;
@@ -183,8 +185,9 @@ __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
 #pragma unroll
     for (int j = 0; j < kN; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0f;
   }
-  // One k16 step: chunks 2 s and 2 s + 1; `tail`: the second is past the filter.
-  const auto step = [&](int s, auto tail) {
+  // One k16 step: chunks 2 s and 2 s + 1 (A's at `shift` past the lane's rows); `tail`: the
+  // second is past the filter.
+  const auto step = [&](int s, uint32_t shift, auto tail) {
     constexpr bool kTail = decltype(tail)::value;
     uint32_t bf[kN][2];
 #pragma unroll
@@ -192,7 +195,6 @@ __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
       ldmatrix_x2(bf[j],
                   kTail && b_half == 1 ? wp.zero_at : wp.b_at + j * b_step + (2 * s + b_half) * 16);
     }
-    const uint32_t shift = buffer + 2 * chunk_at[2 * s + a_half];
     uint32_t af[kM][4];
 #pragma unroll
     for (int i = 0; i < kM; ++i) {
@@ -208,27 +210,42 @@ __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
       }
     }
   };
+  // Each step's chunk offset loads a step ahead (the shared-memory load before the A fragments'
+  // addresses was the step's longest wait: ncu source counters, H200).
   const int full = p.q / 2;
-  for (int s = 0; s < full; ++s) step(s, std::false_type{});
-  if (p.q % 2 != 0) step(full, std::true_type{});
-  // acc[i][j]: pixels 16 mt + g and + 8, output channels out0 + 8 j + 2t and + 1.
-  float2 bj[kN];
+  int next = chunk_at[a_half];
+  for (int s = 0; s < full; ++s) {
+    const uint32_t shift = buffer + 2 * next;
+    if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];  // (q + 1 entries)
+    step(s, shift, std::false_type{});
+  }
+  if (p.q % 2 != 0) step(full, buffer + 2 * next, std::true_type{});
+  // acc[i][j]: pixels 16 mt + g and + 8 (mt = first_m + i kN), output channels out0 + 8 j + 2t
+  // and + 1. Both pixels are g modulo 8, so the swizzled unit of n-tile j is (out0 / 8 + j) ^ g
+  // for all of the lane's pixels, and each store is the lane's address of its n-tile plus a
+  // constant; stores past the tile's pixels are predicated off (no branches).
+  uint32_t unit_at[kN];
 #pragma unroll
   for (int j = 0; j < kN; ++j) {
-    bj[j] = *reinterpret_cast<const float2*>(bias + wp.out0 + 8 * j + 2 * t);
+    unit_at[j] = out_at + 128u * static_cast<uint32_t>(16 * wp.first_m + g) + 4u * t +
+                 (static_cast<uint32_t>((wp.out0 / 8 + j) ^ g) << 4);
   }
+  const int first_pixel = 16 * wp.first_m + g;
 #pragma unroll
   for (int i = 0; i < kM; ++i) {
-    const int mt = wp.first_m + i * kN;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int pixel = mt * 16 + g + 8 * h;
-      if (pixel >= pixels) continue;
+      const int rows = 16 * kN * i + 8 * h;  // pixels past the lane's first
+      const int in_tile = first_pixel + rows < pixels;
 #pragma unroll
       for (int j = 0; j < kN; ++j) {
-        out(pixel, wp.out0 + 8 * j + 2 * t,
-            pack_pair<T>(activate<kAct>(acc[i][j][2 * h] + bj[j].x),
-                         activate<kAct>(acc[i][j][2 * h + 1] + bj[j].y)));
+        const uint32_t pair = pack_pair<T>(activate<kAct>(acc[i][j][2 * h] + bj[j].x),
+                                           activate<kAct>(acc[i][j][2 * h + 1] + bj[j].y));
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p st.shared.b32 [%0], %1;\n}\n" ::"r"(
+                unit_at[j] + 128u * rows),
+            "r"(pair), "r"(in_tile)
+            : "memory");
       }
     }
   }
@@ -295,20 +312,19 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
   __syncthreads();  // the filters, tables and barriers
   const GroupedTmaWarp<kN, kMT> wp =
       grouped_tma_warp<kN, kMT>(a, p, stages_at, zero, filter, t.images);
+  float2 bj[kN];  // the lane's bias pairs, once
+#pragma unroll
+  for (int j = 0; j < kN; ++j) {
+    bj[j] = *reinterpret_cast<const float2*>(bias + wp.out0 + 8 * j + 2 * (threadIdx.x % 4));
+  }
   for (int j = 0; j < count; ++j) {
     // Stage (j - 1) % stages was read by every warp before the last barrier.
     if (leader && j + t.stages - 1 < count) load(j + t.stages - 1);
     const int s = j % t.stages;
     mbarrier_wait(full + 8 * s, static_cast<uint32_t>(j / t.stages) & 1u);
     const uint32_t out_at = ys_at + (j & 1) * t.out_bytes;
-    grouped_tma_tile<T, kAct, kN, kMT>(
-        p, wp, chunk_at, bias, static_cast<uint32_t>(s * t.stage_bytes), pixels,
-        [&](int pixel, int col, uint32_t pair) {
-          const uint32_t to = out_at + 128u * static_cast<uint32_t>(pixel) +
-                              static_cast<uint32_t>(((col >> 3) ^ (pixel & 7)) << 4) +
-                              static_cast<uint32_t>((col & 7) * 2);
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(to), "r"(pair) : "memory");
-        });
+    grouped_tma_tile<T, kAct, kN, kMT>(p, wp, chunk_at, bj,
+                                       static_cast<uint32_t>(s * t.stage_bytes), pixels, out_at);
     fence_proxy_async_shared();  // the output tile is visible to the store
     // The last tile's store has read the other output tile, which the next tile writes.
     if (leader) tma_store_wait_read<0>();
