@@ -37,6 +37,17 @@ constexpr int kStreamUnroll = BOO_SKINNY_STREAM_UNROLL;
 constexpr int kStreamUnroll = 4;  // H100: 4 and 8 within 2% on most decode shapes, 4 faster on
                                   // fp16 11008 x 4 x 4096 and 1024 x 16 x 1024 (2026-11-26)
 #endif
+// Chunks in flight per lane while a warp's share of K has that many left, before the
+// kStreamUnroll steps (warps per tile still follow kStreamUnroll: stream_parts), for a single
+// column. H200: 4096 x 1 x 14336 36.8 -> 34.1 us, 128256 x 1 x 4096 248 -> 241; with 2 columns
+// within noise either way, with 4 1-3% slower (11008 x 4 x 4096), past 8 columns the registers
+// spill; 8 for every step (BOO_SKINNY_STREAM_UNROLL=8) halved the warps a tile on short K
+// (1024 x 16 x 1024: 6.2 -> 7.5 us). bench/results/2026-11-28-conv-latency-h200.md.
+// BOO_SKINNY_STREAM_DEEP=0 leaves the deep steps out (for measuring).
+#ifndef BOO_SKINNY_STREAM_DEEP
+#define BOO_SKINNY_STREAM_DEEP 1
+#endif
+constexpr int kStreamDeepUnroll = BOO_SKINNY_STREAM_DEEP ? 2 * kStreamUnroll : kStreamUnroll;
 #ifdef BOO_SKINNY_STREAM_BLOCKS_PER_SM  // an experiment's override
 constexpr int kStreamBlocksPerSm = BOO_SKINNY_STREAM_BLOCKS_PER_SM;
 #else
@@ -131,17 +142,19 @@ struct SkinnyStream {
 
     float acc[kColTiles][4] = {};
     int64_t k = kb;
-    if (wide) {
-      for (; k + kStreamUnroll * kStreamChunk <= ke; k += kStreamUnroll * kStreamChunk) {
-        uint4 x0[kStreamUnroll], x1[kStreamUnroll];
+    // Steps of kU chunks: all of a step's loads of R in flight before its first multiply.
+    const auto steps = [&](auto unroll) {
+      constexpr int kU = decltype(unroll)::value;
+      for (; k + kU * kStreamChunk <= ke; k += kU * kStreamChunk) {
+        uint4 x0[kU], x1[kU];
 #pragma unroll
-        for (int u = 0; u < kStreamUnroll; ++u) {
+        for (int u = 0; u < kU; ++u) {
           const int64_t kk = k + u * kStreamChunk + t * kVec;
           x0[u] = load_r(r0 + kk, 1, kVec, true);
           x1[u] = load_r(r1 + kk, 1, kVec, true);
         }
 #pragma unroll
-        for (int u = 0; u < kStreamUnroll; ++u) {
+        for (int u = 0; u < kU; ++u) {
           const int64_t kk = k + u * kStreamChunk + t * kVec;
           uint4 y[kColTiles];
 #pragma unroll
@@ -152,6 +165,12 @@ struct SkinnyStream {
           multiply(acc, x0[u], x1[u], y);
         }
       }
+    };
+    if (wide) {
+      if constexpr (kStreamDeepUnroll > kStreamUnroll && kColTiles == 1) {  // (more tiles spill)
+        if (v.cols == 1) steps(std::integral_constant<int, kStreamDeepUnroll>{});
+      }
+      steps(std::integral_constant<int, kStreamUnroll>{});
     }
     // The rest a chunk at a time (partial vectors zero-filled; everything when not wide).
     for (; k < ke; k += kStreamChunk) {
