@@ -59,7 +59,7 @@ timed() {
   "${@:1:$#-1}" --csv /tmp/variants-one.csv "${@: -1}" </dev/null >/tmp/variants-one.log 2>&1
   [ -s "$csv" ] || head -1 /tmp/variants-one.csv | sed 's/^/variant,/' >"$csv"
   tail -n +2 /tmp/variants-one.csv | sed "s/^/$v,/" >>"$csv"
-  grep -E "^>>> [a-z]+: min" /tmp/variants-one.log | sed "s/^/$v /" | cut -c1-110
+  grep -E "^>>> ([a-z]+: )?min" /tmp/variants-one.log | sed "s/^/$v /" | cut -c1-110
 }
 for rep in ${REPS:-1 2 3}; do
   for v in $variants; do
