@@ -122,24 +122,15 @@ for phase in "$@"; do
   final)  # call 4, the landed tree: the skinny gate, the public lists, the deep steps' A/B
     step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt &
     step preload-gemm 300 "$boo" preload -j 16 --commands-file bench/workloads/gemm_public.log &
-    step preload-skinny 300 "$boo" preload -j 16 --commands-file tests/gpu/gemm_skinny.txt &
     wait
-    step skinny 130 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-skinny.csv" \
-      --commands-file tests/gpu/gemm_skinny.txt
-    step conv 200 "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/conv-public.csv" --commands-file bench/workloads/conv_public.txt
-    grep -E '^>>> speedup|ceilings' "$L/conv.log" | cut -c1-120
-    step gemm 150 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/gemm-public.csv" --commands-file bench/workloads/gemm_public.log
-    grep -E '^>>> speedup|ceilings' "$L/gemm.log" | cut -c1-120
+    numerics skinny tests/gpu/gemm_skinny.txt
+    public_lists 200
     OUT="$R" JOBS=$J-stream-jobs.txt VARIANTS="base SKINNY_STREAM_DEEP=0" REPS="1 2" \
       BACKENDS=boo CSV=stream-ab4.csv timeout 150 bash bench/variants.sh >"$L/ab4-stream.log" 2>&1
     grep -E "verify boo: FAIL|error|==" "$L/ab4-stream.log" | cut -c1-150
     ;;
   last)  # call 5: the deep steps for one or two columns only: gate, A/B; ncu source pages
-    step preload-skinny 300 "$boo" preload -j 16 --commands-file tests/gpu/gemm_skinny.txt
-    step skinny 130 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-skinny5.csv" \
-      --commands-file tests/gpu/gemm_skinny.txt
+    numerics skinny5 tests/gpu/gemm_skinny.txt
     OUT="$R" JOBS=$J-stream-jobs.txt VARIANTS="base SKINNY_STREAM_DEEP=0" REPS="1 2" \
       BACKENDS=boo CSV=stream-ab5.csv timeout 150 bash bench/variants.sh >"$L/ab5-stream.log" 2>&1
     grep -E "verify boo: FAIL|error|==" "$L/ab5-stream.log" | cut -c1-150
@@ -156,9 +147,7 @@ for phase in "$@"; do
     done
     ;;
   gate)  # call 6: the final tree (deep steps for one column only): tests/gpu/gemm_skinny.txt
-    step preload-skinny 120 "$boo" preload -j 16 --commands-file tests/gpu/gemm_skinny.txt
-    step skinny 100 "$boo" driver --backend boo -t 0 -V 1 --csv "$R/numerics-skinny6.csv" \
-      --commands-file tests/gpu/gemm_skinny.txt
+    numerics skinny6 tests/gpu/gemm_skinny.txt
     ;;
   ab2)
     OUT="$R" JOBS=bench/results/2026-11-28-h200-lists-gemv-jobs.txt \

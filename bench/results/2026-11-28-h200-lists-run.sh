@@ -25,12 +25,7 @@ for phase in "$@"; do
     step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt &
     step preload-gemm 300 "$boo" preload -j 16 --commands-file bench/workloads/gemm_public.log &
     wait
-    step conv 240 "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/conv-public.csv" --commands-file bench/workloads/conv_public.txt
-    grep -E '^>>> speedup|ceilings' "$L/conv.log" | cut -c1-120
-    step gemm 240 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/gemm-public.csv" --commands-file bench/workloads/gemm_public.log
-    grep -E '^>>> speedup|ceilings' "$L/gemm.log" | cut -c1-120
+    public_lists 240
     ;;
   direct)
     step direct 420 env JOBS=bench/results/2026-11-28-h200-lists-direct-d-runtime-jobs.txt \
