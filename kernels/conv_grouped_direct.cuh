@@ -222,16 +222,23 @@ struct ConvGroupedRunner {
                                 a.sm_count, stream, why, len, a, tiling, tma, x_map, y_map);
       };
       const bool few = (tiling.th * tiling.tw * tma.images + 15) / 16 <= 4;  // m-tiles
+      // K/G = 8 with a short reduction keeps its filter fragments in registers.
+      const bool hoist = BOO_GROUPED_TMA_HOIST_B && tiling.q <= 2 * kGroupedTmaHoistedSteps;
+      constexpr int kH = kGroupedTmaHoistedSteps;
       switch (a.k / a.groups / 8) {  // K/G = 8, 16 or 32 (64 output channels a block)
         case 1:
-          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 4>)
-                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 8>);
+          if (hoist) {
+            return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 4, kH>)
+                       : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 8, kH>);
+          }
+          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 4, 0>)
+                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 8, 0>);
         case 2:
-          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 2, 4>)
-                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 2, 8>);
+          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 2, 4, 0>)
+                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 2, 8, 0>);
         default:
-          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 4, 4>)
-                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 4, 8>);
+          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 4, 4, 0>)
+                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 4, 8, 0>);
       }
     }
     return launch_tile_wave(conv_grouped_mma_kernel<T, kHasBias, kAct>, kGroupedThreads,

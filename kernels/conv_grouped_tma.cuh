@@ -35,10 +35,20 @@ namespace boo_kernels {
 #ifndef BOO_GROUPED_TMA
 #define BOO_GROUPED_TMA 1
 #endif
+// BOO_NVCC_FLAGS=-DBOO_GROUPED_TMA_HOIST_B=0 loads the filter fragments every tile on every layer
+// (for measuring the hoisted form, grouped_tma_hoisted_steps).
+#ifndef BOO_GROUPED_TMA_HOIST_B
+#define BOO_GROUPED_TMA_HOIST_B 1
+#endif
 constexpr int kGroupedTmaChannels = 64;  // output channels of a block: a 128-byte row a pixel
 constexpr int kGroupedTmaMaxStages = 3;
 constexpr int kGroupedTmaMaxShared = 227 * 1024;
 constexpr int kGroupedTmaTwoBlocks = 113 * 1024;  // two blocks an SM (1 KB each for the driver)
+// A warp of one n-tile (K/G = 8) whose reduction takes at most this many k16 steps (C/G = 8 with a
+// 3x3 filter: 9 chunks, 5 steps) keeps its filter fragments in registers for all its tiles (2 a
+// step): they are the same every tile, and the load of the step's B fragment just before its first
+// mma was the step loop's longest wait (ncu source counters, H200; 2026-11-28-conv-latency).
+constexpr int kGroupedTmaHoistedSteps = 5;
 
 // Shared memory, from a 1024-byte boundary: two output tiles (out_bytes each), the input stages
 // (stage_bytes each), the stages' mbarriers, then what grouped_block_setup fills: the zero row,
@@ -169,16 +179,28 @@ __device__ __forceinline__ GroupedTmaWarp<kN, kMT> grouped_tma_warp(const BooCon
 // output channels of each n-tile) and activation, each pair of adjacent output channels stored to
 // the output tile at `out_at` (128 bytes a pixel, 128-byte swizzled: pixel P's 16-byte unit u at
 // unit u ^ P % 8).
-template <class T, int kAct, int kN, int kMT>
-__device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
-                                                 const GroupedTmaWarp<kN, kMT>& wp,
-                                                 const int* chunk_at, const float2 (&bj)[kN],
-                                                 uint32_t buffer, int pixels, uint32_t out_at) {
+// The lane's B fragment of n-tile j in k16 step s (chunks 2 s and 2 s + 1; `tail`: the second is
+// past the filter and reads the zero row).
+template <int kN, int kMT>
+__device__ __forceinline__ void grouped_tma_b(const GroupedPlan& p,
+                                              const GroupedTmaWarp<kN, kMT>& wp, int s, int j,
+                                              bool tail, uint32_t (&bf)[2]) {
+  const int b_half = threadIdx.x / 8 % 2;
+  const uint32_t b_step = 16u * static_cast<uint32_t>(p.w_row);  // bytes per n-tile: 8 rows
+  ldmatrix_x2(bf, tail && b_half == 1 ? wp.zero_at : wp.b_at + j * b_step + (2 * s + b_half) * 16);
+}
+
+// kSteps > 0: the reduction takes at most kSteps k16 steps (p.q <= 2 kSteps) and `bh` holds
+// every step's B fragments (loaded once a block); else they load each step and `bh` is unused.
+template <class T, int kAct, int kN, int kMT, int kSteps>
+__device__ __forceinline__ void grouped_tma_tile(
+    const GroupedPlan& p, const GroupedTmaWarp<kN, kMT>& wp, const int* chunk_at,
+    const float2 (&bj)[kN], const uint32_t (&bh)[kSteps > 0 ? kSteps : 1][kN][2], uint32_t buffer,
+    int pixels, uint32_t out_at) {
   constexpr int kM = GroupedTmaWarp<kN, kMT>::kM;
   const int lane = threadIdx.x % 32;
-  const int a_half = lane / 16, b_half = lane / 8 % 2, g = lane / 4, t = lane % 4;
+  const int a_half = lane / 16, g = lane / 4, t = lane % 4;
   const int m_tiles = (pixels + 15) / 16;
-  const uint32_t b_step = 16u * static_cast<uint32_t>(p.w_row);  // bytes per n-tile: 8 rows
   float acc[kM][kN][4];
 #pragma unroll
   for (int i = 0; i < kM; ++i) {
@@ -192,8 +214,12 @@ __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
     uint32_t bf[kN][2];
 #pragma unroll
     for (int j = 0; j < kN; ++j) {
-      ldmatrix_x2(bf[j],
-                  kTail && b_half == 1 ? wp.zero_at : wp.b_at + j * b_step + (2 * s + b_half) * 16);
+      if constexpr (kSteps > 0) {
+        bf[j][0] = bh[s][j][0];  // s is a constant: the loop below is unrolled
+        bf[j][1] = bh[s][j][1];
+      } else {
+        grouped_tma_b(p, wp, s, j, kTail, bf[j]);
+      }
     }
     uint32_t af[kM][4];
 #pragma unroll
@@ -214,12 +240,25 @@ __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
   // addresses was the step's longest wait: ncu source counters, H200).
   const int full = p.q / 2;
   int next = chunk_at[a_half];
-  for (int s = 0; s < full; ++s) {
-    const uint32_t shift = buffer + 2 * next;
-    if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];  // (q + 1 entries)
-    step(s, shift, std::false_type{});
+  if constexpr (kSteps > 0) {
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      if (s < full) {
+        const uint32_t shift = buffer + 2 * next;
+        if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];
+        step(s, shift, std::false_type{});
+      } else if (s == full && p.q % 2 != 0) {
+        step(s, buffer + 2 * next, std::true_type{});
+      }
+    }
+  } else {
+    for (int s = 0; s < full; ++s) {
+      const uint32_t shift = buffer + 2 * next;
+      if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];  // (q + 1 entries)
+      step(s, shift, std::false_type{});
+    }
+    if (p.q % 2 != 0) step(full, buffer + 2 * next, std::true_type{});
   }
-  if (p.q % 2 != 0) step(full, buffer + 2 * next, std::true_type{});
   // acc[i][j]: pixels 16 mt + g and + 8 (mt = first_m + i kN), output channels out0 + 8 j + 2t
   // and + 1. Both pixels are g modulo 8, so the swizzled unit of n-tile j is (out0 / 8 + j) ^ g
   // for all of the lane's pixels, and each store is the lane's address of its n-tile plus a
@@ -254,7 +293,8 @@ __device__ __forceinline__ void grouped_tma_tile(const GroupedPlan& p,
 // Persistent blocks, as the cp.async kernel's: block b keeps the filters of chunk b % chunks and
 // walks tiles b / chunks, + gridDim.x / chunks, ...; thread 0 issues the boxes. kN = K/G / 8;
 // kMT: 4 where a tile has at most 4 m-tiles, else 8 (GroupedTmaWarp).
-template <class T, bool kHasBias, int kAct, int kN, int kMT>
+// kSteps: as grouped_tma_tile's (0: B fragments load every step).
+template <class T, bool kHasBias, int kAct, int kN, int kMT, int kSteps>
 __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
     conv_grouped_tma_kernel(BooConvArgs a, GroupedPlan p, GroupedTmaPlan t,
                             const __grid_constant__ CUtensorMap x_map,
@@ -317,14 +357,24 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
   for (int j = 0; j < kN; ++j) {
     bj[j] = *reinterpret_cast<const float2*>(bias + wp.out0 + 8 * j + 2 * (threadIdx.x % 4));
   }
+  uint32_t bh[kSteps > 0 ? kSteps : 1][kN][2] = {};  // every step's B fragments, once
+  if constexpr (kSteps > 0) {
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+#pragma unroll
+      for (int jn = 0; jn < kN; ++jn) {
+        if (2 * s < p.q) grouped_tma_b(p, wp, s, jn, 2 * s + 1 == p.q, bh[s][jn]);
+      }
+    }
+  }
   for (int j = 0; j < count; ++j) {
     // Stage (j - 1) % stages was read by every warp before the last barrier.
     if (leader && j + t.stages - 1 < count) load(j + t.stages - 1);
     const int s = j % t.stages;
     mbarrier_wait(full + 8 * s, static_cast<uint32_t>(j / t.stages) & 1u);
     const uint32_t out_at = ys_at + (j & 1) * t.out_bytes;
-    grouped_tma_tile<T, kAct, kN, kMT>(p, wp, chunk_at, bj,
-                                       static_cast<uint32_t>(s * t.stage_bytes), pixels, out_at);
+    grouped_tma_tile<T, kAct, kN, kMT, kSteps>(
+        p, wp, chunk_at, bj, bh, static_cast<uint32_t>(s * t.stage_bytes), pixels, out_at);
     fence_proxy_async_shared();  // the output tile is visible to the store
     // The last tile's store has read the other output tile, which the next tile writes.
     if (leader) tma_store_wait_read<0>();
