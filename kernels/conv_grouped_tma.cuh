@@ -16,7 +16,8 @@
 //   issued
 //     while tile j is multiplied; two output tiles, so that a tile's store reads one while the
 //     next is written.
-// One block barrier per tile. Sums run in the cp.async kernel's order: the same results.
+// One block barrier per tile. Sums run in the cp.async kernel's order (an odd last chunk in a k8
+// mma here, beside a zero chunk there).
 #pragma once
 
 #include <cuda.h>
@@ -39,6 +40,10 @@ namespace boo_kernels {
 // (for measuring the hoisted form, grouped_tma_hoisted_steps).
 #ifndef BOO_GROUPED_TMA_HOIST_B
 #define BOO_GROUPED_TMA_HOIST_B 1
+#endif
+// -DBOO_GROUPED_TMA_TAIL_K8=0: an odd last chunk multiplies in k16 mmas beside a zero chunk.
+#ifndef BOO_GROUPED_TMA_TAIL_K8
+#define BOO_GROUPED_TMA_TAIL_K8 1
 #endif
 constexpr int kGroupedTmaChannels = 64;  // output channels of a block: a 128-byte row a pixel
 constexpr int kGroupedTmaMaxStages = 3;
@@ -172,13 +177,6 @@ __device__ __forceinline__ GroupedTmaWarp<kN, kMT> grouped_tma_warp(const BooCon
   return wp;
 }
 
-// The warp's mmas over the tile in the stage `buffer` bytes past stage 0 (`pixels` pixels,
-// m_tiles of 16): per reduction step its kN B fragments, its m-tiles' A fragments, then every
-// product; m-tiles past the tile are skipped (predicated). The last step of an odd count of
-// reduction chunks reads the zero row for the missing chunk. Then the bias (`bj`: the lane's two
-// output channels of each n-tile) and activation, each pair of adjacent output channels stored to
-// the output tile at `out_at` (128 bytes a pixel, 128-byte swizzled: pixel P's 16-byte unit u at
-// unit u ^ P % 8).
 // The lane's B fragment of n-tile j in k16 step s (chunks 2 s and 2 s + 1; `tail`: the second is
 // past the filter and reads the zero row).
 template <int kN, int kMT>
@@ -190,6 +188,13 @@ __device__ __forceinline__ void grouped_tma_b(const GroupedPlan& p,
   ldmatrix_x2(bf, tail && b_half == 1 ? wp.zero_at : wp.b_at + j * b_step + (2 * s + b_half) * 16);
 }
 
+// The warp's mmas over the tile in the stage `buffer` bytes past stage 0 (`pixels` pixels,
+// m_tiles of 16): per reduction step its kN B fragments, its m-tiles' A fragments, then every
+// product; m-tiles past the tile are skipped (predicated). The last step of an odd count of
+// reduction chunks multiplies its one chunk (k8 mmas on half fragments: the k16 form loaded and
+// multiplied a zero chunk beside it). Then the bias (`bj`: the lane's two output channels of each
+// n-tile) and activation, each pair of adjacent output channels stored to the output tile at
+// `out_at` (128 bytes a pixel, 128-byte swizzled: pixel P's 16-byte unit u at unit u ^ P % 8).
 // kSteps > 0: the reduction takes at most kSteps k16 steps (p.q <= 2 kSteps) and `bh` holds
 // every step's B fragments (loaded once a block); else they load each step and `bh` is unused.
 template <class T, int kAct, int kN, int kMT, int kSteps>
@@ -221,18 +226,34 @@ __device__ __forceinline__ void grouped_tma_tile(
         grouped_tma_b(p, wp, s, j, kTail, bf[j]);
       }
     }
-    uint32_t af[kM][4];
+    // The tail: chunk 2 s alone, lanes 0-15 giving A's rows, bf[j][0] B's.
+    if constexpr (kTail && BOO_GROUPED_TMA_TAIL_K8) {
+      uint32_t ah[kM][2];
 #pragma unroll
-    for (int i = 0; i < kM; ++i) {
-      if (wp.first_m + i * kN < m_tiles) {
-        ldmatrix_x4(af[i], kTail && a_half == 1 ? wp.zero_at : wp.a_at[i] + shift);
+      for (int i = 0; i < kM; ++i) {
+        if (wp.first_m + i * kN < m_tiles) ldmatrix_x2(ah[i], wp.a_at[i] + shift);
       }
-    }
 #pragma unroll
-    for (int i = 0; i < kM; ++i) {
-      if (wp.first_m + i * kN < m_tiles) {
+      for (int i = 0; i < kM; ++i) {
+        if (wp.first_m + i * kN < m_tiles) {
 #pragma unroll
-        for (int j = 0; j < kN; ++j) mma_16816<T>(acc[i][j], af[i], bf[j]);
+          for (int j = 0; j < kN; ++j) mma_1688<T>(acc[i][j], ah[i], bf[j][0]);
+        }
+      }
+    } else {
+      uint32_t af[kM][4];
+#pragma unroll
+      for (int i = 0; i < kM; ++i) {
+        if (wp.first_m + i * kN < m_tiles) {
+          ldmatrix_x4(af[i], kTail && a_half == 1 ? wp.zero_at : wp.a_at[i] + shift);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kM; ++i) {
+        if (wp.first_m + i * kN < m_tiles) {
+#pragma unroll
+          for (int j = 0; j < kN; ++j) mma_16816<T>(acc[i][j], af[i], bf[j]);
+        }
       }
     }
   };

@@ -35,6 +35,25 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], const uint32_t (&a)[4],
   }
 }
 
+// The k8 form: c += a b over 8 of k, with a = A's a[0], a[1] (rows g and g + 8, columns 2t and
+// 2t + 1) and b = B's b[0] (rows 2t and 2t + 1 of column g).
+template <class MT>
+__device__ __forceinline__ void mma_1688(float (&c)[4], const uint32_t (&a)[2], uint32_t b) {
+  if constexpr (std::is_same_v<MT, __half>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+  }
+}
+
 // 16 bytes global -> shared, bypassing L1; bytes past `src_bytes` (0..16) are zero-filled.
 __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
