@@ -37,7 +37,7 @@ namespace boo_kernels {
 #define BOO_GROUPED_TMA 1
 #endif
 // BOO_NVCC_FLAGS=-DBOO_GROUPED_TMA_HOIST_B=0 loads the filter fragments every tile on every layer
-// (for measuring the hoisted form, grouped_tma_hoisted_steps).
+// (for measuring the fragments kept in registers, kGroupedTmaHoistedSteps).
 #ifndef BOO_GROUPED_TMA_HOIST_B
 #define BOO_GROUPED_TMA_HOIST_B 1
 #endif

@@ -14,6 +14,7 @@
 #            and against neither it nor the registers, three rounds;
 #   sweep3:  more tiles (256x64, 128x192, 128x96, 2x2 clusters) on the 7x7 K = 2048 line and 2x1
 #            clusters on the 16032 x 109 and 113 lines, the same way;
+#   ncu160:  ncu (full set, details pages) of the c320 3x3 on 128x160 and 128x192 cooperative tiles;
 #   lists:   both public lists against cuDNN and cuBLASLt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -102,6 +103,22 @@ for phase in "$@"; do
     grep -E "verify boo: FAIL|error|==" "$L/ab-grouped3.log" | cut -c1-150
     summary "$R/grouped-ab3.csv"
     wait
+    ;;
+  ncu160)  # call 5: ncu of the c320 3x3 on 128x160 and 128x192 cooperative tiles
+    cmd="convfp16 -n 2 -c 320 -H 64 -W 64 -k 320 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -m conv -g 1 -F 1 --in_layout NHWC --out_layout NHWC --fil_layout NHWC"
+    for n in 160 192; do
+      cfg=conv.sm90_implicit_fp16_f32acc_fprop_2d_nobias.none_t128x${n}x64_c1x1_coop
+      "$boo" preload --config $cfg "$cmd" >"$L/ncu-preload-$n.log" 2>&1 &
+    done
+    wait
+    for n in 160 192; do
+      cfg=conv.sm90_implicit_fp16_f32acc_fprop_2d_nobias.none_t128x${n}x64_c1x1_coop
+      step ncu-$n 120 ncu --set full -k regex:'device_kernel' -c 1 -o "$R/ncu-$n" \
+        "$boo" driver --backend boo -t 0 --config $cfg "$cmd"
+      ncu --import "$R/ncu-$n.ncu-rep" --page details 2>/dev/null >"$R/ncu-$n-details.txt"
+      grep -E "Duration|Registers Per|Shared Memory Config|Dynamic Shared|Block Size|Grid Size|Issued Warp|Compute \(SM\) Thr|Memory Thr|L1/TEX Hit|Bank Conf|Achieved Occ|Warp Cycles Per Issued|Executed Ipc A" \
+        "$R/ncu-$n-details.txt" | head -30
+    done
     ;;
   lists)
     step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt &
