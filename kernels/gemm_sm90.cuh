@@ -10,6 +10,10 @@
 #include <mutex>
 #include <utility>
 
+// Every warpgroup MMA width (conv_sm90.cuh says why).
+#ifndef CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
+#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
+#endif
 #include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/collective/collective_builder.hpp"

@@ -15,6 +15,8 @@
 #   sweep3:  more tiles (256x64, 128x192, 128x96, 2x2 clusters) on the 7x7 K = 2048 line and 2x1
 #            clusters on the 16032 x 109 and 113 lines, the same way;
 #   ncu160:  ncu (full set, details pages) of the c320 3x3 on 128x160 and 128x192 cooperative tiles;
+#   sweep4:  128x160 cooperative tiles on one N = 160 MMA against 128x192 and 128x128 pingpong, on
+#            two fp16 3x3 layers (boo only, one round, checked once);
 #   lists:   both public lists against cuDNN and cuBLASLt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -119,6 +121,13 @@ for phase in "$@"; do
       grep -E "Duration|Registers Per|Shared Memory Config|Dynamic Shared|Block Size|Grid Size|Issued Warp|Compute \(SM\) Thr|Memory Thr|L1/TEX Hit|Bank Conf|Achieved Occ|Warp Cycles Per Issued|Executed Ipc A" \
         "$R/ncu-$n-details.txt" | head -30
     done
+    ;;
+  sweep4)  # call 6: 128x160 tiles with their own MMA width (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED)
+    sweep_preload sweep4
+    OUT="$R" JOBS=$J-sweep4-jobs.txt VARIANTS=base REPS="1" BACKENDS=boo CSV=sweep4.csv \
+      timeout 120 bash bench/variants.sh >"$L/sweep4.log" 2>&1
+    grep -E "verify boo|error|==" "$L/sweep4.log" | cut -c1-150
+    summary "$R/sweep4.csv"
     ;;
   lists)
     step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt &

@@ -976,19 +976,12 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
     // tiles and 8.0 with cooperative ones; 27 taps of a 3D filter draw 8.7 and 7.6 (the public 3D
     // line: 130 us on pingpong tiles, 123 on cooperative ones). The wider tiles' rates predicted
     // the public 3x3 at 35.3 us against 43.3 measured.
-    // A cooperative tile whose N is not a multiple of 64 runs at 0.72 of the rate: on an H200
-    // (2026-11-28, bench/results/2026-11-28-weak-lines-h200.md) 128x160 took 1.15-1.3x as long
-    // as 128x192 on the same tile count, on four fp16 3x3 layers of 320 to 1280 channels,
-    // although 192 multiplies 20% more. Measured on N = 160, the default rule set's only such
-    // cooperative tile; 96 and 224 (full rule set) are assumed to follow it.
     const bool pingpong = c.schedule == space::ConvSchedule::kPingpong;
     const bool volume = p.input.size() == 3;
     const double tiles_in_flight = pingpong ? 2.0 : 1.0;
-    const double narrow_coop =
-        c.schedule == space::ConvSchedule::kCooperative && c.tile_n % 64 != 0 ? 0.72 : 1.0;
     efficiency = (pingpong ? 0.80 : 0.76) *
                  std::pow(std::min(1.0, tiles_in_flight * area / (128.0 * 256.0)), 0.2) *
-                 (c.persistent() ? 1.0 : 0.85) * narrow_coop;
+                 (c.persistent() ? 1.0 : 0.85);
     const double tb_per_s = n > 64     ? (pingpong ? 12.5 : 9.6)
                             : pingpong ? (volume ? 8.7 : 9.6)
                                        : (volume ? 7.6 : 8.0);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "boo/codegen/conv_codegen.h"
 #include "boo/codegen/embedded.h"
 
 namespace boo::codegen {
@@ -25,6 +26,28 @@ TEST(Embedded, FilesAndIncludesInline) {
             text->rfind("// ---- begin entry_points.cuh"));  // once
   EXPECT_TRUE(contains(*text, "#include <cstdio>"));
   EXPECT_FALSE(contains(*text, "#pragma once"));
+}
+
+// CUTLASS takes the warpgroup MMA's N from its default widths (256, 192, 128, 96, 64, 32, ...)
+// unless CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED is defined before cute's headers: a 128x160 conv
+// tile ran as five N = 32 MMAs (26.5 us against 35 on an H200 with the define,
+// bench/results/2026-11-28-weak-lines-h200.md).
+TEST(Embedded, WarpgroupMmaTakesEveryWidth) {
+  auto conv = space::ConvSm90Config::parse_name(
+      "conv.sm90_implicit_fp16_f32acc_fprop_2d_nobias.none_t128x160x64_c1x1_coop");
+  ASSERT_TRUE(conv.has_value()) << conv.status().message();
+  auto conv_src = conv_sm90_source(*conv);
+  ASSERT_TRUE(conv_src.has_value()) << conv_src.status().message();
+  space::GemmSm90Config g;
+  g.cls.a = g.cls.b = g.cls.d = core::DType::kBF16;
+  auto gemm_src = gemm_sm90_source(g);
+  ASSERT_TRUE(gemm_src.has_value()) << gemm_src.status().message();
+  for (const std::string* t : {&conv_src->text, &gemm_src->text}) {
+    const size_t define = t->find("#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED");
+    ASSERT_NE(define, std::string::npos);
+    EXPECT_LT(define, t->find("#include \"cute/"));
+    EXPECT_LT(define, t->find("#include \"cutlass/"));
+  }
 }
 
 space::GemmSm90Config bias_gelu_config() {

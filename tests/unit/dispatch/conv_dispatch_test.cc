@@ -94,33 +94,17 @@ TEST_F(ConvDispatchTest, ThreeDimensionalSixtyFourWideLayersTakeCooperativeTiles
             "conv.sm90_implicit_bf16_f32acc_fprop_3d_nobias.none_t256x64x64_c1x1_coop");
 }
 
-TEST_F(ConvDispatchTest, CooperativeTilesOfNarrowNRankAfterWiderOnes) {
-  // SD-UNet's fp16 3x3 over 320 channels: 128x192 cooperative tiles measured 29-31 us against
-  // 34-36 on 128x160 ones (H200, bench/results/2026-11-28-weak-lines-h200.md), two tiles across
-  // N either way.
-  const std::string sd =
-      "convfp16 -n 2 -c 320 -H 64 -W 64 -k 320 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1" +
-      std::string(kNhwc);
-  auto c = dispatcher().candidates(conv(sd), nullptr);
+TEST_F(ConvDispatchTest, SdUnetThreeByThreeTakesTilesOfTwoEqualHalves) {
+  // SD-UNet's fp16 3x3 over 320 channels: 128x160 cooperative tiles (two across N, nothing
+  // wasted) measured 26.5 us against 29.6 on 128x192 and 38.5 on 128x128 pingpong ones, once
+  // each runs one warpgroup MMA of its width (H200, bench/results/2026-11-28-weak-lines-h200.md).
+  auto c = dispatcher().candidates(
+      conv("convfp16 -n 2 -c 320 -H 64 -W 64 -k 320 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1" +
+           std::string(kNhwc)),
+      nullptr);
   ASSERT_TRUE(c.has_value()) << c.status().message();
   EXPECT_EQ(c->front().config,
-            "conv.sm90_implicit_fp16_f32acc_fprop_2d_nobias.none_t128x192x64_c1x1_coop");
-  const ops::ConvProblem p = conv(sd);
-  space::ConvSm90Config wide;
-  wide.cls = space::conv_class_of(p);
-  wide.schedule = space::ConvSchedule::kCooperative;
-  wide.tile_n = 192;
-  space::ConvSm90Config narrow = wide;
-  narrow.tile_n = 160;
-  EXPECT_GT(predict_conv_sm90_us(p, narrow, DeviceModel{}),
-            predict_conv_sm90_us(p, wide, DeviceModel{}));
-  // Pingpong tiles keep their rate at N = 96.
-  space::ConvSm90Config pp96 = wide, pp128 = wide;
-  pp96.schedule = pp128.schedule = space::ConvSchedule::kPingpong;
-  pp96.tile_n = 96;
-  pp128.tile_n = 128;
-  const double per_n96 = predict_conv_sm90_us(p, pp96, DeviceModel{});
-  EXPECT_LT(per_n96, predict_conv_sm90_us(p, pp128, DeviceModel{}) * 1.2);
+            "conv.sm90_implicit_fp16_f32acc_fprop_2d_nobias.none_t128x160x64_c1x1_coop");
 }
 
 TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
