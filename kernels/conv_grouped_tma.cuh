@@ -261,23 +261,22 @@ __device__ __forceinline__ void grouped_tma_tile(
   // addresses was the step's longest wait: ncu source counters, H200).
   const int full = p.q / 2;
   int next = chunk_at[a_half];
-  if constexpr (kSteps > 0) {
+  const auto full_step = [&](int s) {  // step s < full, the next step's offset loaded first
+    const uint32_t shift = buffer + 2 * next;
+    if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];  // (q + 1 entries)
+    step(s, shift, std::false_type{});
+  };
+  if constexpr (kSteps > 0) {  // s a constant in every step (bh's index)
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) {
       if (s < full) {
-        const uint32_t shift = buffer + 2 * next;
-        if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];
-        step(s, shift, std::false_type{});
+        full_step(s);
       } else if (s == full && p.q % 2 != 0) {
         step(s, buffer + 2 * next, std::true_type{});
       }
     }
   } else {
-    for (int s = 0; s < full; ++s) {
-      const uint32_t shift = buffer + 2 * next;
-      if (s + 1 < full || p.q % 2 != 0) next = chunk_at[2 * s + 2 + a_half];  // (q + 1 entries)
-      step(s, shift, std::false_type{});
-    }
+    for (int s = 0; s < full; ++s) full_step(s);
     if (p.q % 2 != 0) step(full, buffer + 2 * next, std::true_type{});
   }
   // acc[i][j]: pixels 16 mt + g and + 8 (mt = first_m + i kN), output channels out0 + 8 j + 2t
