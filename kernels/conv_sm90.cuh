@@ -17,7 +17,8 @@
 // Without this CUTLASS takes the warpgroup MMA's N from its default shapes (256, 192, 128, 96, 64,
 // 32, 16, 8) only: a 128x160 tile ran as five N = 32 MMAs a k-step, each reading A from shared
 // memory again (ncu, H200: 1.6x the instructions, L1 85% busy, 40.3 us against 35.2 on 128x192
-// tiles; bench/results/2026-11-28-weak-lines-h200.md). With it, 160 and 224 take one MMA.
+// tiles; bench/results/2026-11-28-weak-lines-h200.md). With it, 160 and 224 take one MMA. This
+// header comes first in every conv.sm90_implicit source (conv_sm90_persistent.cuh after it).
 #ifndef CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 #define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 #endif

@@ -13,10 +13,6 @@
 // weight's N mode is (C, S, R, T), tiled per mode, and stays on the non-persistent kernel.
 #pragma once
 
-// Every warpgroup MMA width (conv_sm90.cuh says why).
-#ifndef CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
-#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
-#endif
 #include "cute/tensor.hpp"
 #include "cutlass/conv/collective/collective_builder.hpp"
 #include "cutlass/conv/detail.hpp"
