@@ -2,7 +2,9 @@
 // once and multiply it by a narrow one (at most 32 columns), so the target is the memory floor,
 // not the tensor-core peak. Configs `_stream*` (kStream) run the streaming loop of
 // gemm_skinny_stream.cuh: R straight into mma.sync fragments, K shared by the warps of a block,
-// no split across blocks. Otherwise the runner picks one of three main loops:
+// no split across blocks; `_streamauto` runs the bulk-copy loop of gemm_skinny_bulk.cuh
+// instead where `bulk` says so (one column of S over many bytes of R). Otherwise the runner picks
+// one of three main loops:
 //
 // - decode layouts (16-bit inputs of one type, both operands contiguous in K), no K split:
 //   with at most kGemvCols columns of S, the GEMV loop of gemm_skinny_gemv.cuh, warps
@@ -24,6 +26,7 @@
 #include <type_traits>
 
 #include "entry_points.cuh"
+#include "gemm_skinny_bulk.cuh"
 #include "gemm_skinny_gemv.cuh"
 #include "gemm_skinny_kernel.cuh"
 #include "gemm_skinny_stream.cuh"
@@ -161,6 +164,21 @@ struct GemmSkinnyRunner {
     return parts;
   }
 
+  // The bulk-copy loop (kStream, warps per row tile left to the runner): one column of S,
+  // 16-bit inputs of one type, R and S contiguous in K and 16-byte aligned (`wide`, set by run),
+  // rows of at least kBulkMinRowBytes whose S fits in shared memory, and at least
+  // kBulkMinBlockBytes of R for each block of a full grid.
+  // dispatch::GemmSkinnyAlgorithm mirrors this rule (bulk_layout).
+  static bool bulk(const SkinnyView& v, const BooGemmArgs& a) {
+    if (!BOO_SKINNY_BULK || !kPipelinable || a.splits != 0 || v.cols != 1) return false;
+    if (!v.r_wide || !v.s_wide || v.k % 8 != 0) return false;
+    const int64_t row_bytes = 2 * v.k;
+    if (row_bytes < kBulkMinRowBytes || row_bytes > kBulkMaxSBytes) return false;
+    const int64_t blocks =
+        kBulkBlocksPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
+    return v.rows * row_bytes >= blocks * kBulkMinBlockBytes;
+  }
+
   static void plan(SkinnyView& v, const BooGemmArgs& a) {
     if (kStream || gemv(v, a)) {
       v.k_per_split = v.k;
@@ -224,6 +242,22 @@ struct GemmSkinnyRunner {
     const auto cuda_stream = static_cast<cudaStream_t>(stream);
     if constexpr (kStream) {
       static_assert(kMma, "the streaming loop needs 16-bit or fp8 inputs");
+      if constexpr (kPipelinable) {
+        if (bulk(v, a)) {
+          static const cudaError_t attr = cudaFuncSetAttribute(
+              gemm_skinny_bulk_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+              static_cast<int>(kBulkMaxShared));
+          if (attr != cudaSuccess) return cuda_result(attr, why, len);
+          const BulkPlan p = bulk_plan(v.k);
+          const int64_t most =
+              kBulkBlocksPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
+          const dim3 grid(static_cast<unsigned>(v.rows < most ? v.rows : most),
+                          static_cast<unsigned>(v.batch));
+          gemm_skinny_bulk_kernel<Kernel>
+              <<<grid, kBulkThreads, p.shared, cuda_stream>>>(v, a, p.segments, p.seg);
+          return cuda_result(cudaGetLastError(), why, len);
+        }
+      }
       const int parts = stream_parts(v, a);
       const int64_t rows_per_block = 16 * (kStreamWarps / parts);
       const dim3 blocks(static_cast<unsigned>((v.rows + rows_per_block - 1) / rows_per_block), 1,

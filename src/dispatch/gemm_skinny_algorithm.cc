@@ -19,6 +19,8 @@ constexpr double kGemvFixedUs = 4.2;             // measured, see rank()
 constexpr int64_t kGemvBlocksPerSm = 4;          // 55 registers a thread, 256 threads a block
 constexpr double kStreamBandwidthShare = 0.878;  // measured, see stream_us()
 constexpr double kStreamGatherShare = 0.03;      // element gathers: 1000 x 16 x 777 at 19 us
+constexpr double kBulkBandwidthShare = 1.04;     // measured, see bulk_us()
+constexpr double kBulkFixedUs = 2.2;             // measured, see bulk_us()
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -109,6 +111,26 @@ double stream_us(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   return kFixedUs + static_cast<double>(p.min_bytes()) / (rate_gbs * 1e9) * 1e6;
 }
 
+// Whether a streaming config with the runner's count takes the bulk-copy loop (kernels/
+// gemm_skinny.cuh, bulk, with the constants of kernels/gemm_skinny_bulk.cuh): one narrow column,
+// the cp.async layouts, rows of 2 to 40 KB in whole 16-byte vectors, and at least 256 KB of R
+// for each of two blocks an SM.
+bool bulk_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int splits, int sm_count) {
+  if (!pipelined_layout(p) || splits != 0 || cols != 1 || p.k % 8 != 0) return false;
+  const int64_t row_bytes = 2 * p.k;
+  if (row_bytes < 2048 || row_bytes > 40960) return false;
+  return rows * row_bytes >= 2 * int64_t{sm_count > 0 ? sm_count : 132} * (int64_t{256} << 10);
+}
+
+// The bulk-copy loop beyond the launch: R crosses HBM once, at about the rate of a plain read
+// of that size. Fitted on an H200 (bench/results/2026-11-28-gemv-h200.md, the prototype of
+// bench/results/2026-11-28-gemv-bulk-proto.cu): 14336 x 1 x 4096 at 31.8 us and 128256 x 1 x
+// 4096 at 238.4 with a copy bandwidth of 4223 GB/s: 2.2 us + bytes at 1.04 of it.
+double bulk_us(const ops::GemmProblem& p, const DeviceModel& d) {
+  return kBulkFixedUs +
+         static_cast<double>(p.min_bytes()) / (kBulkBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
+}
+
 // Where the default rule set ranks the streaming loop: the decode layouts with at most 8 narrow
 // columns, or 16 over at most 40 MB (H100, 2026-11-26, bench/results/
 // 2026-11-26-gemm-stream-h100.md: ahead of gemm.sm90's narrow tiles and the GEMV loop there;
@@ -152,6 +174,20 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       const int64_t cols = narrow_m ? p.m : p.n;
       if (c.stream) {
         if (rules != space::RuleSet::kFull && !stream_pays(p, cols)) continue;
+        if (bulk_layout(p, rows, cols, c.splits, d.sm_count)) {
+          const double memory_us = bulk_us(p, d);
+          cand.predicted_us = memory_us + d.launch_us;
+          const int64_t blocks =
+              std::min<int64_t>(rows, 2 * int64_t{d.sm_count > 0 ? d.sm_count : 132}) * p.batch;
+          char why[160];
+          std::snprintf(why, sizeof(why),
+                        "bulk-copy loop, %lld blocks, rows of R through shared memory; memory "
+                        "%.1f us",
+                        static_cast<long long>(blocks), memory_us);
+          cand.why = why;
+          out.push_back(std::move(cand));  // (each lane sums K / 64 products a chain)
+          continue;
+        }
         const int64_t parts = stream_parts(p.k, c.splits);
         int64_t blocks = 0;
         const double memory_us = stream_us(p, rows, cols, parts, d, &blocks);

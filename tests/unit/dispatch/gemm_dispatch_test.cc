@@ -515,6 +515,52 @@ TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
   EXPECT_FALSE(has_stream(fp32, space::RuleSet::kFull));
 }
 
+// The streaming configs' auto count runs the bulk-copy loop (kernels/gemm_skinny_bulk.cuh) on one
+// column over at least 256 KB of R for each of two blocks an SM, rows of 2 to 40 KB in whole
+// 16-byte vectors (H200, 2026-11-28: 14336 x 1 x 4096 31.8 us against the streaming loop's 35.5;
+// bench/results/2026-11-28-gemv-h200.md); the explanation names the loop that runs.
+TEST(Heuristic, OneColumnOverManyBytesTakesTheBulkCopyLoop) {
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
+  auto front = [&](const ops::GemmProblem& p) {
+    auto c = d.candidates(p, nullptr);
+    EXPECT_TRUE(c.has_value());
+    return c->front();
+  };
+  // 8448 x 4096 x 2 bytes is exactly 264 blocks of 256 KB (132 SMs).
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{14336, 1, 4096},
+                         {4096, 1, 14336},
+                         {8448, 1, 4096},
+                         {1, 9001, 8200},
+                         {128256, 1, 4096}}) {
+    const GemmCandidate c = front(aligned(m, n, k));
+    EXPECT_NE(c.config.find("_streamauto"), std::string::npos) << m << "x" << n << "x" << k;
+    EXPECT_NE(c.reason.find("bulk-copy loop"), std::string::npos)
+        << m << "x" << n << "x" << k << ": " << c.reason;
+  }
+  // Fewer bytes, two columns, K past 20480 or under 1024, K not a multiple of 8, or a forced
+  // warp count: another loop.
+  ops::GemmProblem odd = aligned(16411, 1, 4100);
+  odd.lda = odd.ldb = 4100;
+  for (const ops::GemmProblem& p :
+       {aligned(8440, 1, 4096), aligned(4096, 1, 4096), aligned(14336, 2, 4096),
+        aligned(2000, 1, 20488), aligned(80000, 1, 1016), odd}) {
+    EXPECT_EQ(front(p).reason.find("bulk-copy loop"), std::string::npos) << p.key();
+  }
+  GemmSkinnyAlgorithmProbe probe;
+  for (const Candidate& x :
+       probe.algorithm->rank(aligned(14336, 1, 4096), DeviceModel{}, space::RuleSet::kFull)) {
+    const bool forced = x.config.find("_stream") != std::string::npos &&
+                        x.config.find("_streamauto") == std::string::npos;
+    if (forced) {
+      EXPECT_EQ(x.why.find("bulk-copy loop"), std::string::npos) << x.config;
+    }
+    if (x.config.find("_streamauto") != std::string::npos) {
+      EXPECT_NE(x.why.find("bulk-copy loop"), std::string::npos) << x.why;
+    }
+  }
+}
+
 TEST(Heuristic, DecodeShapesWithSixteenColumnsTakeANarrowPersistentTile) {
   RankingDispatcher r;
   GemmDispatcher& d = r.dispatcher;
