@@ -4,8 +4,10 @@
 # sets the kernel cache and CUTLASS paths, boo (the binary), R (the results folder: $OUT, else
 # /tmp/NAME) and L (the log folder, /tmp/NAME-logs, packed into $R/TARBALL, default logs.tgz, on
 # exit); defines `log`, `step` (a bounded step whose output goes to $L/STEP.log, with its rc and
-# its gate PASS/FAIL counts printed), `numerics` (a list's kernels compiled, then its gate) and
-# `public_lists` (both public lists against cuDNN and cuBLASLt);
+# its gate PASS/FAIL counts printed), `numerics` (a list's kernels compiled, then its gate),
+# `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
+# its vendor), `public_lists` (both, compiled first) and `summary` (a bench/variants.sh CSV's
+# medians by command, variant and config);
 # and builds boo where it is not there yet.
 export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
@@ -28,14 +30,43 @@ numerics() {  # numerics NAME FILE [--misalign]: the list's kernels, then its ga
   step "$1" 150 "$boo" driver --backend boo -t 0 -V 1 --explain ${3:-} \
     --csv "$R/numerics-$1.csv" --commands-file "$2"
 }
-public_lists() {  # public_lists [LIMIT]: both public lists against the vendors, -V 1, CSVs in $R
-  local limit=${1:-240}
-  step conv "$limit" "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
-    --csv "$R/conv-public.csv" --commands-file bench/workloads/conv_public.txt
-  grep -E '^>>> speedup|ceilings' "$L/conv.log" | cut -c1-120
-  step gemm "$limit" "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 --explain \
-    --csv "$R/gemm-public.csv" --commands-file bench/workloads/gemm_public.log
-  grep -E '^>>> speedup|ceilings' "$L/gemm.log" | cut -c1-120
+preload_public() {  # preload_public conv|gemm|both [JOBS]: compiles the public lists' kernels
+  if [ "$1" != gemm ]; then
+    step preload-conv 300 "$boo" preload -j "${2:-16}" --commands-file bench/workloads/conv_public.txt &
+  fi
+  if [ "$1" != conv ]; then
+    step preload-gemm 300 "$boo" preload -j "${2:-16}" --commands-file bench/workloads/gemm_public.log &
+  fi
+  wait
+}
+public_list() {  # public_list conv|gemm [CSV] [LIMIT]: one public list against its vendor, -V 1
+  local list=bench/workloads/conv_public.txt vendor=cudnn
+  if [ "$1" = gemm ]; then list=bench/workloads/gemm_public.log vendor=cublaslt; fi
+  step "$1" "${3:-240}" "$boo" driver --backend "boo,$vendor" -t 1 --iter 100 -V 1 --explain \
+    --csv "$R/${2:-$1-public.csv}" --commands-file "$list"
+  grep -E '^>>> speedup|ceilings' "$L/$1.log" | cut -c1-120
+}
+public_lists() {  # public_lists [LIMIT]: both public lists compiled, then against the vendors, -V 1,
+  # CSVs in $R
+  preload_public both
+  public_list conv conv-public.csv "${1:-240}"
+  public_list gemm gemm-public.csv "${1:-240}"
+}
+summary() {  # summary CSV [COMMAND_CHARS CONFIG_CHARS]: medians by command, variant and config,
+  # the rounds joined by /
+  python3 - "$1" "${2:-90}" "${3:-60}" <<'PY'
+import collections, csv, sys
+width, cfg_width = int(sys.argv[2]), int(sys.argv[3])
+d = collections.OrderedDict()
+for r in csv.DictReader(open(sys.argv[1])):
+    k = (r["variant"], r["config"].split(" ")[-1][-cfg_width:])
+    d.setdefault(r["command"][:width], collections.OrderedDict()).setdefault(k, []).append(
+        float(r["median_us"]))
+for c, v in d.items():
+    print(c)
+    for (var, cfg), xs in v.items():
+        print(f"    {var:24s} {cfg:{cfg_width}s} {'/'.join(f'{x:.1f}' for x in xs)}")
+PY
 }
 [ -x "$boo" ] || step build 300 scripts/device-run.sh build
 [ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }

@@ -68,15 +68,6 @@ inline BulkPlan bulk_plan(int64_t k) {
 constexpr int64_t kBulkMaxShared =
     bulk_round(kBulkMaxSBytes) + kBulkConsumers * kBulkSegmentBytes + 16 * kBulkConsumers;
 
-__device__ __forceinline__ void bulk_copy(uint32_t smem, const void* src, uint32_t bytes,
-                                          uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
-          "r"(smem),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-}
-
 template <class MT>
 __device__ __forceinline__ float2 bulk_pair(uint32_t u) {
   if constexpr (std::is_same_v<MT, __nv_bfloat16>) {

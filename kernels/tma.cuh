@@ -2,7 +2,8 @@
 // the host (cuTensorMapEncodeTiled, reached through the runtime's driver entry point: JIT
 // modules link no libcuda), a box copied into shared memory by one thread
 // (cp.async.bulk.tensor, PTX ISA 9.7.9.25), and an mbarrier that counts the box's bytes and that
-// the block waits on by phase parity; and a box stored from shared memory.
+// the block waits on by phase parity; a box stored from shared memory; and plain contiguous
+// bulk copies into shared memory (cp.async.bulk).
 #pragma once
 
 #include <cuda.h>
@@ -94,6 +95,16 @@ __device__ __forceinline__ void tma_load_4d(uint32_t smem, const CUtensorMap* ma
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], "
       "[%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(smem),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// `bytes` (a multiple of 16) of contiguous global memory from the 16-byte aligned `src` into
+// shared memory at `smem`, completing on `bar` (cp.async.bulk, no tensor map).
+__device__ __forceinline__ void bulk_copy(uint32_t smem, const void* src, uint32_t bytes,
+                                          uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+          "r"(smem),
+      "l"(src), "r"(bytes), "r"(bar)
       : "memory");
 }
 

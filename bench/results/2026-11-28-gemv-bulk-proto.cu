@@ -46,15 +46,6 @@ __global__ void hold_kernel(unsigned long long ns) {
   } while (now - start < ns);
 }
 
-__device__ __forceinline__ void bulk_load(uint32_t smem, const void* src, uint32_t bytes,
-                                          uint32_t bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
-          "r"(smem),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-}
-
 __device__ __forceinline__ float dot8(uint4 a, uint4 b) {
   const uint32_t av[4] = {a.x, a.y, a.z, a.w};
   const uint32_t bv[4] = {b.x, b.y, b.z, b.w};
@@ -104,7 +95,7 @@ __global__ void __launch_bounds__((kConsumers + 1) * 32)
         const int s = i % stages;
         if (i >= stages) mbarrier_wait(empty(s), ((i / stages) - 1) & 1);
         mbarrier_expect_bytes(full(s), row_bytes);
-        bulk_load(ring + s * stride, A + (r0 + i) * int64_t{K}, row_bytes, full(s));
+        bulk_copy(ring + s * stride, A + (r0 + i) * int64_t{K}, row_bytes, full(s));
       }
     }
     return;

@@ -26,19 +26,20 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh gemv
 J=bench/results/2026-11-28-gemv
-summary() {  # summary CSV: each command's medians by variant and config, rounds joined by /
-  python3 - "$1" <<'PY'
-import collections, csv, sys
-d = collections.OrderedDict()
-for r in csv.DictReader(open(sys.argv[1])):
-    k = (r["variant"], r["config"].split(" ")[-1][-40:])
-    d.setdefault(r["command"][:60], collections.OrderedDict()).setdefault(k, []).append(
-        float(r["median_us"]))
-for c, v in d.items():
-    print(c)
-    for (var, cfg), xs in v.items():
-        print(f"    {var:24s} {cfg:40s} {'/'.join(f'{x:.1f}' for x in xs)}")
-PY
+ab() {  # ab NAME VARIANTS: bench/variants.sh on $J-NAME-jobs.txt, boo only, two rounds
+  OUT="$R" JOBS=$J-$1-jobs.txt REPS="1 2" BACKENDS=boo CSV=$1.csv VARIANTS="$2" \
+    timeout 400 bash bench/variants.sh >"$L/$1.log" 2>&1
+  grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
+  grep -c "verify boo: PASS" "$L/$1.log"
+  summary "$R/$1.csv" 60 40
+}
+vendor() {  # vendor NAME JOBS DRIVER_FLAGS...: the jobs' lines with dispatch's pick against cuBLASLt
+  local name=$1 jobs=$2
+  shift 2
+  cut -f2 "$jobs" >"/tmp/$name-lines.txt"
+  step "$name" 90 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 "$@" \
+    --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"
+  grep -E "^>>> (boo: min|cublaslt: min|speedup)|heuristic: predicted" "$L/$name.log" | cut -c1-140
 }
 for phase in "$@"; do
   case "$phase" in
@@ -60,70 +61,38 @@ for phase in "$@"; do
     done
     ;;
   stream)
-    OUT="$R" JOBS=$J-stream-jobs.txt REPS="1 2" BACKENDS=boo CSV=stream.csv \
-      VARIANTS="base SKINNY_STREAM_AHEAD=1 SKINNY_STREAM_AHEAD=2 SKINNY_STREAM_L2=256 SKINNY_STREAM_CHAINS=2" \
-      timeout 400 bash bench/variants.sh >"$L/stream.log" 2>&1
-    grep -E "verify boo: FAIL|error|==" "$L/stream.log" | cut -c1-150
-    summary "$R/stream.csv"
+    ab stream "base SKINNY_STREAM_AHEAD=1 SKINNY_STREAM_AHEAD=2 SKINNY_STREAM_L2=256 SKINNY_STREAM_CHAINS=2"
     ;;
   bulk)
-    step preload-gemm 300 "$boo" preload -j 4 --commands-file bench/workloads/gemm_public.log &
+    preload_public gemm 4 &
     pre=$!
     numerics skinny tests/gpu/gemm_skinny.txt
-    OUT="$R" JOBS=$J-bulk-jobs.txt REPS="1 2" BACKENDS=boo CSV=bulk.csv \
-      VARIANTS="base SKINNY_BULK=0" timeout 240 bash bench/variants.sh >"$L/bulk.log" 2>&1
-    grep -E "verify boo: FAIL|error|==" "$L/bulk.log" | cut -c1-150
-    summary "$R/bulk.csv"
-    cut -f2 $J-bulk-jobs.txt >/tmp/bulk-lines.txt
-    step bulk-vendor 90 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 --explain \
-      --csv "$R/bulk-vendor.csv" --commands-file /tmp/bulk-lines.txt
-    grep -E "^>>> (boo: min|cublaslt: min|speedup)|heuristic: predicted" "$L/bulk-vendor.log" | cut -c1-140
+    ab bulk "base SKINNY_BULK=0"
+    vendor bulk-vendor $J-bulk-jobs.txt --explain
     wait "$pre"
-    step gemm 200 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/gemm-public.csv" --commands-file bench/workloads/gemm_public.log
-    grep -E '^>>> speedup|ceilings' "$L/gemm.log" | cut -c1-120
+    public_list gemm gemm-public.csv 200
     ;;
   early)
-    step preload-conv 300 "$boo" preload -j 12 --commands-file bench/workloads/conv_public.txt &
+    preload_public conv 12 &
     pre=$!
-    OUT="$R" JOBS=$J-early-jobs.txt REPS="1 2" BACKENDS=boo CSV=early.csv \
-      VARIANTS="base SKINNY_BULK_EARLY=0 SKINNY_BULK=0" timeout 200 bash bench/variants.sh \
-      >"$L/early.log" 2>&1
-    grep -E "verify boo: FAIL|error|==" "$L/early.log" | cut -c1-150
-    grep -c "verify boo: PASS" "$L/early.log"
-    summary "$R/early.csv"
-    cut -f2 $J-early-jobs.txt >/tmp/early-lines.txt
-    step early-vendor 90 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 \
-      --csv "$R/early-vendor.csv" --commands-file /tmp/early-lines.txt
-    grep -E "^>>> (boo: min|cublaslt: min|speedup)" "$L/early-vendor.log" | cut -c1-140
+    ab early "base SKINNY_BULK_EARLY=0 SKINNY_BULK=0"
+    vendor early-vendor $J-early-jobs.txt
     wait "$pre"
-    step conv 240 "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/conv-public.csv" --commands-file bench/workloads/conv_public.txt
-    grep -E '^>>> speedup|ceilings' "$L/conv.log" | cut -c1-120
+    public_list conv conv-public.csv
     ;;
   final)
-    step preload-gemm 300 "$boo" preload -j 4 --commands-file bench/workloads/gemm_public.log &
+    preload_public gemm 4 &
     pre=$!
     numerics final-skinny tests/gpu/gemm_skinny.txt
-    cut -f2 $J-early-jobs.txt >/tmp/early-lines.txt
-    step final-vendor 90 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 \
-      --csv "$R/final-vendor.csv" --commands-file /tmp/early-lines.txt
-    grep -E "^>>> (boo: min|cublaslt: min|speedup)" "$L/final-vendor.log" | cut -c1-140
+    vendor final-vendor $J-early-jobs.txt -V 1
     wait "$pre"
-    step gemm 200 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/final-gemm-public.csv" --commands-file bench/workloads/gemm_public.log
-    grep -E '^>>> speedup|ceilings' "$L/gemm.log" | cut -c1-120
+    public_list gemm final-gemm-public.csv 200
     ;;
   conv)
-    step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt
-    step conv 240 "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 --explain \
-      --csv "$R/conv-public.csv" --commands-file bench/workloads/conv_public.txt
-    grep -E '^>>> speedup|ceilings' "$L/conv.log" | cut -c1-120
+    preload_public conv
+    public_list conv conv-public.csv
     ;;
   lists)
-    step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt &
-    step preload-gemm 300 "$boo" preload -j 16 --commands-file bench/workloads/gemm_public.log &
-    wait
     public_lists 200
     ;;
   esac

@@ -48,20 +48,6 @@ sweep() {  # sweep NAME: its jobs (bench/results/...-NAME-jobs.txt), two rounds,
   grep -hE ">>> (boo: min|cudnn: min|cublaslt: min|speedup)" "$L/$1-vendor-conv.log" \
     "$L/$1-vendor-gemm.log" | cut -c1-110
 }
-summary() {  # summary CSV: each command's medians by variant and config, rounds joined by /
-  python3 - "$1" <<'PY'
-import collections, csv, sys
-d = collections.OrderedDict()
-for r in csv.DictReader(open(sys.argv[1])):
-    k = (r["variant"], r["config"].split(" ")[-1][-60:])
-    d.setdefault(r["command"][:90], collections.OrderedDict()).setdefault(k, []).append(
-        float(r["median_us"]))
-for c, v in d.items():
-    print(c)
-    for (var, cfg), xs in v.items():
-        print(f"    {var:24s} {cfg:60s} {'/'.join(f'{x:.1f}' for x in xs)}")
-PY
-}
 for phase in "$@"; do
   case "$phase" in
   grouped)
@@ -130,9 +116,6 @@ for phase in "$@"; do
     summary "$R/sweep4.csv"
     ;;
   lists)
-    step preload-conv 300 "$boo" preload -j 16 --commands-file bench/workloads/conv_public.txt &
-    step preload-gemm 300 "$boo" preload -j 16 --commands-file bench/workloads/gemm_public.log &
-    wait
     public_lists 200
     ;;
   esac
