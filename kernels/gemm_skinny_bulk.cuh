@@ -11,8 +11,8 @@
 // all its segments in order, so every warp waits on its slot's phases in order and sums its rows
 // in a fixed order (deterministic). The copy engine keeps up to kBulkConsumers segments a block
 // in flight without registers, which the streaming loop (at most 8 vectors a lane in flight, a
-// step at a time) does not reach on mid-size GEMVs: H200, 14336 x 1 x 4096 31.8 against 35.5 us
-// (bench/results/2026-11-28-gemv-h200.md).
+// step at a time) does not reach on mid-size GEMVs: H200, 14336 x 1 x 4096 33.0 against 35.7 us,
+// 16896 x 1 x 3584 33.8 against 40.3 (bench/results/2026-11-28-gemv-h200.md).
 // BOO_SKINNY_BULK=0 leaves this loop out (for measuring).
 #pragma once
 

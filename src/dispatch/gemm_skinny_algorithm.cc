@@ -19,8 +19,8 @@ constexpr double kGemvFixedUs = 4.2;             // measured, see rank()
 constexpr int64_t kGemvBlocksPerSm = 4;          // 55 registers a thread, 256 threads a block
 constexpr double kStreamBandwidthShare = 0.878;  // measured, see stream_us()
 constexpr double kStreamGatherShare = 0.03;      // element gathers: 1000 x 16 x 777 at 19 us
-constexpr double kBulkBandwidthShare = 1.04;     // measured, see bulk_us()
-constexpr double kBulkFixedUs = 2.2;             // measured, see bulk_us()
+constexpr double kBulkBandwidthShare = 1.09;     // measured, see bulk_us()
+constexpr double kBulkFixedUs = 4.5;             // measured, see bulk_us()
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -123,9 +123,9 @@ bool bulk_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int spli
 }
 
 // The bulk-copy loop beyond the launch: R crosses HBM once, at about the rate of a plain read
-// of that size. Fitted on an H200 (bench/results/2026-11-28-gemv-h200.md, the prototype of
-// bench/results/2026-11-28-gemv-bulk-proto.cu): 14336 x 1 x 4096 at 31.8 us and 128256 x 1 x
-// 4096 at 238.4 with a copy bandwidth of 4223 GB/s: 2.2 us + bytes at 1.04 of it.
+// of that size. Fitted on an H200 (bench/results/2026-11-28-gemv-h200.md, call 6, copy bandwidth
+// 4233 GB/s): 14336 x 1 x 4096 at 33.0 us and 128256 x 1 x 4096 at 235.2: 4.5 us + bytes at 1.09
+// of the copy bandwidth.
 double bulk_us(const ops::GemmProblem& p, const DeviceModel& d) {
   return kBulkFixedUs +
          static_cast<double>(p.min_bytes()) / (kBulkBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
