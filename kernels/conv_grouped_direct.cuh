@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "conv_grouped_mma.cuh"
 #include "conv_grouped_tma.cuh"
@@ -217,28 +218,29 @@ struct ConvGroupedRunner {
     if (grouped_tma_plan(a, plan, &tiling, &tma) == nullptr &&
         grouped_tma_maps(a, tiling, tma, &x_map, &y_map)) {
       const int64_t tma_work = tma.tiles * tiling.chunks;
-      const auto launch = [&](auto kernel) {
+      const bool few = (tiling.th * tiling.tw * tma.images + 15) / 16 <= 4;  // m-tiles
+      // The instance for kN n-tiles a warp and kSteps hoisted steps, by the tile's m-tiles.
+      const auto launch = [&](auto n, auto steps) {
+        constexpr int kN = decltype(n)::value, kSteps = decltype(steps)::value;
+        auto kernel = few ? conv_grouped_tma_kernel<T, kHasBias, kAct, kN, 4, kSteps>
+                          : conv_grouped_tma_kernel<T, kHasBias, kAct, kN, 8, kSteps>;
         return launch_tile_wave(kernel, kGroupedThreads, tma.shared_bytes, tma_work, tiling.chunks,
                                 a.sm_count, stream, why, len, a, tiling, tma, x_map, y_map);
       };
-      const bool few = (tiling.th * tiling.tw * tma.images + 15) / 16 <= 4;  // m-tiles
+      using std::integral_constant;
       // K/G = 8 with a short reduction keeps its filter fragments in registers.
       const bool hoist = BOO_GROUPED_TMA_HOIST_B && tiling.q <= 2 * kGroupedTmaHoistedSteps;
-      constexpr int kH = kGroupedTmaHoistedSteps;
       switch (a.k / a.groups / 8) {  // K/G = 8, 16 or 32 (64 output channels a block)
         case 1:
           if (hoist) {
-            return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 4, kH>)
-                       : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 8, kH>);
+            return launch(integral_constant<int, 1>{},
+                          integral_constant<int, kGroupedTmaHoistedSteps>{});
           }
-          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 4, 0>)
-                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 1, 8, 0>);
+          return launch(integral_constant<int, 1>{}, integral_constant<int, 0>{});
         case 2:
-          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 2, 4, 0>)
-                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 2, 8, 0>);
+          return launch(integral_constant<int, 2>{}, integral_constant<int, 0>{});
         default:
-          return few ? launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 4, 4, 0>)
-                     : launch(conv_grouped_tma_kernel<T, kHasBias, kAct, 4, 8, 0>);
+          return launch(integral_constant<int, 4>{}, integral_constant<int, 0>{});
       }
     }
     return launch_tile_wave(conv_grouped_mma_kernel<T, kHasBias, kAct>, kGroupedThreads,

@@ -174,9 +174,7 @@ struct GemmSkinnyRunner {
     if (!v.r_wide || !v.s_wide || v.k % 8 != 0) return false;
     const int64_t row_bytes = 2 * v.k;
     if (row_bytes < kBulkMinRowBytes || row_bytes > kBulkMaxSBytes) return false;
-    const int64_t blocks =
-        kBulkBlocksPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
-    return v.rows * row_bytes >= blocks * kBulkMinBlockBytes;
+    return v.rows * row_bytes >= bulk_wave(a.sm_count) * kBulkMinBlockBytes;
   }
 
   static void plan(SkinnyView& v, const BooGemmArgs& a) {
@@ -249,9 +247,8 @@ struct GemmSkinnyRunner {
               static_cast<int>(kBulkMaxShared));
           if (attr != cudaSuccess) return cuda_result(attr, why, len);
           const BulkPlan p = bulk_plan(v.k);
-          const int64_t most =
-              kBulkBlocksPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
-          const dim3 grid(static_cast<unsigned>(v.rows < most ? v.rows : most),
+          const int64_t wave = bulk_wave(a.sm_count);
+          const dim3 grid(static_cast<unsigned>(v.rows < wave ? v.rows : wave),
                           static_cast<unsigned>(v.batch));
           gemm_skinny_bulk_kernel<Kernel>
               <<<grid, kBulkThreads, p.shared, cuda_stream>>>(v, a, p.segments, p.seg);
