@@ -167,14 +167,14 @@ struct GemmSkinnyRunner {
   // The bulk-copy loop (kStream, warps per row tile left to the runner): one column of S,
   // 16-bit inputs of one type, R and S contiguous in K and 16-byte aligned (`wide`, set by run),
   // rows of at least kBulkMinRowBytes whose S fits in shared memory, and at least
-  // kBulkMinBlockBytes of R for each block of a full grid.
+  // kBulkMinBlockBytes of R for each of its blocks (bulk_wave a batch entry).
   // dispatch::GemmSkinnyAlgorithm mirrors this rule (bulk_layout).
   static bool bulk(const SkinnyView& v, const BooGemmArgs& a) {
     if (!BOO_SKINNY_BULK || !kPipelinable || a.splits != 0 || v.cols != 1) return false;
     if (!v.r_wide || !v.s_wide || v.k % 8 != 0) return false;
     const int64_t row_bytes = 2 * v.k;
     if (row_bytes < kBulkMinRowBytes || row_bytes > kBulkMaxSBytes) return false;
-    return v.rows * row_bytes >= bulk_wave(a.sm_count) * kBulkMinBlockBytes;
+    return v.rows * row_bytes >= bulk_wave(a.sm_count, v.batch) * kBulkMinBlockBytes;
   }
 
   static void plan(SkinnyView& v, const BooGemmArgs& a) {
@@ -247,7 +247,7 @@ struct GemmSkinnyRunner {
               static_cast<int>(kBulkMaxShared));
           if (attr != cudaSuccess) return cuda_result(attr, why, len);
           const BulkPlan p = bulk_plan(v.k);
-          const int64_t wave = bulk_wave(a.sm_count);
+          const int64_t wave = bulk_wave(a.sm_count, v.batch);
           const dim3 grid(static_cast<unsigned>(v.rows < wave ? v.rows : wave),
                           static_cast<unsigned>(v.batch));
           gemm_skinny_bulk_kernel<Kernel>

@@ -111,18 +111,22 @@ double stream_us(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   return kFixedUs + static_cast<double>(p.min_bytes()) / (rate_gbs * 1e9) * 1e6;
 }
 
-// The bulk-copy loop's blocks a batch entry: two an SM (kernels/gemm_skinny_bulk.cuh, bulk_wave).
-int64_t bulk_wave(int sm_count) { return 2 * int64_t{sm_count > 0 ? sm_count : 132}; }
+// The bulk-copy loop's blocks for each batch entry (kernels/gemm_skinny_bulk.cuh, bulk_wave): one
+// wave of two blocks an SM shared by the whole batch, at least one an entry.
+int64_t bulk_wave(int sm_count, int64_t batch) {
+  const int64_t wave = 2 * int64_t{sm_count > 0 ? sm_count : 132};
+  return std::max<int64_t>(wave / std::max<int64_t>(batch, 1), 1);
+}
 
 // Whether a streaming config with the runner's count takes the bulk-copy loop (kernels/
 // gemm_skinny.cuh, bulk, with the constants of kernels/gemm_skinny_bulk.cuh): one narrow column,
 // the cp.async layouts, rows of 2 to 40 KB in whole 16-byte vectors, and at least 256 KB of R
-// for each of two blocks an SM.
+// for each of its blocks.
 bool bulk_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int splits, int sm_count) {
   if (!pipelined_layout(p) || splits != 0 || cols != 1 || p.k % 8 != 0) return false;
   const int64_t row_bytes = 2 * p.k;
   if (row_bytes < 2048 || row_bytes > 40960) return false;
-  return rows * row_bytes >= bulk_wave(sm_count) * (int64_t{256} << 10);
+  return rows * row_bytes >= bulk_wave(sm_count, p.batch) * (int64_t{256} << 10);
 }
 
 // The bulk-copy loop beyond the launch: R crosses HBM once, at about the rate of a plain read
@@ -180,7 +184,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
         if (bulk_layout(p, rows, cols, c.splits, d.sm_count)) {
           const double memory_us = bulk_us(p, d);
           cand.predicted_us = memory_us + d.launch_us;
-          const int64_t blocks = std::min<int64_t>(rows, bulk_wave(d.sm_count)) * p.batch;
+          const int64_t blocks = std::min<int64_t>(rows, bulk_wave(d.sm_count, p.batch)) * p.batch;
           char why[160];
           std::snprintf(why, sizeof(why),
                         "bulk-copy loop, %lld blocks, rows of R through shared memory; memory "

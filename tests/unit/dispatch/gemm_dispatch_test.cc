@@ -516,8 +516,9 @@ TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
 }
 
 // The streaming configs' auto count runs the bulk-copy loop (kernels/gemm_skinny_bulk.cuh) on one
-// column over at least 256 KB of R for each of two blocks an SM, rows of 2 to 40 KB in whole
-// 16-byte vectors (H200, 2026-11-28: 14336 x 1 x 4096 33.0 us against the streaming loop's 35.7;
+// column over at least 256 KB of R for each block of one wave (two an SM, shared by a batch),
+// rows of 2 to 40 KB in whole 16-byte vectors (H200, 2026-11-28: 14336 x 1 x 4096 33.0 us
+// against the streaming loop's 35.7;
 // bench/results/2026-11-28-gemv-h200.md); the explanation names the loop that runs.
 TEST(Heuristic, OneColumnOverManyBytesTakesTheBulkCopyLoop) {
   RankingDispatcher r;
@@ -547,6 +548,23 @@ TEST(Heuristic, OneColumnOverManyBytesTakesTheBulkCopyLoop) {
         aligned(2000, 1, 20488), aligned(80000, 1, 1016), odd}) {
     EXPECT_EQ(front(p).reason.find("bulk-copy loop"), std::string::npos) << p.key();
   }
+  // A batch shares the wave: 132 blocks for each of two entries, so 4224 rows of 8 KB each
+  // (262 KB a block) take the loop and 4096 rows (254 KB) do not; past a wave of entries, one
+  // block each.
+  auto batched = [&](int64_t m, int64_t batch) {
+    ops::GemmProblem p = aligned(m, 1, 4096);
+    p.batch = batch;
+    p.stride_a = m * 4096;
+    p.stride_b = 4096;
+    p.stride_c = p.stride_d = m;
+    return front(p);
+  };
+  EXPECT_NE(batched(4224, 2).reason.find("bulk-copy loop, 264 blocks"), std::string::npos)
+      << batched(4224, 2).reason;
+  EXPECT_EQ(batched(4096, 2).reason.find("bulk-copy loop"), std::string::npos)
+      << batched(4096, 2).reason;
+  EXPECT_NE(batched(8448, 300).reason.find("bulk-copy loop, 300 blocks"), std::string::npos)
+      << batched(8448, 300).reason;
   GemmSkinnyAlgorithmProbe probe;
   for (const Candidate& x :
        probe.algorithm->rank(aligned(14336, 1, 4096), DeviceModel{}, space::RuleSet::kFull)) {
