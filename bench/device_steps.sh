@@ -6,8 +6,10 @@
 # exit); defines `log`, `step` (a bounded step whose output goes to $L/STEP.log, with its rc and
 # its gate PASS/FAIL counts printed), `numerics` (a list's kernels compiled, then its gate),
 # `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
-# its vendor), `public_lists` (both, compiled first) and `summary` (a bench/variants.sh CSV's
-# medians by command, variant and config);
+# its vendor), `public_lists` (both, compiled first), `summary` (a bench/variants.sh CSV's
+# medians by command, variant and config), `ab` (bench/variants.sh on a jobs file named from
+# the caller's prefix J, two rounds) and `vendor` (a jobs file's lines with dispatch's pick
+# against a vendor);
 # and builds boo where it is not there yet.
 export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
@@ -67,6 +69,23 @@ for c, v in d.items():
     for (var, cfg), xs in v.items():
         print(f"    {var:24s} {cfg:{cfg_width}s} {'/'.join(f'{x:.1f}' for x in xs)}")
 PY
+}
+ab() {  # ab NAME VARIANTS [BACKENDS]: bench/variants.sh on $J-NAME-jobs.txt (J: the caller's
+  # prefix), two rounds, the CSV in $R/NAME.csv, its medians summarised
+  OUT="$R" JOBS=$J-$1-jobs.txt REPS="1 2" BACKENDS=${3:-boo} CSV=$1.csv VARIANTS="$2" \
+    timeout 400 bash bench/variants.sh >"$L/$1.log" 2>&1
+  grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
+  grep -c "verify boo: PASS" "$L/$1.log"
+  summary "$R/$1.csv" 70 40
+}
+vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs file's lines (its second column)
+  # with dispatch's pick against VENDOR (cublaslt or cudnn), the CSV in $R/NAME.csv
+  local name=$1 jobs=$2 v=$3
+  shift 3
+  cut -f2 "$jobs" >"/tmp/$name-lines.txt"
+  step "$name" 120 "$boo" driver --backend "boo,$v" -t 1 --iter 100 "$@" \
+    --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"
+  grep -E "^>>> (boo: min|$v: min|speedup)|heuristic: predicted" "$L/$name.log" | cut -c1-140
 }
 [ -x "$boo" ] || step build 300 scripts/device-run.sh build
 [ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }

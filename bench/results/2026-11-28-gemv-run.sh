@@ -26,21 +26,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh gemv
 J=bench/results/2026-11-28-gemv
-ab() {  # ab NAME VARIANTS: bench/variants.sh on $J-NAME-jobs.txt, boo only, two rounds
-  OUT="$R" JOBS=$J-$1-jobs.txt REPS="1 2" BACKENDS=boo CSV=$1.csv VARIANTS="$2" \
-    timeout 400 bash bench/variants.sh >"$L/$1.log" 2>&1
-  grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
-  grep -c "verify boo: PASS" "$L/$1.log"
-  summary "$R/$1.csv" 60 40
-}
-vendor() {  # vendor NAME JOBS DRIVER_FLAGS...: the jobs' lines with dispatch's pick against cuBLASLt
-  local name=$1 jobs=$2
-  shift 2
-  cut -f2 "$jobs" >"/tmp/$name-lines.txt"
-  step "$name" 90 "$boo" driver --backend boo,cublaslt -t 1 --iter 100 "$@" \
-    --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"
-  grep -E "^>>> (boo: min|cublaslt: min|speedup)|heuristic: predicted" "$L/$name.log" | cut -c1-140
-}
 for phase in "$@"; do
   case "$phase" in
   gate)
@@ -68,7 +53,7 @@ for phase in "$@"; do
     pre=$!
     numerics skinny tests/gpu/gemm_skinny.txt
     ab bulk "base SKINNY_BULK=0"
-    vendor bulk-vendor $J-bulk-jobs.txt --explain
+    vendor bulk-vendor $J-bulk-jobs.txt cublaslt --explain
     wait "$pre"
     public_list gemm gemm-public.csv 200
     ;;
@@ -76,7 +61,7 @@ for phase in "$@"; do
     preload_public conv 12 &
     pre=$!
     ab early "base SKINNY_BULK_EARLY=0 SKINNY_BULK=0"
-    vendor early-vendor $J-early-jobs.txt
+    vendor early-vendor $J-early-jobs.txt cublaslt
     wait "$pre"
     public_list conv conv-public.csv
     ;;
@@ -84,7 +69,7 @@ for phase in "$@"; do
     preload_public gemm 4 &
     pre=$!
     numerics final-skinny tests/gpu/gemm_skinny.txt
-    vendor final-vendor $J-early-jobs.txt -V 1
+    vendor final-vendor $J-early-jobs.txt cublaslt -V 1
     wait "$pre"
     public_list gemm final-gemm-public.csv 200
     ;;

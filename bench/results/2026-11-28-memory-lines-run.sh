@@ -20,21 +20,6 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh memory-lines
 J=bench/results/2026-11-28-memory-lines
-ab() {  # ab NAME VARIANTS [BACKENDS]: bench/variants.sh on $J-NAME-jobs.txt, two rounds
-  OUT="$R" JOBS=$J-$1-jobs.txt REPS="1 2" BACKENDS=${3:-boo} CSV=$1.csv VARIANTS="$2" \
-    timeout 300 bash bench/variants.sh >"$L/$1.log" 2>&1
-  grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
-  grep -c "verify boo: PASS" "$L/$1.log"
-  summary "$R/$1.csv" 70 40
-}
-vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs' lines with dispatch's pick
-  local name=$1 jobs=$2 v=$3
-  shift 3
-  cut -f2 "$jobs" | sort -u >"/tmp/$name-lines.txt"
-  step "$name" 120 "$boo" driver --backend "boo,$v" -t 1 --iter 100 "$@" \
-    --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"
-  grep -E "^>>> (boo: min|$v: min|speedup)|heuristic: predicted" "$L/$name.log" | cut -c1-140
-}
 for phase in "$@"; do
   case "$phase" in
   batch)
