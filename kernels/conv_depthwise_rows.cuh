@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "activation.cuh"
 #include "conv_common.cuh"
@@ -34,6 +35,16 @@ namespace boo_kernels {
 // BOO_DEPTHWISE_ROWS=0 (through BOO_NVCC_FLAGS) turns the row kernel off, for measuring.
 #ifndef BOO_DEPTHWISE_ROWS
 #define BOO_DEPTHWISE_ROWS 1
+#endif
+// The span is loaded as 32-bit words (DepthwiseWords: one instruction an element to zero or
+// widen, against three for 16-bit elements) for filters 3 to 7 wide, and as elements for 9-wide
+// ones. H200, 2026-11-28 (bench/results/2026-11-28-memory-lines-h200.md, two rounds each): 3x3
+// stride 2 67.1 against 74.6 us, 5x5 43.9 against 51.4, 7x7 56.0 against 72.5, multiplier 2
+// 84.0 against 92.1, the public 3x3 56.8 in the public list (58.8 in the call before); but the
+// 1D 1x9 layer 119.3 against 113.0. BOO_DEPTHWISE_ROWS_WORDS=0 loads elements everywhere, for
+// measuring.
+#ifndef BOO_DEPTHWISE_ROWS_WORDS
+#define BOO_DEPTHWISE_ROWS_WORDS 1
 #endif
 #ifndef BOO_DEPTHWISE_ROWS_BLOCKS
 #define BOO_DEPTHWISE_ROWS_BLOCKS 3
@@ -98,7 +109,8 @@ __global__ void __launch_bounds__(kRowsThreads, kF >= 7 || rows_outputs(kF, kS) 
   constexpr int kIn = kV / kM;
   constexpr int kP = rows_outputs(kF, kS);
   constexpr int kSpan = (kP - 1) * kS + kF;  // input columns a thread's outputs reach
-  using Raw = DepthwiseVector<T, kIn>;
+  constexpr bool kWords = BOO_DEPTHWISE_ROWS_WORDS != 0 && kF != 9;
+  using Raw = std::conditional_t<kWords, DepthwiseWords<T, kIn>, DepthwiseVector<T, kIn>>;
   extern __shared__ float rows_filter[];  // [vectors][taps][kV]
   const int f1 = static_cast<int>(a.filter[1]);
   const int taps = static_cast<int>(a.filter[0]) * f1 * kF;
@@ -147,12 +159,7 @@ __global__ void __launch_bounds__(kRowsThreads, kF >= 7 || rows_outputs(kF, kS) 
       Raw raw[kSpan];
 #pragma unroll
       for (int c = 0; c < kSpan; ++c, p += xs4) {
-        if (static_cast<unsigned>(iw0 + c) < in2) {
-          raw[c] = Raw::load(p);
-        } else {
-#pragma unroll
-          for (int e = 0; e < kIn; ++e) raw[c].v[e] = from_float<T>(0.0f);
-        }
+        raw[c] = static_cast<unsigned>(iw0 + c) < in2 ? Raw::load(p) : Raw::zero();
       }
       float f[kF][kV];
 #pragma unroll
@@ -163,9 +170,8 @@ __global__ void __launch_bounds__(kRowsThreads, kF >= 7 || rows_outputs(kF, kS) 
 #pragma unroll
       for (int c = 0; c < kSpan; ++c) {
         float v[kIn];
-#pragma unroll
-        for (int e = 0; e < kIn; ++e) v[e] = to_float(raw[c].v[e]);
-          // Output j takes column c at tap t = c - j S: for each output, taps in ascending order.
+        raw[c].widen(v);
+        // Output j takes column c at tap t = c - j S: for each output, taps in ascending order.
 #pragma unroll
         for (int t = 0; t < kF; ++t) {
           if (c < t || (c - t) % kS != 0 || (c - t) / kS >= kP) continue;

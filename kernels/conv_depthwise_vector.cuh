@@ -5,6 +5,8 @@
 // sector a request, in the first row kernel: bench/results/2026-11-27-conv-depthwise-rows-h100.md).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -29,6 +31,19 @@ struct alignas(sizeof(T) * kVec) DepthwiseVector {
     return r;
   }
 
+  // Zeros, and the channels as fp32 element by element (DepthwiseWords' interface, for measuring
+  // the row kernel with -DBOO_DEPTHWISE_ROWS_WORDS=0).
+  static __device__ __forceinline__ DepthwiseVector zero() {
+    DepthwiseVector r;
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) r.v[e] = T(0.0f);
+    return r;
+  }
+  __device__ __forceinline__ void widen(float (&out)[kVec]) const {
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) out[e] = static_cast<float>(v[e]);
+  }
+
   // One store of 8 or 16 bytes.
   __device__ __forceinline__ void store(T* p) const {
     static_assert(kBytes == 8 || kBytes == 16, "store() writes 8- or 16-byte vectors");
@@ -40,6 +55,56 @@ struct alignas(sizeof(T) * kVec) DepthwiseVector {
       asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]),
                    "r"(w[2]), "r"(w[3])
                    : "memory");
+    }
+  }
+};
+
+// kVec channels of T (4 or 8 bytes) held as 32-bit words, for loads that are widened to fp32
+// at once. Zeroing a word and widening bf16 by a shift or a mask cost one instruction each; the
+// 16-bit elements of DepthwiseVector cost three per element (zero, extract, shift: PRMT, PRMT,
+// IMAD.U32 in the row kernel's SASS, 120 of its 280 instructions a filter row; ncu on the
+// public 3x3 layer, bench/results/2026-11-28-memory-lines-h200.md: ALU the busiest pipe).
+template <class T, int kVec>
+struct DepthwiseWords {
+  static constexpr int kBytes = kVec * static_cast<int>(sizeof(T));
+  static_assert(kBytes == 4 || kBytes == 8, "DepthwiseWords holds 4 or 8 bytes");
+  static constexpr int kWords = kBytes / 4;
+  unsigned w[kWords];
+
+  // One read-only load of kBytes.
+  static __device__ __forceinline__ DepthwiseWords load(const T* p) {
+    DepthwiseWords r;
+    if constexpr (kWords == 2) {
+      const uint2 u = __ldg(reinterpret_cast<const uint2*>(p));
+      r.w[0] = u.x;
+      r.w[1] = u.y;
+    } else {
+      r.w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
+    }
+    return r;
+  }
+
+  // Zeros: +0 in every type.
+  static __device__ __forceinline__ DepthwiseWords zero() {
+    DepthwiseWords r;
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) r.w[i] = 0u;
+    return r;
+  }
+
+  // The channels as fp32 (exact for every T).
+  __device__ __forceinline__ void widen(float (&out)[kVec]) const {
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+      if constexpr (std::is_same_v<T, float>) {
+        out[i] = __uint_as_float(w[i]);
+      } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        out[2 * i] = __uint_as_float(w[i] << 16);
+        out[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+      } else {
+        out[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] & 0xffffu)));
+        out[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] >> 16)));
+      }
     }
   }
 };
