@@ -15,6 +15,9 @@
 #             public depthwise layer on the rolling kernel, then the rolling kernel against the
 #             row kernel (DEPTHWISE_ROLLING=0) and with runs of 16 rows (DEPTHWISE_ROLLING_ROWS=16)
 #             on 3x3 layers (stride 2 as a control: the row kernel either way), boo only;
+#   words:    the row kernel's span as 32-bit words (base) against 16-bit elements
+#             (DEPTHWISE_ROWS_WORDS=0): the depthwise gates, then bench/workloads/conv_depthwise.txt's
+#             NHWC lines, boo only, two rounds, then the public conv list against cuDNN;
 #   conv, gemm, lists: the public lists against cuDNN and cuBLASLt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -58,6 +61,21 @@ for phase in "$@"; do
     grep -E "Duration|Registers Per|DRAM Thr|Issue Slots|L1/TEX Hit|L2 Hit|Achieved Occ|Executed Ipc A|highest-utilized" \
       "$R/ncu-roll-details.txt" | cut -c1-120 | head -20
     ab rolling "base DEPTHWISE_ROLLING=0 DEPTHWISE_ROLLING_ROWS=16"
+    ;;
+  words)
+    step dw-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise.txt &
+    step dwb-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise_backward.txt &
+    wait
+    step dw 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dw.csv" \
+      --commands-file tests/gpu/conv_depthwise.txt
+    step dwb 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dwb.csv" \
+      --commands-file tests/gpu/conv_depthwise_backward.txt
+    grep -B3 "verify boo: FAIL" "$L/dw.log" "$L/dwb.log" | cut -c1-160 | head -20
+    preload_public conv 6 &
+    pre=$!
+    ab depthwise "base DEPTHWISE_ROWS_WORDS=0"
+    wait "$pre"
+    public_list conv conv-public.csv
     ;;
   conv) preload_public conv && public_list conv conv-public.csv ;;
   gemm) preload_public gemm && public_list gemm gemm-public.csv 200 ;;
