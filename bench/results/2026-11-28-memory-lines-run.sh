@@ -23,6 +23,16 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh memory-lines
 J=bench/results/2026-11-28-memory-lines
+dw_gates() {  # the depthwise lists' kernels compiled, then their gates (boo only)
+  step dw-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise.txt &
+  step dwb-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise_backward.txt &
+  wait
+  step dw 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dw.csv" \
+    --commands-file tests/gpu/conv_depthwise.txt
+  step dwb 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dwb.csv" \
+    --commands-file tests/gpu/conv_depthwise_backward.txt
+  grep -B3 "verify boo: FAIL" "$L/dw.log" "$L/dwb.log" | cut -c1-160 | head -20
+}
 for phase in "$@"; do
   case "$phase" in
   batch)
@@ -44,14 +54,7 @@ for phase in "$@"; do
     ab depthwise "base DEPTHWISE_ROWS_BLOCKS=2 DEPTHWISE_ROWS_BLOCKS=4"
     ;;
   rolling | dwgate)
-    step dw-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise.txt &
-    step dwb-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise_backward.txt &
-    wait
-    step dw 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dw.csv" \
-      --commands-file tests/gpu/conv_depthwise.txt
-    step dwb 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dwb.csv" \
-      --commands-file tests/gpu/conv_depthwise_backward.txt
-    grep -B3 "verify boo: FAIL" "$L/dw.log" "$L/dwb.log" | cut -c1-160 | head -20
+    dw_gates
     [ "$phase" = dwgate ] && continue
     cmd=$(head -1 $J-depthwise-jobs.txt | cut -f2)
     step ncu-roll 120 ncu --set full -k regex:'rolling' -c 1 -o "$R/ncu-roll" \
@@ -63,14 +66,7 @@ for phase in "$@"; do
     ab rolling "base DEPTHWISE_ROLLING=0 DEPTHWISE_ROLLING_ROWS=16"
     ;;
   words)
-    step dw-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise.txt &
-    step dwb-preload 240 "$boo" preload -j 8 --commands-file tests/gpu/conv_depthwise_backward.txt &
-    wait
-    step dw 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dw.csv" \
-      --commands-file tests/gpu/conv_depthwise.txt
-    step dwb 150 "$boo" driver --backend boo -t 0 -V 1 --explain --csv "$R/numerics-dwb.csv" \
-      --commands-file tests/gpu/conv_depthwise_backward.txt
-    grep -B3 "verify boo: FAIL" "$L/dw.log" "$L/dwb.log" | cut -c1-160 | head -20
+    dw_gates
     preload_public conv 6 &
     pre=$!
     ab depthwise "base DEPTHWISE_ROWS_WORDS=0"
