@@ -62,7 +62,7 @@ struct alignas(sizeof(T) * kVec) DepthwiseVector {
 // kVec channels of T (4 or 8 bytes) held as 32-bit words, for loads that are widened to fp32
 // at once. Zeroing a word and widening bf16 by a shift or a mask cost one instruction each; the
 // 16-bit elements of DepthwiseVector cost three per element (zero, extract, shift: PRMT, PRMT,
-// IMAD.U32 in the row kernel's SASS, 120 of its 280 instructions a filter row; ncu on the
+// IMAD.U32 in the row kernel's SASS, 120 of its 297 instructions a filter row; ncu on the
 // public 3x3 layer, bench/results/2026-11-28-memory-lines-h200.md: ALU the busiest pipe).
 template <class T, int kVec>
 struct DepthwiseWords {

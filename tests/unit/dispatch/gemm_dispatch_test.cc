@@ -518,8 +518,9 @@ TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
 // The streaming configs' auto count runs the bulk-copy loop (kernels/gemm_skinny_bulk.cuh) on one
 // column over at least 256 KB of R for each block of one wave (two an SM, shared by a batch),
 // rows of 2 to 40 KB in whole 16-byte vectors (H200, 2026-11-28: 14336 x 1 x 4096 33.0 us
-// against the streaming loop's 35.7;
-// bench/results/2026-11-28-gemv-h200.md); the explanation names the loop that runs.
+// against the streaming loop's 35.7, bench/results/2026-11-28-gemv-h200.md; a batch of 2 37.1
+// against 38.9 with a wave an entry, bench/results/2026-11-28-memory-lines-h200.md); the
+// explanation names the loop that runs.
 TEST(Heuristic, OneColumnOverManyBytesTakesTheBulkCopyLoop) {
   RankingDispatcher r;
   GemmDispatcher& d = r.dispatcher;
