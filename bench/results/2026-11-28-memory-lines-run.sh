@@ -18,6 +18,8 @@
 #   words:    the row kernel's span as 32-bit words (base) against 16-bit elements
 #             (DEPTHWISE_ROWS_WORDS=0): the depthwise gates, then bench/workloads/conv_depthwise.txt's
 #             NHWC lines, boo only, two rounds, then the public conv list against cuDNN;
+#   clusters: 16032 x 109 x 16384 and 4096 x 16 x 4096 on dispatch's pick against 2x1 clusters,
+#             boo only, two rounds;
 #   conv, gemm, lists: the public lists against cuDNN and cuBLASLt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -73,6 +75,7 @@ for phase in "$@"; do
     wait "$pre"
     public_list conv conv-public.csv
     ;;
+  clusters) ab clusters base ;;
   conv) preload_public conv && public_list conv conv-public.csv ;;
   gemm) preload_public gemm && public_list gemm gemm-public.csv 200 ;;
   lists) public_lists 200 ;;
