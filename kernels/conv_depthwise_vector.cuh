@@ -5,12 +5,12 @@
 // sector a request, in the first row kernel: bench/results/2026-11-27-conv-depthwise-rows-h100.md).
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <type_traits>
+
+#include "convert.cuh"
 
 namespace boo_kernels {
 
@@ -98,12 +98,10 @@ struct DepthwiseWords {
     for (int i = 0; i < kWords; ++i) {
       if constexpr (std::is_same_v<T, float>) {
         out[i] = __uint_as_float(w[i]);
-      } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        out[2 * i] = __uint_as_float(w[i] << 16);
-        out[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
       } else {
-        out[2 * i] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] & 0xffffu)));
-        out[2 * i + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[i] >> 16)));
+        const float2 pair = widen_pair<T>(w[i]);
+        out[2 * i] = pair.x;
+        out[2 * i + 1] = pair.y;
       }
     }
   }

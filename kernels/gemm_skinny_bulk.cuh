@@ -22,6 +22,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "convert.cuh"
 #include "entry_points.cuh"
 #include "gemm_skinny_gemv.cuh"
 #include "gemm_skinny_kernel.cuh"
@@ -84,17 +85,6 @@ inline BulkPlan bulk_plan(int64_t k) {
 constexpr int64_t kBulkMaxShared =
     bulk_round(kBulkMaxSBytes) + kBulkConsumers * kBulkSegmentBytes + 16 * kBulkConsumers;
 
-template <class MT>
-__device__ __forceinline__ float2 bulk_pair(uint32_t u) {
-  if constexpr (std::is_same_v<MT, __nv_bfloat16>) {
-    return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
-  } else {
-    __half2 h;
-    memcpy(&h, &u, 4);
-    return __half22float2(h);
-  }
-}
-
 // acc += the dot product of 8 elements of x and y, in SkinnyGemv::dot's order (the same sums),
 // bf16 widened by a shift and a mask rather than a cvt each: 48 fewer instructions a kernel.
 template <class MT>
@@ -103,8 +93,8 @@ __device__ __forceinline__ void bulk_dot(float& acc, uint4 x, uint4 y) {
   const uint32_t yv[4] = {y.x, y.y, y.z, y.w};
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const float2 p = bulk_pair<MT>(xv[i]);
-    const float2 q = bulk_pair<MT>(yv[i]);
+    const float2 p = widen_pair<MT>(xv[i]);
+    const float2 q = widen_pair<MT>(yv[i]);
     acc = fmaf(p.x, q.x, acc);
     acc = fmaf(p.y, q.y, acc);
   }
