@@ -33,6 +33,36 @@ namespace boo_kernels {
 
 constexpr int kRelayoutThreads = 256;  // conv_copy_grid's block size
 
+// BOO_NVCC_FLAGS=-DBOO_CONV_COPY_DEPENDENT=0 launches every layout copy after the kernel before it
+// has finished (as before the programmatic dependent launches; for measuring).
+#ifndef BOO_CONV_COPY_DEPENDENT
+#define BOO_CONV_COPY_DEPENDENT 1
+#endif
+
+// How a layout copy is ordered after the kernel before it on the stream. kCopyAfter: an ordinary
+// launch. kCopyWaitFirst: a programmatic dependent launch that waits for that kernel (its
+// completion and its writes) before it reads anything: the output's copy after the convolution.
+// kCopyWaitLast: a programmatic dependent launch that reads nothing that kernel writes (an input's
+// copy after another input's): it copies first and waits last, so that its grid completes only
+// after the kernel before it has, and a kernel launched after it in the ordinary way finds both
+// copies done. Every copy kernel lets its own dependent launch once all its blocks have started.
+enum ConvCopyOrder : int { kCopyAfter = 0, kCopyWaitFirst = 1, kCopyWaitLast = 2 };
+__device__ __forceinline__ void copy_order_begin(int order) {
+  cudaTriggerProgrammaticLaunchCompletion();
+  if (order == kCopyWaitFirst) cudaGridDependencySynchronize();
+}
+__device__ __forceinline__ void copy_order_end(int order) {
+  if (order == kCopyWaitLast) cudaGridDependencySynchronize();
+}
+// Launches a copy kernel in `order` (kCopyAfter: <<<>>>; else a programmatic dependent launch).
+template <class... Params, class... Args>
+cudaError_t launch_copy(void (*kernel)(Params...), dim3 grid, dim3 block, int order,
+                        cudaStream_t stream, Args... args) {
+  if (order != kCopyAfter) return launch_dependent(kernel, grid, block, stream, args..., order);
+  kernel<<<grid, block, 0, stream>>>(args..., order);
+  return cudaGetLastError();
+}
+
 // A 5-D copy with its dimensions ordered outermost first by the destination's strides, so that
 // neighbouring threads write neighbouring elements.
 struct RelayoutCopy {
@@ -46,7 +76,8 @@ struct RelayoutCopy {
 template <class T, class Index>
 __global__ void __launch_bounds__(kRelayoutThreads)
     conv_relayout_copy_kernel(const T* __restrict__ src, T* __restrict__ dst, RelayoutCopy c,
-                              int64_t total) {
+                              int64_t total, int order) {
+  copy_order_begin(order);
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += step) {
@@ -65,6 +96,7 @@ __global__ void __launch_bounds__(kRelayoutThreads)
     d += static_cast<int64_t>(rest) * c.dst[0];
     dst[d] = src[s];
   }
+  copy_order_end(order);
 }
 
 // dst[b] = transpose(src[b]) for `batch` row-major rows x cols matrices (batch stride
@@ -77,7 +109,8 @@ constexpr int kTransposeTile = 64;
 template <class T>
 __global__ void __launch_bounds__(256)
     conv_transpose_kernel(const T* __restrict__ src, T* __restrict__ dst, int64_t rows,
-                          int64_t cols) {
+                          int64_t cols, int order) {
+  copy_order_begin(order);
   __shared__ T tile[kTransposeTile][kTransposeTile + 1];
   const int64_t batch = static_cast<int64_t>(blockIdx.z) * rows * cols;
   const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTransposeTile;
@@ -111,6 +144,7 @@ __global__ void __launch_bounds__(256)
       }
     }
   }
+  copy_order_end(order);
 }
 
 // The same transpose for matrices with fewer than kNarrowSide rows or columns (a C = 3 image's
@@ -123,22 +157,23 @@ constexpr int kNarrowSide = 16;
 template <class T>
 __global__ void __launch_bounds__(256)
     conv_transpose_narrow_kernel(const T* __restrict__ src, T* __restrict__ dst, int64_t rows,
-                                 int64_t cols) {
+                                 int64_t cols, int order) {
+  copy_order_begin(order);
   const int64_t batch = static_cast<int64_t>(blockIdx.y) * rows * cols;
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (rows < kNarrowSide) {  // i: a column
-    if (i >= cols) return;
-    T v[kNarrowSide];
+    if (i < cols) {
+      T v[kNarrowSide];
 #pragma unroll
-    for (int r = 0; r < kNarrowSide; ++r) {
-      if (r < rows) v[r] = src[batch + r * cols + i];
-    }
+      for (int r = 0; r < kNarrowSide; ++r) {
+        if (r < rows) v[r] = src[batch + r * cols + i];
+      }
 #pragma unroll
-    for (int r = 0; r < kNarrowSide; ++r) {
-      if (r < rows) dst[batch + i * rows + r] = v[r];
+      for (int r = 0; r < kNarrowSide; ++r) {
+        if (r < rows) dst[batch + i * rows + r] = v[r];
+      }
     }
-  } else {  // i: a row; cols < kNarrowSide
-    if (i >= rows) return;
+  } else if (i < rows) {  // i: a row; cols < kNarrowSide
     T v[kNarrowSide];
 #pragma unroll
     for (int c = 0; c < kNarrowSide; ++c) {
@@ -149,6 +184,7 @@ __global__ void __launch_bounds__(256)
       if (c < cols) dst[batch + c * rows + i] = v[c];
     }
   }
+  copy_order_end(order);
 }
 
 // dst[r][c] = src[r][c] where r < src_rows and c < src_ch, else 0, for the dst_rows x dst_ch
@@ -156,7 +192,8 @@ __global__ void __launch_bounds__(256)
 template <class T, class Index>
 __global__ void __launch_bounds__(kRelayoutThreads)
     conv_channel_pad_kernel(const T* __restrict__ src, int64_t src_rows, int64_t src_ch,
-                            T* __restrict__ dst, int64_t dst_ch, int64_t total) {
+                            T* __restrict__ dst, int64_t dst_ch, int64_t total, int order) {
+  copy_order_begin(order);
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += step) {
@@ -165,6 +202,7 @@ __global__ void __launch_bounds__(kRelayoutThreads)
     const bool inside = static_cast<int64_t>(row) < src_rows && c < src_ch;
     dst[i] = inside ? src[static_cast<int64_t>(row) * src_ch + c] : T(0);
   }
+  copy_order_end(order);
 }
 
 // The same, one thread per 16-byte vector of dst (dst_ch a whole number of vectors, dst 16-byte
@@ -172,7 +210,9 @@ __global__ void __launch_bounds__(kRelayoutThreads)
 template <class T, class Index>
 __global__ void __launch_bounds__(kRelayoutThreads)
     conv_channel_pad_vector_kernel(const T* __restrict__ src, int64_t src_rows, int64_t src_ch,
-                                   T* __restrict__ dst, int64_t dst_ch, int64_t vectors) {
+                                   T* __restrict__ dst, int64_t dst_ch, int64_t vectors,
+                                   int order) {
+  copy_order_begin(order);
   constexpr int kVec = 16 / sizeof(T);
   const Index per_row = static_cast<Index>(dst_ch / kVec);
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -189,36 +229,34 @@ __global__ void __launch_bounds__(kRelayoutThreads)
     }
     reinterpret_cast<uint4*>(dst)[i] = *reinterpret_cast<const uint4*>(out);
   }
+  copy_order_end(order);
 }
 
 template <class T>
 cudaError_t conv_channel_pad_copy(const void* src, int64_t src_rows, int64_t src_ch, void* dst,
-                                  int64_t dst_rows, int64_t dst_ch, cudaStream_t stream) {
+                                  int64_t dst_rows, int64_t dst_ch, cudaStream_t stream,
+                                  int order = kCopyAfter) {
   const int64_t total = dst_rows * dst_ch;
   if (total == 0) return cudaSuccess;
   constexpr int64_t kVec = 16 / sizeof(T);
+  const T* from = static_cast<const T*>(src);
+  T* to = static_cast<T*>(dst);
   if ((dst_ch * static_cast<int64_t>(sizeof(T))) % 16 == 0 &&
       reinterpret_cast<uintptr_t>(dst) % 16 == 0) {
     const int64_t vectors = total / kVec;
-    const unsigned grid = conv_copy_grid(vectors);
-    if (vectors <= int64_t{0xffffffff}) {
-      conv_channel_pad_vector_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
-          static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, vectors);
-    } else {
-      conv_channel_pad_vector_kernel<T, uint64_t><<<grid, kRelayoutThreads, 0, stream>>>(
-          static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, vectors);
-    }
-    return cudaGetLastError();
+    const dim3 grid(conv_copy_grid(vectors));
+    return vectors <= int64_t{0xffffffff}
+               ? launch_copy(conv_channel_pad_vector_kernel<T, uint32_t>, grid, kRelayoutThreads,
+                             order, stream, from, src_rows, src_ch, to, dst_ch, vectors)
+               : launch_copy(conv_channel_pad_vector_kernel<T, uint64_t>, grid, kRelayoutThreads,
+                             order, stream, from, src_rows, src_ch, to, dst_ch, vectors);
   }
-  const unsigned grid = conv_copy_grid(total);
-  if (total <= int64_t{0xffffffff}) {
-    conv_channel_pad_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
-        static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, total);
-  } else {
-    conv_channel_pad_kernel<T, uint64_t><<<grid, kRelayoutThreads, 0, stream>>>(
-        static_cast<const T*>(src), src_rows, src_ch, static_cast<T*>(dst), dst_ch, total);
-  }
-  return cudaGetLastError();
+  const dim3 grid(conv_copy_grid(total));
+  return total <= int64_t{0xffffffff}
+             ? launch_copy(conv_channel_pad_kernel<T, uint32_t>, grid, kRelayoutThreads, order,
+                           stream, from, src_rows, src_ch, to, dst_ch, total)
+             : launch_copy(conv_channel_pad_kernel<T, uint64_t>, grid, kRelayoutThreads, order,
+                           stream, from, src_rows, src_ch, to, dst_ch, total);
 }
 
 // Whether `stride` addresses an (N, C, D, H, W) tensor of `extent` like `expect` does (strides
@@ -235,7 +273,7 @@ inline bool same_strides(const int64_t extent[5], const int64_t stride[5],
 template <class T>
 cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], void* dst,
                                const int64_t dst_stride[5], const int64_t extent[5],
-                               cudaStream_t stream) {
+                               cudaStream_t stream, int order = kCopyAfter) {
   // Packed channels-first <-> packed channels-last (what NCHW users need): a batched transpose
   // of C x S matrices, S the spatial size.
   const int64_t n = extent[0], ch = extent[1];
@@ -245,6 +283,7 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
 #if BOO_SHIFTED_COPY
   // One packed layout on both sides (a view whose pointer is not 16-byte aligned): one flat copy
   // in 16-byte vectors, shifted.
+  // (An ordinary launch in any order: it does not wait as a dependent.)
   if ((same_strides(extent, src_stride, last) && same_strides(extent, dst_stride, last)) ||
       (same_strides(extent, src_stride, first) && same_strides(extent, dst_stride, first))) {
     const int64_t elements = n * ch * sp;
@@ -263,9 +302,8 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
       const int64_t blocks = (std::max(rows, cols) + 255) / 256;
       if (blocks < (int64_t{1} << 31) && n <= 65535) {
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
-        conv_transpose_narrow_kernel<T><<<grid, 256, 0, stream>>>(static_cast<const T*>(src),
-                                                                  static_cast<T*>(dst), rows, cols);
-        return cudaGetLastError();
+        return launch_copy(conv_transpose_narrow_kernel<T>, grid, 256, order, stream,
+                           static_cast<const T*>(src), static_cast<T*>(dst), rows, cols);
       }
     }
     const int64_t grid_x = (cols + kTransposeTile - 1) / kTransposeTile;
@@ -273,41 +311,39 @@ cudaError_t conv_relayout_copy(const void* src, const int64_t src_stride[5], voi
     if (grid_x < (int64_t{1} << 31) && grid_y <= 65535 && n <= 65535) {
       const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
                       static_cast<unsigned>(n));
-      conv_transpose_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(static_cast<const T*>(src),
-                                                                 static_cast<T*>(dst), rows, cols);
-      return cudaGetLastError();
+      return launch_copy(conv_transpose_kernel<T>, grid, dim3(32, 8), order, stream,
+                         static_cast<const T*>(src), static_cast<T*>(dst), rows, cols);
     }
   }
   // Order the dimensions by decreasing destination stride (a stable insertion sort of five).
-  int order[5] = {0, 1, 2, 3, 4};
+  int dims[5] = {0, 1, 2, 3, 4};
   for (int i = 1; i < 5; ++i) {
     for (int j = i; j > 0; --j) {
       const int64_t a =
-          dst_stride[order[j - 1]] < 0 ? -dst_stride[order[j - 1]] : dst_stride[order[j - 1]];
-      const int64_t b = dst_stride[order[j]] < 0 ? -dst_stride[order[j]] : dst_stride[order[j]];
+          dst_stride[dims[j - 1]] < 0 ? -dst_stride[dims[j - 1]] : dst_stride[dims[j - 1]];
+      const int64_t b = dst_stride[dims[j]] < 0 ? -dst_stride[dims[j]] : dst_stride[dims[j]];
       if (a >= b) break;
-      const int t = order[j - 1];
-      order[j - 1] = order[j];
-      order[j] = t;
+      const int t = dims[j - 1];
+      dims[j - 1] = dims[j];
+      dims[j] = t;
     }
   }
   RelayoutCopy c;
   int64_t total = 1;
   for (int i = 0; i < 5; ++i) {
-    c.extent[i] = extent[order[i]];
-    c.src[i] = src_stride[order[i]];
-    c.dst[i] = dst_stride[order[i]];
+    c.extent[i] = extent[dims[i]];
+    c.src[i] = src_stride[dims[i]];
+    c.dst[i] = dst_stride[dims[i]];
     total *= extent[i];
   }
-  const unsigned grid = conv_copy_grid(total);
-  if (total <= int64_t{0xffffffff}) {
-    conv_relayout_copy_kernel<T, uint32_t><<<grid, kRelayoutThreads, 0, stream>>>(
-        static_cast<const T*>(src), static_cast<T*>(dst), c, total);
-  } else {
-    conv_relayout_copy_kernel<T, uint64_t><<<grid, kRelayoutThreads, 0, stream>>>(
-        static_cast<const T*>(src), static_cast<T*>(dst), c, total);
-  }
-  return cudaGetLastError();
+  const dim3 grid(conv_copy_grid(total));
+  const T* from = static_cast<const T*>(src);
+  T* to = static_cast<T*>(dst);
+  return total <= int64_t{0xffffffff}
+             ? launch_copy(conv_relayout_copy_kernel<T, uint32_t>, grid, kRelayoutThreads, order,
+                           stream, from, to, c, total)
+             : launch_copy(conv_relayout_copy_kernel<T, uint64_t>, grid, kRelayoutThreads, order,
+                           stream, from, to, c, total);
 }
 
 // Inner: a conv runner (supports / workspace / run over BooConvArgs) that needs packed
@@ -334,7 +370,8 @@ struct ConvChannelsLastRunner {
   struct Plan {
     bool valid = false;
     Tensor x, w, y;
-    int64_t bias_offset = -1;  // the zero-padded bias's slot, when K is padded
+    int64_t bias_offset = -1;  // the bias's slot: when K is padded (zeros appended) or the bias
+                               // is not 16-byte aligned (what TMA-epilogue kernels need)
     int64_t copies = 0;        // bytes of the slots, from offset 0
     int64_t inner_bytes = 0;   // the inner kernel's workspace, after the slots
     int64_t total = 0;
@@ -434,7 +471,7 @@ struct ConvChannelsLastRunner {
     place(p.x, a.x, a.x_stride, base, offset, p.inner.x, p.inner.x_stride);
     place(p.w, a.w, a.w_stride, base, offset, p.inner.w, p.inner.w_stride);
     place(p.y, a.y, a.y_stride, base, offset, p.inner.y, p.inner.y_stride);
-    if (a.bias != nullptr && k != a.k) {
+    if (a.bias != nullptr && (k != a.k || misaligned(a.bias))) {
       p.bias_offset = offset;
       offset = round_up(offset + k * static_cast<int64_t>(sizeof(T)), 256);
       p.inner.bias = base + p.bias_offset;
@@ -460,11 +497,11 @@ struct ConvChannelsLastRunner {
   }
 
   // Copies an input tensor into its slot (padding it with zeros), or the output's slot out to
-  // the caller's tensor (dropping the padding).
+  // the caller's tensor (dropping the padding), in `order` after the kernel before it.
   static cudaError_t copy(const Tensor& t, const void* src, const int64_t src_stride[5], void* dst,
-                          const int64_t dst_stride[5], bool into_slot, cudaStream_t s) {
+                          const int64_t dst_stride[5], bool into_slot, int order, cudaStream_t s) {
     if (!t.padded()) {
-      return conv_relayout_copy<T>(src, src_stride, dst, dst_stride, t.logical, s);
+      return conv_relayout_copy<T>(src, src_stride, dst, dst_stride, t.logical, s, order);
     }
     int64_t caller_packed[5];
     packed_channels_last(t.logical, caller_packed);
@@ -472,16 +509,18 @@ struct ConvChannelsLastRunner {
       // Packed channels-last on both sides: rows of channels, padded or cut.
       const int64_t rows = t.rows(t.logical), padded_rows = t.rows(t.extent);
       return into_slot ? conv_channel_pad_copy<T>(src, rows, t.logical[1], dst, padded_rows,
-                                                  t.extent[1], s)
+                                                  t.extent[1], s, order)
                        : conv_channel_pad_copy<T>(src, padded_rows, t.extent[1], dst, rows,
-                                                  t.logical[1], s);
+                                                  t.logical[1], s, order);
     }
     if (into_slot) {
-      // Any other layout: zeros first, then the logical elements into the padded layout.
+      // Any other layout: zeros first, then the logical elements into the padded layout (an
+      // ordinary launch after the memset).
       const cudaError_t e = cudaMemsetAsync(dst, 0, static_cast<size_t>(t.bytes), s);
       if (e != cudaSuccess) return e;
+      order = kCopyAfter;
     }
-    return conv_relayout_copy<T>(src, src_stride, dst, dst_stride, t.logical, s);
+    return conv_relayout_copy<T>(src, src_stride, dst, dst_stride, t.logical, s, order);
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
@@ -505,6 +544,12 @@ struct ConvChannelsLastRunner {
       return BOO_ERROR;
     }
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    // The first input copy starts after whatever came before it; the others (and the bias's) are
+    // programmatic dependents that wait last, so they run beside it, and the inner kernel starts
+    // after all of them in the ordinary way. The output's copy is a programmatic dependent of
+    // the inner kernel's last launch and waits first.
+    constexpr bool kDependent = BOO_CONV_COPY_DEPENDENT != 0;
+    int next = kCopyAfter;
     if (!a.dry_run) {
       const Tensor* tensors[3] = {&p.x, &p.w, &p.y};
       const void* ptrs[3] = {a.x, a.w, a.y};
@@ -512,12 +557,14 @@ struct ConvChannelsLastRunner {
       for (int i = 0; i < 3; ++i) {
         const Tensor& t = *tensors[i];
         if (!t.copy || t.output) continue;
-        const cudaError_t e = copy(t, ptrs[i], strides[i], base + t.offset, t.packed, true, s);
+        const cudaError_t e =
+            copy(t, ptrs[i], strides[i], base + t.offset, t.packed, true, next, s);
         if (e != cudaSuccess) return cuda_result(e, why, len);
+        if (kDependent) next = kCopyWaitLast;
       }
       if (p.bias_offset >= 0) {
         const cudaError_t e =
-            conv_channel_pad_copy<T>(a.bias, 1, a.k, base + p.bias_offset, 1, p.inner.k, s);
+            conv_channel_pad_copy<T>(a.bias, 1, a.k, base + p.bias_offset, 1, p.inner.k, s, next);
         if (e != cudaSuccess) return cuda_result(e, why, len);
       }
     }
@@ -528,7 +575,8 @@ struct ConvChannelsLastRunner {
     if (!out.copy) return BOO_OK;
     void* dst = p.x.output ? a.x : p.w.output ? a.w : a.y;
     const int64_t* dst_stride = p.x.output ? a.x_stride : p.w.output ? a.w_stride : a.y_stride;
-    const cudaError_t e = copy(out, base + out.offset, out.packed, dst, dst_stride, false, s);
+    const cudaError_t e = copy(out, base + out.offset, out.packed, dst, dst_stride, false,
+                               kDependent ? kCopyWaitFirst : kCopyAfter, s);
     return cuda_result(e, why, len);
   }
 };

@@ -725,6 +725,13 @@ TEST_F(ConvDirectKernelTest, PaddingWrapperGivesMisalignedChannelsZeroFilledSlot
   p.k = 32;
   a = args_of(p);
   EXPECT_EQ(k.workspace(&a), x_slot + round256(32 * 8 * 9 * 2));
+  // ... unless it is not 16-byte aligned: then it is copied into a slot of its own (kernels with
+  // a TMA epilogue read it in 16-byte pieces; a misaligned bias once failed their check).
+  dispatch::ConvPointers shifted = pointers();
+  shifted.bias = kBase + (uintptr_t{3} << 26) + 2;
+  a = args_of(p, shifted);
+  EXPECT_EQ(k.supports(&a, why, sizeof(why)), BOO_OK) << why;
+  EXPECT_EQ(k.workspace(&a), x_slot + round256(32 * 8 * 9 * 2) + round256(32 * 2));
   // Aligned channels: nothing to copy in NHWC.
   p.c = 16;
   a = args_of(p);
