@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "boo/codegen/conv_codegen.h"
+#include "boo/dispatch/gemm_algorithms.h"
 #include "kernel_run.h"
 
 namespace boo::dispatch {
@@ -1371,12 +1372,30 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     note(padded.message());
   }
   if (!few_channels.algorithm.empty() && !few_channels_first) out.push_back(few_channels);
+  // A channels-first forward 1x1 convolution's GEMM has the image's pixel count as its leading
+  // dimension: for 14x14 and 7x7 images (196 and 49 pixels) that is not whole 16 bytes of a 16-bit
+  // type, and the GEMM runs on gemm.sm90_unaligned (x copied into a padded buffer, y written
+  // element by element). Four such NCHW bf16 layers measured 1.4x to 5.7x slower that way than on
+  // the channels-last copies around conv.sm90_implicit (H200, bench/results/
+  // 2026-11-28-loads-ahead-h200.md), so the GEMM goes after the implicit kernel there.
+  const bool gemm_1x1_late = gemm_1x1 && sm90.is_ok() && p.direction == ConvDirection::kForward &&
+                             p.in_layout != core::Layout::kChannelsLast &&
+                             core::dtype_bytes(p.dtype) == 2 &&
+                             !gemm_sm90_alignment(gemm_1x1->gemm).is_ok();
+  ConvCandidate gemm_1x1_candidate;
   if (gemm_1x1) {
     // The GEMM algorithms have persistent, stream-K and split-K schedulers that the
     // non-persistent implicit GEMM lacks, and no im2col: first choice where they apply.
-    out.push_back(
-        {std::string(kConvGemm1x1), "", 0.0,
-         "1x1, stride 1, no padding: the convolution is the GEMM " + gemm_1x1->gemm.key()});
+    gemm_1x1_candidate = {
+        std::string(kConvGemm1x1), "", 0.0,
+        "1x1, stride 1, no padding: the convolution is the GEMM " + gemm_1x1->gemm.key()};
+    if (gemm_1x1_late) {
+      gemm_1x1_candidate.reason +=
+          " (after conv.sm90_implicit: its channels-first leading dimension is not whole 16 "
+          "bytes)";
+    } else {
+      out.push_back(gemm_1x1_candidate);
+    }
   } else {
     note(std::string(kConvGemm1x1) + " does not apply: " + gemm_1x1.status().message());
   }
@@ -1470,6 +1489,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else {
     note(sm90.message());
   }
+  if (gemm_1x1_late) out.push_back(gemm_1x1_candidate);
   if (!taps.algorithm.empty() && !taps_first) out.push_back(taps);
   if (!wgrad_direct.algorithm.empty() && !wgrad_direct_first) out.push_back(wgrad_direct);
   if (!gemm_1d.algorithm.empty() && !gemm_1d_first) out.push_back(gemm_1d);

@@ -189,18 +189,7 @@ class GemmSm90Algorithm final : public GemmAlgorithm {
 
   core::Status supports(const ops::GemmProblem& p) const override {
     BOO_RETURN_IF_ERROR(space::check_gemm_sm90_class(space::gemm_class_of(p)));
-    const int64_t align_ab = 16 / core::dtype_bytes(p.a_type);
-    const int64_t align_d = 16 / core::dtype_bytes(p.d_type);
-    if (p.lda % align_ab || p.ldb % align_ab || p.ldd % align_d ||
-        (p.reads_c() && p.ldc % align_d)) {
-      return core::unsupported(
-          "gemm.sm90: leading dimensions must be multiples of 16 bytes "
-          "(TMA); gemm.sm90_unaligned handles the rest");
-    }
-    if (p.batch > 1 && (p.stride_a % align_ab || p.stride_b % align_ab || p.stride_d % align_d ||
-                        (p.reads_c() && p.stride_c % align_d))) {
-      return core::unsupported("gemm.sm90: batch strides must be multiples of 16 bytes");
-    }
+    BOO_RETURN_IF_ERROR(gemm_sm90_alignment(p));
     if (!bias_fits(p)) {
       return core::unsupported(
           "gemm.sm90: the bias length (M) must be a multiple of 16 bytes; gemm.sm90_unaligned "
@@ -460,6 +449,21 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     *why = buf;
   }
   return total;
+}
+
+core::Status gemm_sm90_alignment(const ops::GemmProblem& p) {
+  const int64_t align_ab = 16 / core::dtype_bytes(p.a_type);
+  const int64_t align_d = 16 / core::dtype_bytes(p.d_type);
+  if (p.lda % align_ab || p.ldb % align_ab || p.ldd % align_d || (p.reads_c() && p.ldc % align_d)) {
+    return core::unsupported(
+        "gemm.sm90: leading dimensions must be multiples of 16 bytes "
+        "(TMA); gemm.sm90_unaligned handles the rest");
+  }
+  if (p.batch > 1 && (p.stride_a % align_ab || p.stride_b % align_ab || p.stride_d % align_d ||
+                      (p.reads_c() && p.stride_c % align_d))) {
+    return core::unsupported("gemm.sm90: batch strides must be multiples of 16 bytes");
+  }
+  return core::Status::ok();
 }
 
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90() { return std::make_unique<GemmSm90Algorithm>(); }

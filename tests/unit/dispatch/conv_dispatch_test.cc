@@ -119,6 +119,33 @@ TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   EXPECT_EQ(c->back().algorithm, kConvDirect);
 }
 
+// Channels-first 1x1 layers whose image is not whole 16 bytes of pixels (14x14, 7x7: the GEMM
+// would be gemm.sm90_unaligned's) take the channels-last copies and conv.sm90_implicit first, the
+// GEMM after it; aligned images (28x28), channels-last layers and fp32 keep the GEMM first.
+TEST_F(ConvDispatchTest, ChannelsFirstOneByOneWithUnalignedImagesGoesToTheImplicitKernelFirst) {
+  const std::string tail = " -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1";
+  const auto first = [&](const std::string& command) {
+    auto c = dispatcher().candidates(conv(command), nullptr);
+    EXPECT_TRUE(c.has_value()) << command;
+    return c.has_value() ? *c : std::vector<ConvCandidate>{};
+  };
+  for (const std::string shape :
+       {"-n 64 -c 256 -H 14 -W 14 -k 512", "-n 64 -c 2048 -H 7 -W 7 -k 512"}) {
+    const auto c = first("convbfp16 " + shape + tail);
+    ASSERT_GE(c.size(), 2u);
+    EXPECT_EQ(c.front().algorithm, kConvSm90Implicit) << shape;
+    const auto gemm = std::find_if(
+        c.begin(), c.end(), [](const ConvCandidate& k) { return k.algorithm == kConvGemm1x1; });
+    ASSERT_NE(gemm, c.end()) << shape;
+    EXPECT_NE(gemm->reason.find("after conv.sm90_implicit"), std::string::npos) << gemm->reason;
+  }
+  EXPECT_EQ(first("convbfp16 -n 32 -c 256 -H 28 -W 28 -k 512" + tail).front().algorithm,
+            kConvGemm1x1);
+  EXPECT_EQ(first("convbfp16 -n 64 -c 256 -H 14 -W 14 -k 512" + tail + kNhwc).front().algorithm,
+            kConvGemm1x1);
+  EXPECT_EQ(first("conv -n 64 -c 256 -H 7 -W 7 -k 512" + tail).front().algorithm, kConvGemm1x1);
+}
+
 // conv.sm90_implicit's persistent configs: first on large forward and backward-data problems
 // (the public dilated 3x3 on 128x128 pingpong tiles: 104.3 us, 128x256 cooperative ones 108.7,
 // against 137.8 on the best non-persistent tile, H100), never for backward weight;
