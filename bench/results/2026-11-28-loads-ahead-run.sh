@@ -16,6 +16,10 @@
 #              7x7 images need gemm.sm90_unaligned) against the channels-last copies around
 #              conv.sm90_implicit, with D written in place (base) or copied (PAD_DIRECT_D=0), boo
 #              only, one round; then dispatch's pick against cuDNN;
+#   onebyone-picks: what calls 4 and 5 ran by hand: the onebyone lines on dispatch's pick against
+#              cuDNN (50 samples), on conv.sm90_implicit t128x128x64 pingpong (boo only), and that
+#              config's gate (at 7d92763 dispatch's pick was conv.gemm_1x1 on all five lines; it is
+#              the implicit config on the four unaligned ones since);
 #   nchw:      ncu kernel durations of the public list's two NCHW lines (the layout copies and the
 #              convolution);
 #   conv, gemm, lists: the public lists against cuDNN and cuBLASLt.
@@ -46,6 +50,16 @@ for phase in "$@"; do
     grep -E "verify boo: FAIL|error|==" "$L/onebyone.log" | cut -c1-150
     summary "$R/onebyone.csv" 70 40
     vendor onebyone-vendor $J-onebyone-jobs.txt cudnn --explain
+    ;;
+  onebyone-picks)  # calls 4 and 5 (on call 3's machine, its kernels compiled)
+    grep '^-' $J-onebyone-jobs.txt | cut -f2 >/tmp/l.txt
+    impl=$(grep -v '^-' $J-onebyone-jobs.txt | head -1 | cut -f1)
+    "$boo" driver --backend boo,cudnn -t 1 --iter 50 --explain --csv "$R/onebyone-vendor.csv" \
+      --commands-file /tmp/l.txt 2>&1 | grep -E "^>>> (boo|cudnn): min|speedup|chose"
+    "$boo" driver --backend boo -t 1 --iter 50 --config "$impl" --csv "$R/onebyone-impl.csv" \
+      --commands-file /tmp/l.txt 2>&1 | grep -E "^>>> boo: min"
+    "$boo" driver --backend boo -t 0 -V 1 --config "$impl" \
+      --csv "$R/onebyone-impl-numerics.csv" --commands-file /tmp/l.txt 2>&1 | grep -E "verify|ran"
     ;;
   nchw)
     grep -E '^(conv |convbfp16 -n 64 -c 256 -H 14)' bench/workloads/conv_public.txt >/tmp/nchw.txt
