@@ -78,13 +78,13 @@ class GemmAlgorithm {
 
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90();
 std::unique_ptr<GemmAlgorithm> make_gemm_sm90_unaligned();
+std::unique_ptr<GemmAlgorithm> make_gemm_skinny();
+std::unique_ptr<GemmAlgorithm> make_gemm_fallback();
 
 // Whether TMA can address the operands in place: leading dimensions and batch strides of A, B, D
 // (and C where it is read) in whole 16 bytes, what gemm.sm90 needs (gemm.sm90_unaligned copies
 // the rest).
 core::Status gemm_sm90_alignment(const ops::GemmProblem& p);
-std::unique_ptr<GemmAlgorithm> make_gemm_skinny();
-std::unique_ptr<GemmAlgorithm> make_gemm_fallback();
 
 // Analytical time of one gemm.sm90 config on `d` (exposed for tests and reports).
 double predict_gemm_sm90_us(const ops::GemmProblem& p, const space::GemmSm90Config& c,
