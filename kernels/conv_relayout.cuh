@@ -547,7 +547,8 @@ struct ConvChannelsLastRunner {
     // The first input copy starts after whatever came before it; the others (and the bias's) are
     // programmatic dependents that wait last, so they run beside it, and the inner kernel starts
     // after all of them in the ordinary way. The output's copy is a programmatic dependent of
-    // the inner kernel's last launch and waits first.
+    // the inner kernel's last launch and waits first. (So an inner runner's first launch must be
+    // an ordinary one, or wait before it reads: the copies let their dependents start early.)
     constexpr bool kDependent = BOO_CONV_COPY_DEPENDENT != 0;
     int next = kCopyAfter;
     if (!a.dry_run) {
