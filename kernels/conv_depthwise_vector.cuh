@@ -36,12 +36,12 @@ struct alignas(sizeof(T) * kVec) DepthwiseVector {
   static __device__ __forceinline__ DepthwiseVector zero() {
     DepthwiseVector r;
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) r.v[e] = T(0.0f);
+    for (int e = 0; e < kVec; ++e) r.v[e] = from_float<T>(0.0f);
     return r;
   }
   __device__ __forceinline__ void widen(float (&out)[kVec]) const {
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) out[e] = static_cast<float>(v[e]);
+    for (int e = 0; e < kVec; ++e) out[e] = to_float(v[e]);
   }
 
   // One store of 8 or 16 bytes.

@@ -58,9 +58,7 @@ __device__ __forceinline__ void copy_order_end(int order) {
 template <class... Params, class... Args>
 cudaError_t launch_copy(void (*kernel)(Params...), dim3 grid, dim3 block, int order,
                         cudaStream_t stream, Args... args) {
-  if (order != kCopyAfter) return launch_dependent(kernel, grid, block, stream, args..., order);
-  kernel<<<grid, block, 0, stream>>>(args..., order);
-  return cudaGetLastError();
+  return launch_maybe_dependent(order != kCopyAfter, kernel, grid, block, stream, args..., order);
 }
 
 // A 5-D copy with its dimensions ordered outermost first by the destination's strides, so that

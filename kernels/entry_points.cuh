@@ -63,6 +63,14 @@ cudaError_t launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, c
                              Args... args) {
   return launch_dependent_shared(kernel, grid, block, 0, stream, args...);
 }
+// An ordinary launch, or a programmatic dependent one where `dependent`.
+template <class... Params, class... Args>
+cudaError_t launch_maybe_dependent(bool dependent, void (*kernel)(Params...), dim3 grid, dim3 block,
+                                   cudaStream_t stream, Args... args) {
+  if (dependent) return launch_dependent(kernel, grid, block, stream, args...);
+  kernel<<<grid, block, 0, stream>>>(args...);
+  return cudaGetLastError();
+}
 
 }  // namespace boo_kernels
 

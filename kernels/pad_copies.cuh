@@ -73,11 +73,8 @@ __global__ void __launch_bounds__(kPadThreads)
 // `stream` where `dependent`.
 inline cudaError_t launch_pad_copies(const PadCopyJobs& jobs, bool dependent, cudaStream_t stream) {
   if (jobs.count == 0) return cudaSuccess;
-  if (dependent) {
-    return launch_dependent(pad_copies_kernel, dim3(jobs.blocks), dim3(kPadThreads), stream, jobs);
-  }
-  pad_copies_kernel<<<jobs.blocks, kPadThreads, 0, stream>>>(jobs);
-  return cudaGetLastError();
+  return launch_maybe_dependent(dependent, pad_copies_kernel, dim3(jobs.blocks), dim3(kPadThreads),
+                                stream, jobs);
 }
 
 // Whether the shifted copy beats the element copies on a matrix: dense on both sides (one long
