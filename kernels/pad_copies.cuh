@@ -28,19 +28,18 @@ __device__ __forceinline__ void pad_copy_items(const PadCopyJob& j, int64_t item
   W* __restrict__ dst = static_cast<W*>(j.dst);
   for (; item < j.items; item += step) {
     const PadCopyPlace at = pad_copy_place(j, item);
-    const W* s = src + at.b * j.stride_src + at.c * j.ld_src;
-    W* d = dst + at.b * j.stride_dst + at.c * j.ld_dst;
-    const int64_t r0 = at.r0;
+    const W* s = src + at.b * j.stride_src;
+    W* d = dst + at.b * j.stride_dst;
+    PadCopyElement e[kPadPerThread];
     W v[kPadPerThread];
 #pragma unroll
     for (int i = 0; i < kPadPerThread; ++i) {
-      const int64_t r = r0 + i * kPadThreads + threadIdx.x;
-      if (r < j.rows) v[i] = s[r];
+      e[i] = pad_copy_element(j, at, i * kPadThreads + static_cast<int>(threadIdx.x));
+      if (e[i].valid) v[i] = s[e[i].c * j.ld_src + e[i].r];
     }
 #pragma unroll
     for (int i = 0; i < kPadPerThread; ++i) {
-      const int64_t r = r0 + i * kPadThreads + threadIdx.x;
-      if (r < j.rows) d[r] = v[i];
+      if (e[i].valid) d[e[i].c * j.ld_dst + e[i].r] = v[i];
     }
   }
 }

@@ -1,7 +1,9 @@
 // The plan of kernels/pad_copies.cuh's launches, in plain C++ so that host unit tests replay it
 // (tests/unit/jit/pad_copies_plan_test.cc): up to kPadMaxJobs element-wise copies of column-major
 // matrices in one grid, each job on its own range of blocks, each block walking its job's work
-// items (batch, column, span of kPadSpan rows) a grid of the job's blocks apart.
+// items a grid of the job's blocks apart. An item is kPadSpan elements of one batch: a span of
+// one column's rows where columns are at least half a span long, otherwise as many whole columns
+// as fit (one column an item used 49 of a block's 1024 element slots on a 49-element column).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,11 @@ constexpr int kPadThreads = 256;
 constexpr int kPadPerThread = 4;  // independent loads in flight per thread
 constexpr int64_t kPadSpan = static_cast<int64_t>(kPadThreads) * kPadPerThread;
 constexpr int kPadMaxJobs = 4;
+// BOO_NVCC_FLAGS=-DBOO_PAD_GROUP_COLUMNS=0 copies one column an item however short (as before
+// 2026-11-29; for measuring).
+#ifndef BOO_PAD_GROUP_COLUMNS
+#define BOO_PAD_GROUP_COLUMNS 1
+#endif
 // Blocks a job takes at most (it loops over the rest): 16 per SM of a 132-SM GPU, twice what
 // fits at once.
 constexpr int64_t kPadMaxBlocks = 2112;
@@ -28,7 +35,10 @@ struct PadCopyJob {
   const void* src;
   void* dst;
   int64_t ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch;
-  int64_t spans, items;  // spans of kPadSpan rows a column; spans x cols x batch
+  int64_t group;   // whole columns an item copies (1: a span of one column)
+  int64_t spans;   // spans of kPadSpan rows a column (1 where group > 1)
+  int64_t groups;  // items a batch's columns take along the columns: cols / group, rounded up
+  int64_t items;   // spans x groups x batch
   int bytes;
   unsigned first_block;
 };
@@ -56,8 +66,10 @@ inline bool add_pad_copy(PadCopyJobs* jobs, const void* src, int64_t ld_src, int
   j.batch = batch;
   j.bytes = bytes;
   j.first_block = jobs->blocks;
+  j.group = BOO_PAD_GROUP_COLUMNS && rows * 2 <= kPadSpan ? kPadSpan / rows : 1;
   j.spans = (rows + kPadSpan - 1) / kPadSpan;
-  j.items = j.spans * cols * batch;
+  j.groups = (cols + j.group - 1) / j.group;
+  j.items = j.spans * j.groups * batch;
   jobs->blocks += static_cast<unsigned>(j.items < kPadMaxBlocks ? j.items : kPadMaxBlocks);
   return true;
 }
@@ -76,14 +88,29 @@ BOO_PAD_HD inline PadCopyShare pad_copy_share(const PadCopyJobs& jobs, unsigned 
           static_cast<int64_t>(end - j.first_block)};
 }
 
-// Work item `item` of job `j`: its batch, column and first row.
+// Work item `item` of job `j`: its batch, first column and first row.
 struct PadCopyPlace {
   int64_t b, c, r0;
 };
 BOO_PAD_HD inline PadCopyPlace pad_copy_place(const PadCopyJob& j, int64_t item) {
-  const int64_t column = item / j.spans;
-  const int64_t b = column / j.cols;
-  return {b, column - b * j.cols, (item - column * j.spans) * kPadSpan};
+  const int64_t along = item / j.spans;  // batch x groups + group
+  const int64_t b = along / j.groups;
+  return {b, (along - b * j.groups) * j.group, (item - along * j.spans) * kPadSpan};
+}
+
+// Element slot `f` (0 <= f < kPadSpan) of the item at `at`: its column and row, and whether it
+// is one (the last slots of an item and the columns past the last one are not).
+struct PadCopyElement {
+  int64_t c, r;
+  bool valid;
+};
+BOO_PAD_HD inline PadCopyElement pad_copy_element(const PadCopyJob& j, const PadCopyPlace& at,
+                                                  int f) {
+  if (j.group == 1) return {at.c, at.r0 + f, at.r0 + f < j.rows};
+  // Whole columns: rows < kPadSpan, so 32-bit division.
+  const unsigned q = static_cast<unsigned>(f) / static_cast<unsigned>(j.rows);
+  const int64_t c = at.c + q;
+  return {c, f - static_cast<int64_t>(q) * j.rows, q < j.group && c < j.cols};
 }
 
 }  // namespace boo_kernels

@@ -45,10 +45,12 @@ void replay(const PadCopyJobs& jobs) {
       auto* d = static_cast<uint8_t*>(j.dst);
       for (int t = 0; t < kPadThreads; ++t) {
         for (int i = 0; i < kPadPerThread; ++i) {
-          const int64_t r = at.r0 + i * kPadThreads + t;
-          if (r >= j.rows) continue;
-          const int64_t from = (at.b * j.stride_src + at.c * j.ld_src + r) * j.bytes;
-          const int64_t to = (at.b * j.stride_dst + at.c * j.ld_dst + r) * j.bytes;
+          const PadCopyElement e = pad_copy_element(j, at, i * kPadThreads + t);
+          if (!e.valid) continue;
+          EXPECT_LT(e.r, j.rows);
+          EXPECT_LT(e.c, j.cols);
+          const int64_t from = (at.b * j.stride_src + e.c * j.ld_src + e.r) * j.bytes;
+          const int64_t to = (at.b * j.stride_dst + e.c * j.ld_dst + e.r) * j.bytes;
           std::memcpy(d + to, s + from, static_cast<size_t>(j.bytes));
         }
       }
@@ -100,18 +102,38 @@ TEST(PadCopiesPlan, EveryJobOfOneLaunchArrivesWhole) {
 }
 
 TEST(PadCopiesPlan, JobsPastTheBlockCapLoop) {
-  // 5000 columns of one span: 5000 items on kPadMaxBlocks blocks, then a small job after it.
+  // 5000 columns of 600 rows (one column an item): 5000 items on kPadMaxBlocks blocks, then a
+  // small job after it.
   PadCopyJobs jobs{};
-  std::vector<uint8_t> s(5000 * 9 * 2), d(5000 * 16 * 2);
-  ASSERT_TRUE(add_pad_copy(&jobs, s.data(), 9, 0, d.data(), 16, 0, 9, 5000, 1, 2));
+  std::vector<uint8_t> s(5000 * 600 * 2), d(5000 * 608 * 2);
+  ASSERT_TRUE(add_pad_copy(&jobs, s.data(), 600, 0, d.data(), 608, 0, 600, 5000, 1, 2));
   ASSERT_TRUE(add_pad_copy(&jobs, s.data(), 9, 0, d.data(), 16, 0, 9, 3, 1, 2));
+  EXPECT_EQ(jobs.job[0].group, 1);
+  EXPECT_EQ(jobs.job[0].items, 5000);
   EXPECT_EQ(jobs.job[0].first_block, 0u);
   EXPECT_EQ(jobs.job[1].first_block, static_cast<unsigned>(kPadMaxBlocks));
-  EXPECT_EQ(jobs.blocks, static_cast<unsigned>(kPadMaxBlocks) + 3);
+  EXPECT_EQ(jobs.blocks, static_cast<unsigned>(kPadMaxBlocks) + 1);
   EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks - 1).job, 0);
   EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks).job, 1);
-  EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks).step, 3);
-  check_jobs({{9, 5000, 1, 9, 0, 16, 0, 2}, {70, 3, 1, 71, 0, 72, 0, 4}});
+  EXPECT_EQ(pad_copy_share(jobs, kPadMaxBlocks).step, 1);
+  check_jobs({{600, 5000, 1, 600, 0, 608, 0, 2}, {70, 3, 1, 71, 0, 72, 0, 4}});
+}
+
+TEST(PadCopiesPlan, ShortColumnsShareAnItem) {
+  // An NCHW 7x7 image's A: 49-element columns, 20 to an item, 2048 columns, 64 batches.
+  PadCopyJobs jobs{};
+  std::vector<uint8_t> s(1), d(1);
+  ASSERT_TRUE(add_pad_copy(&jobs, s.data(), 49, 100352, d.data(), 56, 114688, 49, 2048, 64, 2));
+  EXPECT_EQ(jobs.job[0].group, kPadSpan / 49);
+  EXPECT_EQ(jobs.job[0].spans, 1);
+  EXPECT_EQ(jobs.job[0].items, (2048 + kPadSpan / 49 - 1) / (kPadSpan / 49) * 64);
+  // Columns of half a span (2 an item), just over it (1), of 1 row (kPadSpan an item), a last
+  // item with fewer columns, and a batch stride that is not a whole number of columns.
+  check_jobs({{512, 5, 3, 512, 2600, 520, 2600, 2},
+              {513, 3, 2, 515, 1600, 520, 1560, 2},
+              {1, 2100, 2, 1, 2100, 8, 16800, 4},
+              {49, 130, 3, 49, 6371, 56, 7280, 1}});
+  check_jobs({{49, 2048, 2, 49, 100352, 56, 114688, 2}, {7, 40, 5, 9, 370, 8, 320, 2}});
 }
 
 TEST(PadCopiesPlan, EmptyMatricesAddNothingAndFullListsSaySo) {
