@@ -9,7 +9,9 @@
 // the inner kernel carries over. The copies before the GEMM are one launch (pad_copies.cuh);
 // the GEMM and D's copy out launch as programmatic dependents (kPadDependent). cp.async
 // mainloops cannot help here: they need 4-byte alignment, and a 16-bit operand with an odd
-// leading dimension has only 2.
+// leading dimension has only 2. With kKMajor (tf32: warpgroup MMA reads K-major tf32 only) an
+// M-major A or an N-major B is copied as its transpose (transpose_copy.cuh) and the inner kernel,
+// compiled TN, reads it K-major.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,6 +21,7 @@
 
 #include "entry_points.cuh"
 #include "pad_copies.cuh"
+#include "transpose_copy.cuh"
 
 // BOO_NVCC_FLAGS=-DBOO_PAD_DEPENDENT=0 starts every launch after the one before it has finished
 // (as before the programmatic dependent launches; for measuring).
@@ -45,13 +48,16 @@ constexpr bool kPadDependent = false;
 
 // Inner: a GemmSm90Runner. kAlign*: the elements per 16 bytes of each operand. InnerDirect (or
 // void): a GemmSm90Runner of the same GEMM whose epilogue writes D element by element, run where
-// D would otherwise be copied (a class without C: nothing else is then copied for D).
+// D would otherwise be copied (a class without C: nothing else is then copied for D). kKMajor:
+// Inner reads A and B K-major (transA T, transB N) whatever the problem's transposes.
 template <class Inner, int kBytesA, int kBytesB, int kBytesD, int kBytesBias, int kAlignA,
-          int kAlignB, int kAlignD, bool kHasC, bool kHasBias, class InnerDirect = void>
+          int kAlignB, int kAlignD, bool kHasC, bool kHasBias, class InnerDirect = void,
+          bool kKMajor = false>
 struct GemmPaddedRunner {
-  // One operand's copy: where it lives in the workspace and its padded layout.
+  // One operand's copy: where it lives in the workspace and its padded layout. A transposed
+  // copy reads the caller's rows x cols matrix and writes its cols x rows transpose.
   struct Copy {
-    bool needed = false;
+    bool needed = false, transposed = false;
     int64_t rows = 0, cols = 0, batch = 1;
     int64_t ld = 0, stride = 0;  // padded layout
     int64_t offset = 0, bytes = 0;
@@ -89,15 +95,32 @@ struct GemmPaddedRunner {
     return c;
   }
 
+  // A rows x cols operand copied as its cols x rows transpose (always: it changes the layout).
+  static Copy plan_transpose(int64_t stride, int64_t rows, int64_t cols, int64_t batch, int align,
+                             int bytes) {
+    Copy c;
+    c.needed = c.transposed = true;
+    c.rows = rows;
+    c.cols = cols;
+    c.batch = batch > 1 && stride != 0 ? batch : 1;
+    c.ld = round_up(cols, align);
+    c.stride = c.batch > 1 ? c.ld * rows : 0;
+    c.bytes = c.ld * rows * c.batch * bytes;
+    return c;
+  }
+
   // The copies the arguments need and the inner kernel's arguments over them (the padded
   // operands point at `base` plus their offsets).
   static Plan make_plan(const BooGemmArgs& a, char* base) {
     Plan p;
     const int64_t batch = a.batch;
-    p.a = plan_copy(a.a, a.lda, a.stride_a, a.trans_a ? a.k : a.m, a.trans_a ? a.m : a.k, batch,
-                    kAlignA, kBytesA);
-    p.b = plan_copy(a.b, a.ldb, a.stride_b, a.trans_b ? a.n : a.k, a.trans_b ? a.k : a.n, batch,
-                    kAlignB, kBytesB);
+    const bool turn_a = kKMajor && !a.trans_a, turn_b = kKMajor && a.trans_b;
+    p.a = turn_a ? plan_transpose(a.stride_a, a.m, a.k, batch, kAlignA, kBytesA)
+                 : plan_copy(a.a, a.lda, a.stride_a, a.trans_a ? a.k : a.m, a.trans_a ? a.m : a.k,
+                             batch, kAlignA, kBytesA);
+    p.b = turn_b ? plan_transpose(a.stride_b, a.n, a.k, batch, kAlignB, kBytesB)
+                 : plan_copy(a.b, a.ldb, a.stride_b, a.trans_b ? a.n : a.k, a.trans_b ? a.k : a.n,
+                             batch, kAlignB, kBytesB);
     if (kHasC) {
       p.c = plan_copy(a.c, a.ldc, a.stride_c, a.m, a.n, batch, kAlignD, kBytesD);
     }
@@ -116,6 +139,8 @@ struct GemmPaddedRunner {
       p.bias.bytes = p.bias.ld * kBytesBias;
     }
     p.inner = a;
+    if (turn_a) p.inner.trans_a = 1;
+    if (turn_b) p.inner.trans_b = 0;
     // Each copy takes the next 256-byte-aligned slot of the workspace, and the inner kernel
     // reads it (padded leading dimension and batch stride) instead of the caller's operand.
     int64_t offset = 0;
@@ -187,13 +212,22 @@ struct GemmPaddedRunner {
     cudaError_t e = cudaSuccess;
     bool copied = false;
     if (!a.dry_run) {
-      // The element copies of A, B, C and the bias in one launch (pad_copies.cuh).
+      // The transposes first, each a launch of its own; then the element copies of A, B, C and
+      // the bias in one launch (pad_copies.cuh), which starts after them.
+      if (p.a.transposed) {
+        e = transpose_copy<kBytesA>(a.a, a.lda, a.stride_a, base + p.a.offset, p.a.ld, p.a.stride,
+                                    p.a.rows, p.a.cols, p.a.batch, s);
+      }
+      if (p.b.transposed && e == cudaSuccess) {
+        e = transpose_copy<kBytesB>(a.b, a.ldb, a.stride_b, base + p.b.offset, p.b.ld, p.b.stride,
+                                    p.b.rows, p.b.cols, p.b.batch, s);
+      }
       PadCopyJobs jobs{};
-      if (p.a.needed && e == cudaSuccess) {
+      if (p.a.needed && !p.a.transposed && e == cudaSuccess) {
         e = pad_copy<kBytesA>(&jobs, a.a, a.lda, a.stride_a, base + p.a.offset, p.a.ld, p.a.stride,
                               p.a.rows, p.a.cols, p.a.batch, s);
       }
-      if (p.b.needed && e == cudaSuccess) {
+      if (p.b.needed && !p.b.transposed && e == cudaSuccess) {
         e = pad_copy<kBytesB>(&jobs, a.b, a.ldb, a.stride_b, base + p.b.offset, p.b.ld, p.b.stride,
                               p.b.rows, p.b.cols, p.b.batch, s);
       }

@@ -85,7 +85,7 @@ if want build || [ ! -x "$boo" ]; then
 fi
 
 gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_swapped.txt tests/gpu/gemm_unaligned_fp8.txt
-  tests/gpu/gemm_split_parallel.txt bench/workloads/gemm_public.log)
+  tests/gpu/gemm_split_parallel.txt tests/gpu/gemm_tf32_transposed.txt bench/workloads/gemm_public.log)
 misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt)
 # A shorter run (one device call on a fresh machine): BOO_GEMM_LISTS / BOO_MISALIGNED_LISTS
 # replace the lists; BOO_BENCH_LISTS the benchmark's extra lists (unset: the skinny list, the
@@ -179,7 +179,7 @@ conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
   tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_wgrad_wgmma.txt
   tests/gpu/conv_gemm_1d.txt
-  tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt)
+  tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_tf32_1x1.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 conv_misaligned_lists=(tests/gpu/conv_taps.txt tests/gpu/conv_grouped_direct.txt
   tests/gpu/conv_depthwise.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_pointwise.txt)

@@ -8,9 +8,15 @@
 #           GEMM with 72-element columns, and the NCHW 1x1 layers forced onto conv.gemm_1x1; then
 #           the jobs' lines with dispatch's pick against the vendors;
 #   f32:    fp32 (tf32) GEMMs in every transpose and fp32 1x1 convolutions in every direction,
-#           dispatch's pick against cuBLASLt and cuDNN;
+#           dispatch's pick against cuBLASLt and cuDNN (call 1: gemm.fallback and conv.direct;
+#           call 2: gemm.sm90_unaligned behind transposed copies); then (f32-forced) the fp32
+#           NCHW 1x1 forward lines on conv.sm90_implicit behind the channels-last copies;
 #   gates:  tests/gpu/gemm_unaligned_fp8.txt, the NCHW lines of tests/gpu/conv_awkward.txt and
-#           the tf32 lists;
+#           tests/gpu/gemm_awkward.txt;
+#   tf32-gates: tests/gpu/gemm_tf32_transposed.txt and tests/gpu/conv_tf32_1x1.txt;
+#   final:  (call 3) the two lines of gemm_tf32_transposed.txt with C (their 128x16 tiles failed to
+#           compile in call 2; fp32 C now takes N >= 32), then `gates` without gemm_awkward.txt and
+#           `f32`, all kernels compiled first;
 #   conv, gemm, lists: the public lists against cuDNN and cuBLASLt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,11 +35,38 @@ for phase in "$@"; do
     vendor f32-gemm $J-f32-gemm-jobs.txt cublaslt --explain
     vendor f32-conv $J-f32-conv-jobs.txt cudnn --explain
     ;;
+  f32-forced)
+    OUT="$R" JOBS=$J-f32-forced-jobs.txt REPS="1" BACKENDS=boo CSV=f32-forced.csv VARIANTS=base \
+      timeout 300 bash bench/variants.sh >"$L/f32-forced.log" 2>&1
+    grep -E "verify boo: FAIL|error|==" "$L/f32-forced.log" | cut -c1-150
+    summary "$R/f32-forced.csv" 70 50
+    ;;
   gates)
     numerics unaligned tests/gpu/gemm_unaligned_fp8.txt
     grep -E '^conv' tests/gpu/conv_awkward.txt | grep -v 'in_layout N[DHW]*C' >/tmp/awk-nchw.txt
     numerics awkward-nchw /tmp/awk-nchw.txt
-    for f in tests/gpu/*tf32*.txt; do [ -f "$f" ] && numerics "$(basename "$f" .txt)" "$f"; done
+    numerics gemm-awkward tests/gpu/gemm_awkward.txt
+    ;;
+  tf32-gates)
+    numerics gemm-tf32 tests/gpu/gemm_tf32_transposed.txt
+    numerics conv-tf32 tests/gpu/conv_tf32_1x1.txt
+    ;;
+  final)  # call 3: one preload of everything below, then the gates and the fp32 timings
+    sed -n '16p;19p' tests/gpu/gemm_tf32_transposed.txt >/tmp/tf32-c.txt
+    grep -E '^conv' tests/gpu/conv_awkward.txt | grep -v 'in_layout N[DHW]*C' >/tmp/awk-nchw.txt
+    cut -f2 $J-f32-gemm-jobs.txt >/tmp/f32-gemm.txt
+    cut -f2 $J-f32-conv-jobs.txt >/tmp/f32-conv.txt
+    for f in /tmp/tf32-c.txt tests/gpu/gemm_unaligned_fp8.txt /tmp/awk-nchw.txt /tmp/f32-gemm.txt \
+      /tmp/f32-conv.txt; do
+      "$boo" preload -j 6 --commands-file "$f" >>"$L/final-preload.log" 2>&1 &
+    done
+    wait
+    grep -c FAILED "$L/final-preload.log"
+    numerics tf32-c /tmp/tf32-c.txt
+    numerics unaligned tests/gpu/gemm_unaligned_fp8.txt
+    numerics awkward-nchw /tmp/awk-nchw.txt
+    vendor f32-gemm $J-f32-gemm-jobs.txt cublaslt --explain
+    vendor f32-conv $J-f32-conv-jobs.txt cudnn --explain
     ;;
   conv) preload_public conv && public_list conv conv-public.csv ;;
   gemm) preload_public gemm && public_list gemm gemm-public.csv 200 ;;

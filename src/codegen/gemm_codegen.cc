@@ -65,8 +65,13 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   // D^T, so each operand's layout flips and D is row-major. kAlignA and kAlignB stay the
   // problem's (the runner checks the problem's leading dimensions with them).
   const bool swap = config.swap_ab;
-  const bool kernel_a_t = swap ? c.trans_b == ops::Transpose::kN : c.trans_a == ops::Transpose::kT;
-  const bool kernel_b_t = swap ? c.trans_a == ops::Transpose::kN : c.trans_b == ops::Transpose::kT;
+  // tf32 operands that are not K-major reach the kernel as K-major copies (space::
+  // gemm_sm90_transposes): the kernel is TN.
+  const bool k_major = config.unaligned && space::gemm_sm90_transposes(c);
+  const bool kernel_a_t =
+      k_major || (swap ? c.trans_b == ops::Transpose::kN : c.trans_a == ops::Transpose::kT);
+  const bool kernel_b_t =
+      !k_major && (swap ? c.trans_a == ops::Transpose::kN : c.trans_b == ops::Transpose::kT);
   b += "using ElementA = " + cutlass_type(swap ? c.b : c.a) + ";\n";
   b += "using ElementB = " + cutlass_type(swap ? c.a : c.b) + ";\n";
   b += "using ElementC = " + element_c + ";\n";
@@ -136,11 +141,11 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
     b += "using Runner = boo_kernels::GemmPaddedRunner<" + sm90_runner + ", " + bytes(c.a) + ", " +
          bytes(c.b) + ", " + bytes(c.d) + ", " + bytes(c.bias ? c.bias_type : DType::kF32) +
          ", kAlignA, kAlignB, kAlignD, " + bool_text(c.has_c) + ", " + bool_text(c.bias) +
-         (direct_d_possible
-              ? ", boo_kernels::GemmSm90Runner<GemmDirect, " + bool_text(c.has_c) + ", " +
-                    bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " + bool_text(stream_k) +
-                    ", kAlignA, kAlignB, 1, true, false, true>>;\n"
-              : ">;\n");
+         (direct_d_possible ? ", boo_kernels::GemmSm90Runner<GemmDirect, " + bool_text(c.has_c) +
+                                  ", " + bool_text(c.bias) + ", " + bool_text(c.scaled) + ", " +
+                                  bool_text(stream_k) + ", kAlignA, kAlignB, 1, true, false, true>"
+                            : ", void") +
+         ", " + bool_text(k_major) + ">;\n";
   } else {
     b += "using Runner = " + sm90_runner + ";\n";
   }

@@ -45,12 +45,14 @@ bool bias_fits(const ops::GemmProblem& p) { return !p.bias || aligned_16(p.m, p.
 // Which operands gemm.sm90_unaligned copies (by leading dimensions and batch strides; pointers
 // are seen only at launch), and the problem its inner kernel then runs.
 // The element copies before the GEMM run as one launch, D's copy out as another
-// (kernels/pad_copies.cuh).
+// (kernels/pad_copies.cuh); a tf32 operand that is not K-major is transposed into a K-major
+// buffer, a launch of its own (kernels/transpose_copy.cuh).
 struct PaddedCopies {
   ops::GemmProblem padded;
   double bytes = 0.0;  // read once and written once by the copies
   int copies = 0;
   int launches = 0;
+  int transposes = 0;
 };
 
 // `direct_d`: the object's second kernel writes D in place (space::gemm_sm90_direct_d): D is not
@@ -62,18 +64,41 @@ PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
     const int64_t q = 16 / core::dtype_bytes(t);
     return (x + q - 1) / q * q;
   };
+  auto count = [&](core::DType t, int64_t rows, int64_t cols, int64_t stride) {
+    out.bytes +=
+        static_cast<double>(rows) * cols * (stride == 0 ? 1 : p.batch) * core::dtype_bytes(t);
+    ++out.copies;
+  };
   auto copy = [&](int64_t ld, int64_t stride, core::DType t, int64_t rows, int64_t cols,
                   int64_t* new_ld, int64_t* new_stride) {
     if (aligned_16(ld, t) && (p.batch == 1 || aligned_16(stride, t))) return;
     *new_ld = round_up(rows, t);
     *new_stride = stride == 0 ? 0 : *new_ld * cols;
-    out.bytes +=
-        static_cast<double>(rows) * cols * (stride == 0 ? 1 : p.batch) * core::dtype_bytes(t);
-    ++out.copies;
+    count(t, rows, cols, stride);
+  };
+  // An operand stored `rows` x `cols` copied as its transpose, K-major.
+  auto transpose = [&](int64_t stride, core::DType t, int64_t rows, int64_t cols, int64_t* new_ld,
+                       int64_t* new_stride, ops::Transpose* new_trans, ops::Transpose k_major) {
+    *new_ld = round_up(cols, t);
+    *new_stride = stride == 0 ? 0 : *new_ld * rows;
+    *new_trans = k_major;
+    count(t, rows, cols, stride);
+    ++out.transposes;
   };
   ops::GemmProblem& q = out.padded;
-  copy(p.lda, p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a);
-  copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b);
+  const bool turn = space::gemm_sm90_transposes(space::gemm_class_of(p));
+  if (turn && p.trans_a == ops::Transpose::kN) {
+    transpose(p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a, &q.trans_a,
+              ops::Transpose::kT);
+  } else {
+    copy(p.lda, p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a);
+  }
+  if (turn && p.trans_b == ops::Transpose::kT) {
+    transpose(p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b, &q.trans_b,
+              ops::Transpose::kN);
+  } else {
+    copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b);
+  }
   if (p.reads_c()) copy(p.ldc, p.stride_c, p.c_type, p.m, p.n, &q.ldc, &q.stride_c);
   if (!bias_fits(p)) {
     out.bytes += static_cast<double>(p.m) * core::dtype_bytes(p.bias_type);
@@ -81,7 +106,7 @@ PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
   }
   const int inputs = out.copies;
   if (!direct_d) copy(p.ldd, p.stride_d, p.d_type, p.m, p.n, &q.ldd, &q.stride_d);
-  out.launches = (inputs > 0 ? 1 : 0) + (out.copies > inputs ? 1 : 0);
+  out.launches = out.transposes + (inputs > out.transposes ? 1 : 0) + (out.copies > inputs ? 1 : 0);
   return out;
 }
 
@@ -172,9 +197,14 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
     if (unaligned) {
-      char buf[128];
-      std::snprintf(buf, sizeof(buf), "; %d padded copies, %.1f MB, %.1f us%s", copies.copies,
-                    copies.bytes / 1e6, copy_us(copies), in_place ? "; D written in place" : "");
+      char turned[48] = "";
+      if (copies.transposes > 0) {
+        std::snprintf(turned, sizeof(turned), " (%d transposed K-major)", copies.transposes);
+      }
+      char buf[160];
+      std::snprintf(buf, sizeof(buf), "; %d padded copies%s, %.1f MB, %.1f us%s", copies.copies,
+                    turned, copies.bytes / 1e6, copy_us(copies),
+                    in_place ? "; D written in place" : "");
       cand.why += buf;
     }
     out.push_back(std::move(cand));
@@ -238,7 +268,8 @@ class GemmSm90UnalignedAlgorithm final : public GemmAlgorithm {
   }
 
   core::Status supports_misaligned(const ops::GemmProblem& p) const override {
-    BOO_RETURN_IF_ERROR(space::check_gemm_sm90_class(space::gemm_class_of(p)));
+    BOO_RETURN_IF_ERROR(
+        space::check_gemm_sm90_class(space::gemm_class_of(p), /*transposed_copies=*/true));
     return check_sm90_sizes(p);
   }
 

@@ -172,7 +172,12 @@ int gemm_sm90_stage_bytes(const GemmSm90Config& c) {
   return (c.tile_m + c.tile_n) * c.tile_k * core::dtype_bytes(c.cls.a);
 }
 
-Status check_gemm_sm90_class(const GemmClass& c) {
+bool gemm_sm90_transposes(const GemmClass& c) {
+  return c.a == DType::kF32 && c.b == DType::kF32 && c.math == core::MathMode::kTF32 &&
+         (c.trans_a != ops::Transpose::kT || c.trans_b != ops::Transpose::kN);
+}
+
+Status check_gemm_sm90_class(const GemmClass& c, bool transposed_copies) {
   const bool fp8 = core::is_fp8(c.a) && core::is_fp8(c.b);
   if (!fp8 && c.a != c.b) return unsupported("gemm.sm90: A and B must have one type");
   if (c.alpha_vector) return unsupported("gemm.sm90: no alpha vector epilogue (fallback)");
@@ -188,10 +193,10 @@ Status check_gemm_sm90_class(const GemmClass& c) {
     if (c.math != core::MathMode::kTF32) {
       return unsupported("gemm.sm90: fp32 without tf32 has no tensor-core path");
     }
-    if (c.trans_a != ops::Transpose::kT || c.trans_b != ops::Transpose::kN) {
+    if (!transposed_copies && gemm_sm90_transposes(c)) {
       return unsupported(
-          "gemm.sm90: tf32 warpgroup MMA needs K-major A and B (transA T, "
-          "transB N)");
+          "gemm.sm90: tf32 warpgroup MMA needs K-major A and B (transA T, transB N); "
+          "gemm.sm90_unaligned copies the others K-major");
     }
   } else if (!is_16bit(c.a)) {
     return unsupported("gemm.sm90: unsupported input type");
@@ -209,7 +214,7 @@ Status check_gemm_sm90_class(const GemmClass& c) {
 }
 
 Status check_gemm_sm90(const GemmSm90Config& c) {
-  BOO_RETURN_IF_ERROR(check_gemm_sm90_class(c.cls));
+  BOO_RETURN_IF_ERROR(check_gemm_sm90_class(c.cls, c.unaligned));
   const std::string n = c.name();
   auto invalid = [&](const std::string& why) { return unsupported(n + ": " + why); };
   if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 256) {
@@ -226,6 +231,12 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
     // CUTLASS 4.2's can_implement refused a 64x16x256 fp8 kernel (4096x16x2048, 2026-11-23);
     // the same tiles with a 128-byte K, and 16-bit ones with a 256-byte K, were accepted.
     return invalid("an fp8 tile narrower than 64 takes a tile K of at most 128 bytes");
+  }
+  if (c.cls.has_c && core::dtype_bytes(c.cls.d) == 4 && c.tile_n < 32) {
+    // CUTLASS 4.2's epilogue with an fp32 C failed its "Shape Divisibility Condition" on
+    // 128x16 tiles (tf32, 2026-11-28, bench/results/2026-11-28-copies-tf32-h200.md); without C
+    // the same tiles compiled.
+    return invalid("an fp32 C needs tile N >= 32 (CUTLASS's epilogue tile)");
   }
   if (c.schedule == GemmSchedule::kCooperative) {
     // Two consumer warpgroups split the tile along M; each holds tile_m/2 x tile_n fp32
@@ -275,7 +286,7 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
 
 std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules) {
   std::vector<GemmSm90Config> out;
-  if (!check_gemm_sm90_class(cls).is_ok()) return out;
+  if (!check_gemm_sm90_class(cls, /*transposed_copies=*/true).is_ok()) return out;
   const int k16 = 128 / core::dtype_bytes(cls.a);  // tile K of 128 bytes: 64 for 16-bit
   const bool fp8 = core::dtype_bytes(cls.a) == 1;
   struct Shape {
@@ -330,6 +341,7 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
   const auto config = [&](const Shape& t, int cm, int cn, GemmSchedule sch) {
     GemmSm90Config c;
     c.cls = cls;
+    c.unaligned = gemm_sm90_transposes(cls);  // behind the copies that turn operands K-major
     c.tile_m = t.m;
     c.tile_n = t.n;
     c.tile_k = t.k;

@@ -74,9 +74,17 @@ inline constexpr std::string_view kGemmSm90UnalignedPrefix = "gemm.sm90_unaligne
 // capacity, register budget), or ok. Only valid configs reach the compiler.
 core::Status check_gemm_sm90(const GemmSm90Config& c);
 // Whether gemm.sm90 generates code for this class at all (types, transposes, epilogue).
-core::Status check_gemm_sm90_class(const GemmClass& c);
+// `transposed_copies`: the kernel runs behind gemm.sm90_unaligned's copies, which turn tf32
+// operands that are not K-major around (gemm_sm90_transposes).
+core::Status check_gemm_sm90_class(const GemmClass& c, bool transposed_copies = false);
 
-// Valid configs of a rule set for one class (empty when the class is unsupported).
+// Whether gemm.sm90_unaligned's copies transpose this class's operands: tf32 warpgroup MMA reads
+// K-major operands only, so an M-major A (transA N) or an N-major B (transB T) is copied into a
+// K-major buffer and the kernel runs TN (kernels/transpose_copy.cuh).
+bool gemm_sm90_transposes(const GemmClass& c);
+
+// Valid configs of a rule set for one class (empty when the class is unsupported; a tf32 class
+// that gemm.sm90_unaligned transposes has gemm.sm90_unaligned configs only).
 std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules);
 
 // Whether a gemm.sm90_unaligned config's object holds a second kernel that writes D in place,

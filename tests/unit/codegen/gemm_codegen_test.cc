@@ -168,7 +168,7 @@ TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
                        "1>::Gemm;"));
   EXPECT_TRUE(contains(direct->text,
                        ", boo_kernels::GemmSm90Runner<GemmDirect, false, false, false, false, "
-                       "kAlignA, kAlignB, 1, true, false, true>>;"));
+                       "kAlignA, kAlignB, 1, true, false, true>, false>;"));
   // With C, a bias, an activation, fp8 scales, stream-K, or aligned: the TMA epilogue only.
   std::vector<space::GemmSm90Config> others(6, c);
   others[0].cls.has_c = true;
@@ -186,6 +186,39 @@ TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
     EXPECT_FALSE(contains(src->text, "NoSmemWarpSpecialized")) << o.name();
     EXPECT_FALSE(contains(src->text, "GemmDirect")) << o.name();
   }
+}
+
+TEST(GemmSm90Codegen, Tf32OperandsThatAreNotKMajorReachATnKernel) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.cls.a = c.cls.b = c.cls.d = core::DType::kF32;
+  c.cls.bias_type = core::DType::kF32;
+  c.cls.math = core::MathMode::kTF32;
+  c.tile_k = 32;
+  c.unaligned = true;
+  for (auto [ta, tb] : {std::pair{ops::Transpose::kN, ops::Transpose::kN},
+                        std::pair{ops::Transpose::kN, ops::Transpose::kT},
+                        std::pair{ops::Transpose::kT, ops::Transpose::kT}}) {
+    c.cls.trans_a = ta;
+    c.cls.trans_b = tb;
+    auto src = gemm_sm90_source(c);
+    ASSERT_TRUE(src.has_value()) << src.status().message();
+    EXPECT_TRUE(contains(src->text, "using LayoutA = cutlass::layout::RowMajor;")) << c.name();
+    EXPECT_TRUE(contains(src->text, "using LayoutB = cutlass::layout::ColumnMajor;")) << c.name();
+    EXPECT_TRUE(contains(src->text, "kAlignD, false, true, void, true>;")) << c.name();
+    EXPECT_TRUE(contains(src->text, "#include \"transpose_copy.cuh\"") ||
+                contains(src->text, "transpose_copy_kernel"))
+        << c.name();
+  }
+  // Aligned, the same classes are not generated (gemm.sm90 needs K-major tf32).
+  c.unaligned = false;
+  EXPECT_FALSE(gemm_sm90_source(c).has_value());
+  // A TN tf32 class behind the copies keeps its layouts and copies nothing around.
+  c.unaligned = true;
+  c.cls.trans_a = ops::Transpose::kT;
+  c.cls.trans_b = ops::Transpose::kN;
+  auto tn = gemm_sm90_source(c);
+  ASSERT_TRUE(tn.has_value());
+  EXPECT_TRUE(contains(tn->text, "kAlignD, false, true, void, false>;"));
 }
 
 TEST(GemmSm90Codegen, ParallelSplitKWritesFp32SlicesAndReducesWithTheEpilogue) {

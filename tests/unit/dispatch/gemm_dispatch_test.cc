@@ -121,6 +121,44 @@ TEST_F(DispatchTest, Fp8GoesToSm90OnlyWhenKMajor) {
   EXPECT_TRUE(said);
 }
 
+TEST_F(DispatchTest, Tf32OperandsThatAreNotKMajorAreTransposedForTheSm90) {
+  // fp32 GEMMs in tf32 with an M-major A or an N-major B: warpgroup MMA reads tf32 K-major only,
+  // so gemm.sm90_unaligned copies those operands K-major (they went to gemm.fallback, 30x
+  // slower than cuBLASLt, until 2026-11-28).
+  GemmDispatcher d(*cache_, nullptr, DeviceModel{});
+  struct Layout {
+    ops::Transpose ta, tb;
+    const char* copies;
+  };
+  for (const Layout& l : {Layout{ops::Transpose::kN, ops::Transpose::kN, "1 padded copies (1 "},
+                          Layout{ops::Transpose::kN, ops::Transpose::kT, "2 padded copies (2 "},
+                          Layout{ops::Transpose::kT, ops::Transpose::kT, "1 padded copies (1 "}}) {
+    ops::GemmProblem p = aligned(4096, 4096, 4096);
+    p.a_type = p.b_type = p.c_type = p.d_type = core::DType::kF32;
+    p.math = core::MathMode::kTF32;
+    p.trans_a = l.ta;
+    p.trans_b = l.tb;
+    std::vector<std::string> notes;
+    auto c = d.candidates(p, &notes);
+    ASSERT_TRUE(c.has_value()) << c.status().message();
+    EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90_unaligned") << p.key();
+    EXPECT_NE(c->front().reason.find(l.copies), std::string::npos) << c->front().reason;
+    EXPECT_NE(c->front().reason.find("transposed K-major"), std::string::npos);
+    EXPECT_EQ(c->back().algorithm->name(), "gemm.fallback");
+    bool said = false;
+    for (const std::string& n : notes)
+      said |= n.find("copies the others K-major") != std::string::npos;
+    EXPECT_TRUE(said) << p.key();
+  }
+  // TN is K-major: gemm.sm90 in place, nothing transposed.
+  ops::GemmProblem tn = aligned(4096, 4096, 4096);
+  tn.a_type = tn.b_type = tn.c_type = tn.d_type = core::DType::kF32;
+  tn.math = core::MathMode::kTF32;
+  auto c = d.candidates(tn, nullptr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->front().algorithm->name(), "gemm.sm90");
+}
+
 TEST_F(DispatchTest, PlanCompilesTheTopCandidateAndIsCached) {
   GemmDispatcher d(*cache_, nullptr, DeviceModel{});
   const ops::GemmProblem p = aligned(1024, 1024, 1024);

@@ -98,6 +98,15 @@ TEST(GemmSm90, ValidityRulesGiveReasons) {
       {[](GemmSm90Config& c) { c.cluster_m = 4; }, "cluster sizes"},
       {[](GemmSm90Config& c) { c.splits = 3; }, "split-K takes"},
       {[](GemmSm90Config& c) { c.tile_n = 100; }, "multiple of 16"},
+      {[](GemmSm90Config& c) {
+         c.cls.a = c.cls.b = c.cls.d = core::DType::kF32;
+         c.cls.math = core::MathMode::kTF32;
+         c.cls.trans_a = ops::Transpose::kT;  // K-major: gemm.sm90 in place
+         c.cls.has_c = true;
+         c.tile_k = 32;
+         c.tile_n = 16;
+       },
+       "fp32 C needs tile N >= 32"},
   };
   EXPECT_TRUE(check_gemm_sm90(base()).is_ok());
   for (const Case& k : cases) {
@@ -114,7 +123,6 @@ TEST(GemmSm90, UnsupportedClassesHaveNoConfigs) {
   tf32_nn.a = tf32_nn.b = tf32_nn.d = core::DType::kF32;
   tf32_nn.math = core::MathMode::kTF32;
   tf32_nn.trans_a = ops::Transpose::kN;
-  EXPECT_TRUE(gemm_sm90_space(tf32_nn, RuleSet::kFull).empty());
   EXPECT_NE(check_gemm_sm90_class(tf32_nn).message().find("K-major"), std::string::npos);
   GemmClass exact = tf32_nn;
   exact.math = core::MathMode::kF32;
@@ -122,6 +130,44 @@ TEST(GemmSm90, UnsupportedClassesHaveNoConfigs) {
   GemmClass avec;
   avec.alpha_vector = true;
   EXPECT_FALSE(check_gemm_sm90_class(avec).is_ok());
+}
+
+TEST(GemmSm90, Tf32OperandsThatAreNotKMajorRunBehindTransposedCopies) {
+  GemmClass tf32;
+  tf32.a = tf32.b = tf32.d = core::DType::kF32;
+  tf32.math = core::MathMode::kTF32;
+  EXPECT_FALSE(gemm_sm90_transposes(tf32));  // TN: K-major already
+  EXPECT_FALSE(gemm_sm90_space(tf32, RuleSet::kDefault).front().unaligned);
+  const std::pair<ops::Transpose, ops::Transpose> layouts[] = {
+      {ops::Transpose::kN, ops::Transpose::kN},
+      {ops::Transpose::kN, ops::Transpose::kT},
+      {ops::Transpose::kT, ops::Transpose::kT}};
+  for (auto [ta, tb] : layouts) {
+    GemmClass c = tf32;
+    c.trans_a = ta;
+    c.trans_b = tb;
+    EXPECT_TRUE(gemm_sm90_transposes(c)) << c.name();
+    EXPECT_FALSE(check_gemm_sm90_class(c).is_ok()) << c.name();
+    EXPECT_TRUE(check_gemm_sm90_class(c, /*transposed_copies=*/true).is_ok()) << c.name();
+    const auto space = gemm_sm90_space(c, RuleSet::kDefault);
+    ASSERT_FALSE(space.empty()) << c.name();
+    for (const GemmSm90Config& x : space) {
+      EXPECT_TRUE(x.unaligned) << x.name();
+      EXPECT_FALSE(x.swap_ab) << x.name();
+      EXPECT_NE(x.scheduler, GemmScheduler::kSplitKParallel) << x.name();
+      GemmSm90Config aligned = x;
+      aligned.unaligned = false;
+      EXPECT_NE(check_gemm_sm90(aligned).message().find("K-major"), std::string::npos);
+    }
+  }
+  // Only tf32: fp8 and exact fp32 are not transposed.
+  GemmClass fp8_nn;
+  fp8_nn.a = fp8_nn.b = core::DType::kF8E4M3;
+  fp8_nn.trans_a = ops::Transpose::kN;
+  EXPECT_FALSE(gemm_sm90_transposes(fp8_nn));
+  GemmClass bf16_nn;
+  bf16_nn.trans_a = ops::Transpose::kN;
+  EXPECT_FALSE(gemm_sm90_transposes(bf16_nn));
 }
 
 TEST(GemmSm90, Fp8IsKMajorOnlyWithAWiderOutput) {
