@@ -80,32 +80,22 @@ struct GemmPaddedRunner {
   static bool misaligned(const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; }
   static int64_t round_up(int64_t x, int64_t q) { return (x + q - 1) / q * q; }
 
-  // A matrix operand of `rows` x `cols` per batch: copied when TMA cannot read it in place.
+  // A matrix operand of `rows` x `cols` per batch: copied when TMA cannot read it in place, or
+  // (`transposed`, always) copied as its cols x rows transpose.
   static Copy plan_copy(const void* p, int64_t ld, int64_t stride, int64_t rows, int64_t cols,
-                        int64_t batch, int align, int bytes) {
+                        int64_t batch, int align, int bytes, bool transposed = false) {
     Copy c;
-    c.needed = misaligned(p) || ld % align != 0 || (batch > 1 && stride % align != 0);
+    c.transposed = transposed;
+    c.needed = transposed || misaligned(p) || ld % align != 0 || (batch > 1 && stride % align != 0);
     c.rows = rows;
     c.cols = cols;
     // A broadcast operand (stride 0) stays broadcast.
     c.batch = batch > 1 && stride != 0 ? batch : 1;
-    c.ld = round_up(rows, align);
-    c.stride = c.batch > 1 ? c.ld * cols : 0;
-    c.bytes = c.ld * cols * c.batch * bytes;
-    return c;
-  }
-
-  // A rows x cols operand copied as its cols x rows transpose (always: it changes the layout).
-  static Copy plan_transpose(int64_t stride, int64_t rows, int64_t cols, int64_t batch, int align,
-                             int bytes) {
-    Copy c;
-    c.needed = c.transposed = true;
-    c.rows = rows;
-    c.cols = cols;
-    c.batch = batch > 1 && stride != 0 ? batch : 1;
-    c.ld = round_up(cols, align);
-    c.stride = c.batch > 1 ? c.ld * rows : 0;
-    c.bytes = c.ld * rows * c.batch * bytes;
+    // The buffer's columns: `along` elements (padded to `align`), `across` of them.
+    const int64_t along = transposed ? cols : rows, across = transposed ? rows : cols;
+    c.ld = round_up(along, align);
+    c.stride = c.batch > 1 ? c.ld * across : 0;
+    c.bytes = c.ld * across * c.batch * bytes;
     return c;
   }
 
@@ -115,12 +105,11 @@ struct GemmPaddedRunner {
     Plan p;
     const int64_t batch = a.batch;
     const bool turn_a = kKMajor && !a.trans_a, turn_b = kKMajor && a.trans_b;
-    p.a = turn_a ? plan_transpose(a.stride_a, a.m, a.k, batch, kAlignA, kBytesA)
-                 : plan_copy(a.a, a.lda, a.stride_a, a.trans_a ? a.k : a.m, a.trans_a ? a.m : a.k,
-                             batch, kAlignA, kBytesA);
-    p.b = turn_b ? plan_transpose(a.stride_b, a.n, a.k, batch, kAlignB, kBytesB)
-                 : plan_copy(a.b, a.ldb, a.stride_b, a.trans_b ? a.n : a.k, a.trans_b ? a.k : a.n,
-                             batch, kAlignB, kBytesB);
+    // turn_a implies transA N (A stored m x k), turn_b transB T (B stored n x k).
+    p.a = plan_copy(a.a, a.lda, a.stride_a, a.trans_a ? a.k : a.m, a.trans_a ? a.m : a.k, batch,
+                    kAlignA, kBytesA, turn_a);
+    p.b = plan_copy(a.b, a.ldb, a.stride_b, a.trans_b ? a.n : a.k, a.trans_b ? a.k : a.n, batch,
+                    kAlignB, kBytesB, turn_b);
     if (kHasC) {
       p.c = plan_copy(a.c, a.ldc, a.stride_c, a.m, a.n, batch, kAlignD, kBytesD);
     }
