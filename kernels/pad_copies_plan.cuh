@@ -21,7 +21,7 @@ constexpr int kPadPerThread = 4;  // independent loads in flight per thread
 constexpr int64_t kPadSpan = static_cast<int64_t>(kPadThreads) * kPadPerThread;
 constexpr int kPadMaxJobs = 4;
 // BOO_NVCC_FLAGS=-DBOO_PAD_GROUP_COLUMNS=0 copies one column an item however short (as before
-// 2026-11-29; for measuring).
+// 2026-11-28; for measuring).
 #ifndef BOO_PAD_GROUP_COLUMNS
 #define BOO_PAD_GROUP_COLUMNS 1
 #endif

@@ -64,7 +64,8 @@ core::Status check_class(std::string_view algorithm, const ClassOf& cls) {
                                   (gemm_class ? "convolution" : "GEMM") + " classes");
   }
   if (algorithm == kGemmSm90 || algorithm == kGemmSm90Unaligned) {
-    return space::check_gemm_sm90_class(std::get<GemmClass>(cls));
+    // gemm.sm90_unaligned also takes tf32 classes that are not TN (it transposes them).
+    return space::check_gemm_sm90_class(std::get<GemmClass>(cls), algorithm == kGemmSm90Unaligned);
   }
   if (algorithm == kGemmSkinny) return space::check_gemm_skinny_class(std::get<GemmClass>(cls));
   if (algorithm == kConvSm90) return space::check_conv_sm90_class(std::get<ConvClass>(cls));

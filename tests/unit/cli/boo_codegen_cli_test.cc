@@ -243,14 +243,21 @@ TEST_F(CodegenCliTest, ClassChoosesTheFamilyAndExplainsEmptyAlgorithms) {
   const size_t want = 2 * space::gemm_skinny_space(cls, false, RuleSet::kFull).size();
   EXPECT_EQ(listing_of(r.out).configs.size(), want);
 
-  // Without --algorithm: the GEMM algorithms only; gemm.sm90 says why it has nothing.
-  const RunResult nn =
-      run({"--list-configs", "--class", "fp32.fp32.void.fp32_tf32_nn_nobias.none"});
+  // Without --algorithm: the GEMM algorithms only; gemm.sm90 says why it has nothing, and
+  // gemm.sm90_unaligned (which transposes tf32 operands K-major) lists its configs.
+  const char* tf32_nn = "fp32.fp32.void.fp32_tf32_nn_nobias.none";
+  const RunResult nn = run({"--list-configs", "--class", tf32_nn});
   ASSERT_EQ(nn.exit_code, 0) << nn.err;
-  EXPECT_EQ(
-      counts_of(listing_of(nn.out).count),
-      (std::map<std::string, size_t>{
-          {"gemm.sm90", 0}, {"gemm.sm90_unaligned", 0}, {"gemm.skinny", 2}, {"gemm.fallback", 1}}));
+  const size_t unaligned =
+      space::gemm_sm90_space(*space::GemmClass::parse_name(tf32_nn), RuleSet::kDefault).size();
+  EXPECT_GT(unaligned, 0u);
+  EXPECT_EQ(counts_of(listing_of(nn.out).count),
+            (std::map<std::string, size_t>{{"gemm.sm90", 0},
+                                           {"gemm.sm90_unaligned", unaligned},
+                                           {"gemm.skinny", 2},
+                                           {"gemm.fallback", 1}}));
+  EXPECT_NE(nn.out.find("gemm.sm90_unaligned_fp32.fp32.void.fp32_tf32_nn_nobias.none_t"),
+            std::string::npos);
   EXPECT_NE(nn.err.find("no gemm.sm90 configs for fp32.fp32.void.fp32_tf32_nn_nobias.none: "
                         "gemm.sm90: tf32 warpgroup MMA needs K-major A and B"),
             std::string::npos)

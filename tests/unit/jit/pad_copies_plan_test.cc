@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <vector>
 
 namespace boo_kernels {
@@ -31,6 +32,7 @@ int64_t extent(int64_t rows, int64_t cols, int64_t batch, int64_t ld, int64_t st
 // Replays pad_copies_kernel over `jobs`: every block, every work item of its share, every thread
 // and load of an item.
 void replay(const PadCopyJobs& jobs) {
+  std::set<const uint8_t*> written;  // no destination element written twice
   for (unsigned block = 0; block < jobs.blocks; ++block) {
     const PadCopyShare share = pad_copy_share(jobs, block);
     ASSERT_LT(share.job, jobs.count);
@@ -51,6 +53,7 @@ void replay(const PadCopyJobs& jobs) {
           EXPECT_LT(e.c, j.cols);
           const int64_t from = (at.b * j.stride_src + e.c * j.ld_src + e.r) * j.bytes;
           const int64_t to = (at.b * j.stride_dst + e.c * j.ld_dst + e.r) * j.bytes;
+          EXPECT_TRUE(written.insert(d + to).second) << "element written twice";
           std::memcpy(d + to, s + from, static_cast<size_t>(j.bytes));
         }
       }
