@@ -14,6 +14,7 @@
 #   gates:  tests/gpu/gemm_unaligned_fp8.txt, the NCHW lines of tests/gpu/conv_awkward.txt and
 #           tests/gpu/gemm_awkward.txt;
 #   tf32-gates: tests/gpu/gemm_tf32_transposed.txt and tests/gpu/conv_tf32_1x1.txt;
+#   recheck: (call 4) four lines of gemm_tf32_transposed.txt on the final tree;
 #   final:  (call 3) the two lines of gemm_tf32_transposed.txt with C (their 128x16 tiles failed to
 #           compile in call 2; fp32 C now takes N >= 32), then `gates` without gemm_awkward.txt and
 #           `f32`, all kernels compiled first;
@@ -67,6 +68,10 @@ for phase in "$@"; do
     numerics awkward-nchw /tmp/awk-nchw.txt
     vendor f32-gemm $J-f32-gemm-jobs.txt cublaslt --explain
     vendor f32-conv $J-f32-conv-jobs.txt cudnn --explain
+    ;;
+  recheck)  # call 4: the final tree (plan_copy merged, review fixes) on four tf32 lines
+    sed -n '8p;9p;14p;16p' tests/gpu/gemm_tf32_transposed.txt >/tmp/recheck.txt
+    numerics recheck /tmp/recheck.txt
     ;;
   conv) preload_public conv && public_list conv conv-public.csv ;;
   gemm) preload_public gemm && public_list gemm gemm-public.csv 200 ;;
