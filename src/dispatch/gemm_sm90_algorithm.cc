@@ -64,41 +64,33 @@ PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
     const int64_t q = 16 / core::dtype_bytes(t);
     return (x + q - 1) / q * q;
   };
-  auto count = [&](core::DType t, int64_t rows, int64_t cols, int64_t stride) {
+  // An operand stored `rows` x `cols`: copied where TMA cannot read it in place, or (given
+  // `new_trans`, always) copied as its transpose, K-major, the inner problem's transpose then
+  // `k_major` (as GemmPaddedRunner::plan_copy does).
+  auto copy = [&](int64_t ld, int64_t stride, core::DType t, int64_t rows, int64_t cols,
+                  int64_t* new_ld, int64_t* new_stride, ops::Transpose* new_trans = nullptr,
+                  ops::Transpose k_major = ops::Transpose::kN) {
+    const bool transposed = new_trans != nullptr;
+    if (!transposed && aligned_16(ld, t) && (p.batch == 1 || aligned_16(stride, t))) return;
+    const int64_t along = transposed ? cols : rows, across = transposed ? rows : cols;
+    *new_ld = round_up(along, t);
+    *new_stride = stride == 0 ? 0 : *new_ld * across;
+    if (transposed) {
+      *new_trans = k_major;
+      ++out.transposes;
+    }
     out.bytes +=
         static_cast<double>(rows) * cols * (stride == 0 ? 1 : p.batch) * core::dtype_bytes(t);
     ++out.copies;
   };
-  auto copy = [&](int64_t ld, int64_t stride, core::DType t, int64_t rows, int64_t cols,
-                  int64_t* new_ld, int64_t* new_stride) {
-    if (aligned_16(ld, t) && (p.batch == 1 || aligned_16(stride, t))) return;
-    *new_ld = round_up(rows, t);
-    *new_stride = stride == 0 ? 0 : *new_ld * cols;
-    count(t, rows, cols, stride);
-  };
-  // An operand stored `rows` x `cols` copied as its transpose, K-major.
-  auto transpose = [&](int64_t stride, core::DType t, int64_t rows, int64_t cols, int64_t* new_ld,
-                       int64_t* new_stride, ops::Transpose* new_trans, ops::Transpose k_major) {
-    *new_ld = round_up(cols, t);
-    *new_stride = stride == 0 ? 0 : *new_ld * rows;
-    *new_trans = k_major;
-    count(t, rows, cols, stride);
-    ++out.transposes;
-  };
   ops::GemmProblem& q = out.padded;
   const bool turn = space::gemm_sm90_transposes(space::gemm_class_of(p));
-  if (turn && p.trans_a == ops::Transpose::kN) {
-    transpose(p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a, &q.trans_a,
-              ops::Transpose::kT);
-  } else {
-    copy(p.lda, p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a);
-  }
-  if (turn && p.trans_b == ops::Transpose::kT) {
-    transpose(p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b, &q.trans_b,
-              ops::Transpose::kN);
-  } else {
-    copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b);
-  }
+  const bool turn_a = turn && p.trans_a == ops::Transpose::kN;
+  const bool turn_b = turn && p.trans_b == ops::Transpose::kT;
+  copy(p.lda, p.stride_a, p.a_type, p.a_rows(), p.a_cols(), &q.lda, &q.stride_a,
+       turn_a ? &q.trans_a : nullptr, ops::Transpose::kT);
+  copy(p.ldb, p.stride_b, p.b_type, p.b_rows(), p.b_cols(), &q.ldb, &q.stride_b,
+       turn_b ? &q.trans_b : nullptr, ops::Transpose::kN);
   if (p.reads_c()) copy(p.ldc, p.stride_c, p.c_type, p.m, p.n, &q.ldc, &q.stride_c);
   if (!bias_fits(p)) {
     out.bytes += static_cast<double>(p.m) * core::dtype_bytes(p.bias_type);
