@@ -31,6 +31,9 @@
 
 namespace boo_kernels {
 
+// The Params an exact-padding runner keeps: a call's stride phases (4 for stride 2 in 2D).
+constexpr int kDgradCachedPhases = 9;
+
 // Whether an (N, C, D, H, W)-ordered tensor with these extents and element strides is packed
 // channels-last (C fastest, then W, H, D, N). Strides of extent-1 dims never matter.
 inline bool packed_channels_last(const int64_t extent[5], const int64_t stride[5]) {
@@ -43,7 +46,10 @@ inline bool packed_channels_last(const int64_t extent[5], const int64_t stride[5
   return true;
 }
 
-template <class Conv, int kDirection, int kDims, bool kHasBias>
+// kExactPadding (the stride phases of conv_dgrad_phases.cuh): `pad` is the lower padding and the
+// upper padding is what makes the output extent `out` (negative where the output ends before the
+// input does); the last few arguments' Params are kept (a call runs several phases).
+template <class Conv, int kDirection, int kDims, bool kHasBias, bool kExactPadding = false>
 struct ConvSm90Runner {
   using Kernel = typename Conv::ConvKernel;
   using Arguments = typename Conv::Arguments;
@@ -94,7 +100,7 @@ struct ConvSm90Runner {
 
   static ProblemShape problem_shape(const BooConvArgs& a) {
     typename ProblemShape::TensorExtent act{}, flt{};
-    typename ProblemShape::SpatialExtent pad{}, stride{}, dilation{};
+    typename ProblemShape::SpatialExtent pad{}, upper{}, stride{}, dilation{};
     act[0] = static_cast<int>(a.n);
     flt[0] = static_cast<int>(a.k);
     for (int i = 0; i < kDims; ++i) {
@@ -104,10 +110,14 @@ struct ConvSm90Runner {
       pad[i] = static_cast<int>(a.pad[from]);
       stride[i] = static_cast<int>(a.stride[from]);
       dilation[i] = static_cast<int>(a.dilation[from]);
+      upper[i] = kExactPadding ? static_cast<int>((a.out[from] - 1) * a.stride[from] +
+                                                  a.dilation[from] * (a.filter[from] - 1) + 1 -
+                                                  a.in[from] - a.pad[from])
+                               : pad[i];
     }
     act[kRankT - 1] = static_cast<int>(a.c);
     flt[kRankT - 1] = static_cast<int>(a.c);
-    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, pad, stride,
+    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, act, flt, pad, upper, stride,
                         dilation, 1);
   }
 
@@ -173,13 +183,23 @@ struct ConvSm90Runner {
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
-    static CutlassParamsCache<BooConvArgs, Params> cache;
+    static CutlassParamsCache<BooConvArgs, Params> caches[kExactPadding ? kDgradCachedPhases : 1];
+    static int next = 0;
     if (const char* r = reject(a)) {
       write_why(why, len, r);
       return BOO_UNSUPPORTED;
     }
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    std::lock_guard<std::mutex> lock(cache.mu);
+    std::lock_guard<std::mutex> lock(caches[0].mu);
+    CutlassParamsCache<BooConvArgs, Params>* hit = nullptr;
+    for (auto& c : caches) {
+      if (c.matches(a, ws)) hit = &c;
+    }
+    if (hit == nullptr) {
+      hit = &caches[next];
+      next = (next + 1) % static_cast<int>(sizeof(caches) / sizeof(caches[0]));
+    }
+    auto& cache = *hit;
     if (!cache.matches(a, ws)) {
       const Arguments args = make_arguments(a);
       const int32_t rc = prepare_cutlass_workspace<Conv, Kernel>(args, ws, ws_bytes, s, why, len);

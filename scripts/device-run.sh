@@ -179,7 +179,8 @@ conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu
   tests/gpu/conv_padded.txt tests/gpu/conv_grouped.txt tests/gpu/conv_grouped_direct.txt
   tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_wgrad_wgmma.txt
   tests/gpu/conv_gemm_1d.txt
-  tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_tf32_1x1.txt)
+  tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_tf32_1x1.txt
+  tests/gpu/conv_dgrad_phases.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 conv_misaligned_lists=(tests/gpu/conv_taps.txt tests/gpu/conv_grouped_direct.txt
   tests/gpu/conv_depthwise.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_pointwise.txt)

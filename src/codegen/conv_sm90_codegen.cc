@@ -70,6 +70,7 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "#include \"conv_space_to_depth.cuh\"\n";
   b += "#include \"conv_grouped.cuh\"\n";
   b += "#include \"conv_split_wgrad.cuh\"\n";
+  if (config.dgrad_phases) b += "#include \"conv_dgrad_phases.cuh\"\n";
   b += "#include \"cutlass/conv/collective/collective_builder.hpp\"\n";
   b += "#include \"cutlass/conv/kernel/conv_universal.hpp\"\n";
   b += "#include \"cutlass/epilogue/collective/collective_builder.hpp\"\n";
@@ -81,7 +82,10 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   b += "constexpr int kAlign = " + std::to_string(16 / core::dtype_bytes(c.dtype)) + ";\n";
   b += std::string("using ElementOut = ") + (split ? "float" : "Element") + ";\n";
   b += std::string("constexpr int kAlignOut = ") + (split ? "4" : "kAlign") + ";\n";
-  b += "constexpr auto kOp = " + std::string(cutlass_operator(c.direction)) + ";\n";
+  // Stride phases run backward data as the class's forward kernel.
+  const ConvDirection kernel_direction =
+      config.dgrad_phases ? ConvDirection::kForward : c.direction;
+  b += "constexpr auto kOp = " + std::string(cutlass_operator(kernel_direction)) + ";\n";
   b += "using LayoutAct = " + activation_layout(c.spatial_dims) + ";\n";
   b += "using LayoutOut = " + out_layout + ";\n";
   // The reduction mode is a tuple (filter taps x channels); backward weight's N mode too (C
@@ -132,13 +136,16 @@ core::Expected<KernelSource> conv_sm90_source(const space::ConvSm90Config& confi
   }
   b += "using Conv = cutlass::conv::device::ConvUniversalAdapter<Kernel>;\n";
   b += "using Inner = boo_kernels::ConvSm90Runner<Conv, " +
-       std::to_string(static_cast<int>(c.direction)) + ", " + std::to_string(c.spatial_dims) +
-       ", " + bool_text(c.bias) + ">;\n";
+       std::to_string(static_cast<int>(kernel_direction)) + ", " + std::to_string(c.spatial_dims) +
+       ", " + bool_text(c.bias) + (config.dgrad_phases ? ", true" : "") + ">;\n";
   // NCHW (or any other layout, or an unaligned pointer) runs through packed channels-last
   // copies in the workspace: GPU layout transforms, no host copies. Channel counts that are not
   // whole 16-byte vectors are padded with zeros in the same copies (conv.padded_channels).
-  b += "using Relaid = boo_kernels::ConvChannelsLastRunner<Inner, " + cuda_type(c.dtype) +
-       ", kAlign>;\n";
+  b += "using Relaid = boo_kernels::ConvChannelsLastRunner<" +
+       std::string(config.dgrad_phases
+                       ? "boo_kernels::ConvDgradPhasesRunner<Inner, " + cuda_type(c.dtype) + ">"
+                       : "Inner") +
+       ", " + cuda_type(c.dtype) + ", kAlign>;\n";
   if (split) {
     b += "using Runner = boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvSplitWgradRunner<"
          "Inner, " +

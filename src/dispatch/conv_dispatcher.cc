@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "boo/codegen/conv_codegen.h"
+#include "boo/dispatch/conv_dgrad_phases.h"
 #include "boo/dispatch/gemm_algorithms.h"
 #include "kernel_run.h"
 
@@ -927,6 +928,7 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
 
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                             const DeviceModel& d, std::string* why) {
+  if (c.dgrad_phases) return predict_conv_dgrad_phases_us(p, c, d, why);
   // The implicit GEMM's extents (M x N, reduction R as the k-loop walks it).
   const int64_t taps = product(p.filter);
   const int64_t out_px = p.n * product(p.output());
@@ -1123,6 +1125,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   const core::Status sm90 = conv_sm90_supports(p);
   const core::Status padded = conv_padded_supports(p);
   const core::Status windows = conv_gemm_1d_supports(p);
+  // Backward data that CUTLASS's dgrad does not take (strided, tf32): forward stride phases.
+  const core::Status phases = sm90.is_ok() ? core::unsupported("") : conv_dgrad_phases_supports(p);
   const std::string& forced = options_.force_config;
   if (!forced.empty()) {
     if (forced.rfind("gemm.", 0) == 0) {
@@ -1147,6 +1151,18 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
           return core::invalid_argument("--config " + s.message());
         }
         out.push_back({std::string(split ? kConvSplitWgrad : kConvGrouped), forced, 0.0, "forced"});
+        return out;
+      }
+      if (parsed && parsed->dgrad_phases) {
+        if (!phases.is_ok()) {
+          return core::unsupported(
+              "--config " + forced + ": " +
+              (sm90.is_ok() ? "conv.sm90_implicit's own dgrad takes it" : phases.message()));
+        }
+        if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
+          return core::invalid_argument("--config " + s.message());
+        }
+        out.push_back({std::string(kConvSm90Implicit), forced, 0.0, "forced"});
         return out;
       }
       // Channels that are not 16-byte vectors run the same config behind the padding copies.
@@ -1177,7 +1193,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   if (db_ != nullptr) {
     if (const TuningRow* row = db_->find(p.key())) {
       const bool usable =
-          (row->algorithm == kConvSm90Implicit && sm90.is_ok() &&
+          (row->algorithm == kConvSm90Implicit && (sm90.is_ok() || phases.is_ok()) &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
           (row->algorithm == kConvPaddedChannels && padded.is_ok() &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
@@ -1204,9 +1220,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   // conv.sm90_implicit's space for the problem's class, less the persistent configs where
   // BOO_CONV_PERSISTENT=0 leaves them out.
+  // (The stride phases' configs where those run the problem instead.)
   const auto sm90_space = [&] {
     std::vector<space::ConvSm90Config> configs =
-        space::conv_sm90_space(space::conv_class_of(p), options_.rules);
+        phases.is_ok() ? dgrad_phases_space(p, options_.rules)
+                       : space::conv_sm90_space(space::conv_class_of(p), options_.rules);
     if (!options_.rank_conv_persistent) {
       std::erase_if(configs, [](const space::ConvSm90Config& c) { return c.persistent(); });
     }
@@ -1484,10 +1502,12 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       out.push_back(taps);
     }
   }
-  if (sm90.is_ok()) {
+  if (sm90.is_ok() || phases.is_ok()) {
+    if (!sm90.is_ok()) note(sm90.message() + "; its configs run as forward stride phases");
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
     note(sm90.message());
+    if (p.direction == ConvDirection::kBackwardData) note(phases.message());
   }
   if (gemm_1x1_late) out.push_back(gemm_1x1_candidate);
   if (!taps.algorithm.empty() && !taps_first) out.push_back(taps);

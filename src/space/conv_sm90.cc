@@ -94,6 +94,7 @@ std::string ConvSm90Config::name() const {
          (stages > 0 ? std::string(kStagesSuffix) + std::to_string(stages) : "") +
          (space_to_depth ? std::string(kSpaceToDepthSuffix) : "") +
          (dense_groups ? std::string(kDenseGroupsSuffix) : "") +
+         (dgrad_phases ? std::string(kDgradPhasesSuffix) : "") +
          (wgrad_splits > 0 ? std::string(kSplitSuffix) + std::to_string(wgrad_splits) : "");
 }
 
@@ -119,6 +120,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
     return there;
   };
   BOO_ASSIGN_OR_RETURN(const int splits, numbered(kSplitSuffix, "splits"));
+  const bool phases = flag(kDgradPhasesSuffix);
   const bool s2d = flag(kSpaceToDepthSuffix);
   const bool dense = flag(kDenseGroupsSuffix);
   BOO_ASSIGN_OR_RETURN(const int stages, numbered(kStagesSuffix, "stages"));
@@ -150,6 +152,7 @@ core::Expected<ConvSm90Config> ConvSm90Config::parse_name(std::string_view text)
   c.cluster_n = static_cast<int>(cn);
   c.space_to_depth = s2d;
   c.dense_groups = dense;
+  c.dgrad_phases = phases;
   c.wgrad_splits = splits;
   c.stages = stages;
   c.schedule = schedule;
@@ -182,8 +185,21 @@ Status check_conv_sm90_class(const ConvClass& c) {
 }
 
 Status check_conv_sm90(const ConvSm90Config& c) {
-  BOO_RETURN_IF_ERROR(check_conv_sm90_class(c.cls));
   auto invalid = [&](const std::string& why) { return unsupported(c.name() + ": " + why); };
+  if (c.dgrad_phases) {
+    // The kernel is the class's forward one.
+    if (c.cls.direction != ConvDirection::kBackwardData) {
+      return invalid("stride phases run backward data");
+    }
+    if (c.space_to_depth || c.dense_groups || c.wgrad_splits != 0) {
+      return invalid("stride phases do not combine with the other wrappers");
+    }
+    ConvClass forward = c.cls;
+    forward.direction = ConvDirection::kForward;
+    BOO_RETURN_IF_ERROR(check_conv_sm90_class(forward));
+  } else {
+    BOO_RETURN_IF_ERROR(check_conv_sm90_class(c.cls));
+  }
   if (c.space_to_depth && c.cls.direction != ConvDirection::kForward) {
     return invalid("space-to-depth runs forward convolutions only");
   }

@@ -43,6 +43,7 @@ ConvClass conv_class_of(const ops::ConvProblem& p);
 inline constexpr std::string_view kConvSm90Prefix = "conv.sm90_implicit_";
 inline constexpr std::string_view kSpaceToDepthSuffix = "_s2d";
 inline constexpr std::string_view kDenseGroupsSuffix = "_dense";
+inline constexpr std::string_view kDgradPhasesSuffix = "_phases";
 inline constexpr std::string_view kSplitSuffix = "_split";
 inline constexpr std::string_view kStagesSuffix = "_st";
 inline constexpr std::string_view kCooperativeSuffix = "_coop";
@@ -77,6 +78,11 @@ struct ConvSm90Config {
   // conv.grouped: the grouped filter expanded into a block-diagonal dense one
   // (kernels/conv_grouped.cuh). Not in the spaces either.
   bool dense_groups = false;
+  // Backward data as forward convolutions of dy over dx's stride phases, the filter turned
+  // around (kernels/conv_dgrad_phases.cuh): strided backward data, and tf32 backward data (whose
+  // own CUTLASS kernel would read an MN-major operand). The class stays backward data; the
+  // kernel is the class's forward one. Not in the spaces either.
+  bool dgrad_phases = false;
   // conv.split_wgrad: backward weight split over the images into this many fp32 slices run side
   // by side (kernels/conv_split_wgrad.cuh); 0: not split. Not in the spaces either.
   int wgrad_splits = 0;
@@ -86,7 +92,8 @@ struct ConvSm90Config {
   // "conv.sm90_implicit_<class>_t128x128x64_c1x1", "..._c1x1_st4" with 4 stages,
   // "..._c1x1_coop" / "..._c1x1_pingpong" on the persistent kernel's schedules,
   // "..._c1x1_s2d" with space-to-depth,
-  // "..._c1x1_dense" with the dense group expansion, "..._c1x1_split8" split over 8 slices.
+  // "..._c1x1_dense" with the dense group expansion, "..._c1x1_phases" as forward stride phases,
+  // "..._c1x1_split8" split over 8 slices.
   std::string name() const;
   static core::Expected<ConvSm90Config> parse_name(std::string_view text);
 };

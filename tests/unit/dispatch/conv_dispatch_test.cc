@@ -9,6 +9,7 @@
 #include <set>
 
 #include "../jit/jit_test_util.h"
+#include "boo/dispatch/conv_dgrad_phases.h"
 #include "boo/dispatch/conv_dispatcher.h"
 #include "boo/parse/registry.h"
 
@@ -461,13 +462,20 @@ TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
     no_grouped_direct.rank_conv_taps = false;  // (it takes relu6: its own test)
     auto list = ConvDispatcher(*cache_, nullptr, *gemm_, no_grouped_direct).candidates(p, &notes);
     ASSERT_TRUE(list.has_value());
-    // Only the padding copies make the C = 35 problem an implicit GEMM.
+    // Only the padding copies make the C = 35 problem an implicit GEMM, and only the stride
+    // phases (forward convolutions) the strided backward data.
     ASSERT_FALSE(list->empty());
     EXPECT_EQ(list->back().algorithm, kConvDirect) << c.command;
+    const bool phased = conv_dgrad_phases_supports(p).is_ok();
+    EXPECT_EQ(phased, c.why == "unit-stride") << c.command;
     for (size_t i = 0; i + 1 < list->size(); ++i) {
-      EXPECT_EQ((*list)[i].algorithm, kConvPaddedChannels) << c.command;
+      EXPECT_EQ((*list)[i].algorithm, phased ? kConvSm90Implicit : kConvPaddedChannels)
+          << c.command;
+      if (phased) {
+        EXPECT_TRUE((*list)[i].config.ends_with("_phases")) << (*list)[i].config;
+      }
     }
-    EXPECT_EQ(list->size() > 1, conv_padded_supports(p).is_ok()) << c.command;
+    EXPECT_EQ(list->size() > 1, conv_padded_supports(p).is_ok() || phased) << c.command;
   }
   EXPECT_TRUE(conv_sm90_supports(resnet3x3(" -F 2")).is_ok());
   EXPECT_TRUE(conv_sm90_supports(resnet3x3(" -F 4")).is_ok());

@@ -86,6 +86,29 @@ TEST(ConvSm90, ClassAndConfigNamesRoundTripInEveryRuleSet) {
   dense.cls.direction = ConvDirection::kForward;
   dense.space_to_depth = true;
   EXPECT_NE(check_conv_sm90(dense).message().find("do not combine"), std::string::npos);
+  // Backward data as forward stride phases: its own suffix, backward data only, tf32 allowed
+  // (the kernel is the class's forward one), alone.
+  ConvSm90Config phases;
+  phases.cls.direction = ConvDirection::kBackwardData;
+  phases.cls.dtype = core::DType::kF32;
+  phases.cls.math = core::MathMode::kTF32;
+  phases.tile_k = 32;
+  phases.schedule = ConvSchedule::kPingpong;
+  phases.dgrad_phases = true;
+  EXPECT_EQ(phases.name(),
+            "conv.sm90_implicit_fp32_tf32_dgrad_2d_nobias.none_t128x128x32_c1x1_pingpong_phases");
+  auto phases_back = ConvSm90Config::parse_name(phases.name());
+  ASSERT_TRUE(phases_back.has_value()) << phases_back.status().message();
+  EXPECT_EQ(*phases_back, phases);
+  EXPECT_TRUE(check_conv_sm90(phases).is_ok()) << check_conv_sm90(phases).message();
+  phases.dgrad_phases = false;  // tf32's own dgrad would read an MN-major operand
+  EXPECT_FALSE(check_conv_sm90(phases).is_ok());
+  phases.dgrad_phases = true;
+  phases.cls.direction = ConvDirection::kForward;
+  EXPECT_NE(check_conv_sm90(phases).message().find("backward data"), std::string::npos);
+  phases.cls.direction = ConvDirection::kBackwardData;
+  phases.dense_groups = true;
+  EXPECT_NE(check_conv_sm90(phases).message().find("do not combine"), std::string::npos);
   // conv.split_wgrad's slice count: a suffix with its number, backward weight only.
   ConvSm90Config split;
   split.cls.direction = ConvDirection::kBackwardWeight;
