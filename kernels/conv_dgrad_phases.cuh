@@ -9,7 +9,11 @@
 // one launch, runs each phase that some tap meets on the inner forward runner (ConvSm90Runner with
 // exact padding: the upper padding from the output extent) into its own packed buffer, then
 // gathers the buffers into dx in one launch (zeros where no tap meets a phase). A single phase
-// (stride 1) that skips no position writes dx itself.
+// (stride 1) that skips no position writes dx itself. Where every phase meets a tap and padding
+// the phases' filters to common taps costs at most twice the multiplies, with at most 128
+// channels of dx (dgrad_stack_pays: ResNet's stride-2 3x3, 16 taps for 9), the phases run stacked:
+// one convolution whose output channels are every phase's C side by side, one launch instead of a
+// launch per phase.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -38,10 +42,17 @@ struct DgradPhaseCopies {
   DgradPhaseCopy phase[kDgradMaxPhases];
   int32_t count;
   int32_t stride[3];
+  // Stacked (dgrad_stack_pays): one convolution whose output channels are the phases' C
+  // side by side; its filter's taps, the positions it computes before the phases' first, its
+  // extent, and where each phase's taps sit (dgrad_stack) per dimension.
+  int32_t stacked;
+  int32_t stack_taps[3], stack_skip[3], stack_extent[3];
+  int32_t stack_shift[3][kDgradStackMaxStride];
 };
 
 // One thread per element of every phase's turned filter: w'[c, j0, j1, j2, k] =
-// w[k, c, tap(j0), tap(j1), tap(j2)], w in the caller's (K, C, D, H, W) strides.
+// w[k, c, tap(j0), tap(j1), tap(j2)], w in the caller's (K, C, D, H, W) strides; stacked, of the
+// one filter w'[(phase, c), t0, t1, t2, k] (zero where t is none of the phase's taps).
 template <class T>
 __global__ void __launch_bounds__(256)
     conv_dgrad_phase_filters_kernel(const T* __restrict__ w, T* __restrict__ filters, BooConvArgs a,
@@ -49,6 +60,30 @@ __global__ void __launch_bounds__(256)
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += step) {
+    if (ph.stacked) {
+      int64_t e = i;
+      const int64_t k = e % a.k;
+      e /= a.k;
+      int64_t t[3];
+      for (int d = 2; d >= 0; --d) {
+        t[d] = e % ph.stack_taps[d];
+        e /= ph.stack_taps[d];
+      }
+      const int64_t c = e % a.c;
+      const int p = static_cast<int>(e / a.c);
+      const DgradPhaseCopy& f = ph.phase[p];
+      const int at[3] = {p / (ph.stride[1] * ph.stride[2]), (p / ph.stride[2]) % ph.stride[1],
+                         p % ph.stride[2]};
+      bool tap = true;
+      int64_t src = k * a.w_stride[0] + c * a.w_stride[1];
+      for (int d = 0; d < 3; ++d) {
+        const int64_t j = ph.stack_shift[d][at[d]] - t[d];
+        tap = tap && j >= 0 && j < f.taps[d];
+        src += (f.first_tap[d] + j * f.tap_step[d]) * a.w_stride[2 + d];
+      }
+      filters[i] = tap ? w[src] : T(0);
+      continue;
+    }
     // The phase whose filter holds i: the last one with an offset at or below i among those
     // with taps (phases without taps hold no filter and keep their neighbour's offset).
     int p = 0;
@@ -97,9 +132,14 @@ __global__ void __launch_bounds__(256)
       m[d] = pos[d] / ph.stride[d];
     }
     const DgradPhaseCopy& f = ph.phase[p];
-    for (int d = 0; d < 3; ++d) m[d] += f.skip[d];
     uint4 out = make_uint4(0, 0, 0, 0);
-    if (f.buffer_offset >= 0) {
+    if (ph.stacked) {
+      for (int d = 0; d < 3; ++d) m[d] += ph.stack_skip[d];
+      const int64_t at =
+          ((n * ph.stack_extent[0] + m[0]) * ph.stack_extent[1] + m[1]) * ph.stack_extent[2] + m[2];
+      out = reinterpret_cast<const uint4*>(buffers)[(at * ph.count + p) * per_pixel + cv];
+    } else if (f.buffer_offset >= 0) {
+      for (int d = 0; d < 3; ++d) m[d] += f.skip[d];
       const int64_t at = ((n * f.outputs[0] + m[0]) * f.outputs[1] + m[1]) * f.outputs[2] + m[2];
       out = reinterpret_cast<const uint4*>(buffers + f.buffer_offset)[at * per_pixel + cv];
     }
@@ -121,6 +161,8 @@ struct ConvDgradPhasesRunner {
   };
 
   static int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+  // The inner arguments a plan runs: one stacked convolution, or one per phase.
+  static int convolutions(const Plan& p) { return p.copies.stacked ? 1 : p.copies.count; }
 
   static const char* reject(const BooConvArgs& a) {
     if (const char* e = conv_geometry_error(a)) return e;
@@ -188,6 +230,26 @@ struct ConvDgradPhasesRunner {
         p.buffer_elements += round_up(buffer, 128);
       }
     }
+    // Stacked: one convolution for every phase (its filter and buffer replace the phases').
+    DgradStack st[3];
+    for (int d = 0; d < 3; ++d) {
+      st[d] = dgrad_stack(a.in[d], a.out[d], a.filter[d], a.stride[d], a.pad[d], a.dilation[d]);
+    }
+    c.stacked = dgrad_stack_pays(st, a.filter, a.stride, a.c) ? 1 : 0;
+    if (c.stacked) {
+      p.filter_elements = c.count * a.c * a.k;
+      p.buffer_elements = c.count * a.c * a.n;
+      for (int d = 0; d < 3; ++d) {
+        c.stack_taps[d] = static_cast<int32_t>(st[d].taps);
+        c.stack_skip[d] = static_cast<int32_t>(st[d].skip);
+        c.stack_extent[d] = static_cast<int32_t>(st[d].extent);
+        for (int q = 0; q < kDgradStackMaxStride; ++q) {
+          c.stack_shift[d][q] = static_cast<int32_t>(st[d].shift[q]);
+        }
+        p.filter_elements *= st[d].taps;
+        p.buffer_elements *= st[d].extent;
+      }
+    }
     // (In place: the buffer's extent is dx's, nothing skipped or computed past the end.)
     p.in_place = c.count == 1 && c.phase[0].buffer_offset >= 0 && c.phase[0].skip[0] == 0 &&
                  c.phase[0].skip[1] == 0 && c.phase[0].skip[2] == 0 &&
@@ -197,8 +259,9 @@ struct ConvDgradPhasesRunner {
     const int64_t bytes = static_cast<int64_t>(sizeof(T));
     p.buffers_at = round_up(p.filter_elements * bytes, 256);
     p.inner_at = round_up(p.buffers_at + p.buffer_elements * bytes, 256);
-    // Each phase: a forward convolution of dy (K channels) into C channels.
-    for (int q = 0; q < c.count; ++q) {
+    // Each phase: a forward convolution of dy (K channels) into C channels; stacked, one into
+    // the phases' C side by side.
+    for (int q = 0; q < (c.stacked ? 1 : c.count); ++q) {
       const DgradPhaseCopy& f = c.phase[q];
       if (f.buffer_offset < 0) continue;
       BooConvArgs& in = p.inner[q];
@@ -208,13 +271,15 @@ struct ConvDgradPhasesRunner {
       in.k = a.c;
       in.bias = nullptr;
       for (int d = 0; d < 3; ++d) {
+        const DgradPhase& g = dims[q][d];
         in.in[d] = a.out[d];
-        in.out[d] = dims[q][d].skip + dims[q][d].outputs + dims[q][d].tail;
-        in.filter[d] = dims[q][d].taps;
+        in.out[d] = c.stacked ? st[d].extent : g.skip + g.outputs + g.tail;
+        in.filter[d] = c.stacked ? st[d].taps : g.taps;
         in.stride[d] = 1;
-        in.pad[d] = dims[q][d].lower;
-        in.dilation[d] = dims[q][d].dilation;
+        in.pad[d] = c.stacked ? st[d].lower : g.lower;
+        in.dilation[d] = g.dilation;
       }
+      if (c.stacked) in.k = c.count * a.c;  // (phase 0's filter and buffer are at 0)
       in.x = a.y;
       for (int s = 0; s < 5; ++s) in.x_stride[s] = a.y_stride[s];
       in.w = base + f.filter_offset * bytes;
@@ -225,8 +290,8 @@ struct ConvDgradPhasesRunner {
       in.w_stride[0] = in.w_stride[2] * in.filter[0];
       in.y = p.in_place ? a.x : base + p.buffers_at + f.buffer_offset * bytes;
       in.y_stride[1] = 1;
-      in.y_stride[4] = a.c;
-      in.y_stride[3] = a.c * in.out[2];
+      in.y_stride[4] = in.k;
+      in.y_stride[3] = in.k * in.out[2];
       in.y_stride[2] = in.y_stride[3] * in.out[1];
       in.y_stride[0] = in.y_stride[2] * in.out[0];
       const int64_t need = Inner::workspace(in);
@@ -247,7 +312,7 @@ struct ConvDgradPhasesRunner {
       return reject_verdict("a stride phase's forward convolution is not the inner kernel's", why,
                             len);
     }
-    for (int q = 0; q < p.copies.count; ++q) {
+    for (int q = 0; q < convolutions(p); ++q) {
       if (p.copies.phase[q].buffer_offset < 0) continue;
       if (const int32_t rc = Inner::supports(p.inner[q], why, len); rc != BOO_OK) return rc;
     }
@@ -274,7 +339,7 @@ struct ConvDgradPhasesRunner {
         return cuda_result(e, why, len);
     }
     void* inner_ws = p.inner_bytes > 0 ? base + p.inner_at : nullptr;
-    for (int q = 0; q < p.copies.count; ++q) {
+    for (int q = 0; q < convolutions(p); ++q) {
       if (p.copies.phase[q].buffer_offset < 0) continue;
       const int32_t rc = Inner::run(p.inner[q], inner_ws, p.inner_bytes, stream, why, len);
       if (rc != BOO_OK) return rc;

@@ -33,6 +33,7 @@ struct DgradPhase {
   int64_t outputs = 0;    // M: the phase's positions a, a + s, ... below I
   int64_t skip = 0;       // outputs the convolution computes before the phase's first position
   int64_t tail = 0;       // and after its last
+  int64_t offset = 0;     // dy's offset of the first original tap: (a + p - r0 d) / s
 };
 
 inline int64_t dgrad_phase_gcd(int64_t a, int64_t b) {
@@ -72,6 +73,7 @@ inline DgradPhase dgrad_phase(int64_t in, int64_t out, int64_t filter, int64_t s
   }
   ph.taps = (filter - 1 - ph.first_tap) / ph.tap_step + 1;
   const int64_t o0 = dgrad_phase_floor_div(a + pad - ph.first_tap * dilation, stride);
+  ph.offset = o0;
   ph.lower = (ph.taps - 1) * ph.dilation - o0;
   ph.upper = (ph.outputs - 1 + o0) - (out - 1);
   if (ph.lower < 0) {
@@ -88,6 +90,72 @@ inline DgradPhase dgrad_phase(int64_t in, int64_t out, int64_t filter, int64_t s
 // The original tap behind tap j of the phase's turned filter.
 inline int64_t dgrad_phase_tap(const DgradPhase& ph, int64_t j) {
   return ph.first_tap + (ph.taps - 1 - j) * ph.tap_step;
+}
+
+// All phases of one dimension as one convolution, their outputs side by side along the channels
+// (stacked): each phase's taps at a common offset. With d' = 1, phase a's original tap j
+// (r0 + j t, at dy offset m + o_a - j) sits at tap `shift[a] - j` of a filter of `taps` taps
+// read from dy at m - (lower - skip) + tap, where lower - skip = max_a (T_a - 1 - o_a); phases
+// with fewer taps get zeros, phases with fewer positions compute past their last. Not `ok` where
+// a phase meets no tap or d' > 1.
+constexpr int kDgradStackMaxStride = 3;
+struct DgradStack {
+  bool ok = false;
+  int64_t taps = 0;
+  int64_t lower = 0, upper = 0;  // >= 0
+  int64_t skip = 0;              // outputs computed before every phase's first position
+  int64_t extent = 0;            // the convolution's outputs
+  int64_t shift[kDgradStackMaxStride] = {};
+};
+
+inline DgradStack dgrad_stack(int64_t in, int64_t out, int64_t filter, int64_t stride, int64_t pad,
+                              int64_t dilation) {
+  DgradStack st;
+  if (stride > kDgradStackMaxStride) return st;
+  int64_t lower = 0, positions = 0;
+  DgradPhase ph[kDgradStackMaxStride];
+  for (int64_t a = 0; a < stride; ++a) {
+    ph[a] = dgrad_phase(in, out, filter, stride, pad, dilation, a);
+    if (ph[a].taps == 0 || ph[a].outputs == 0 || ph[a].dilation != 1) return st;
+    const int64_t need = ph[a].taps - 1 - ph[a].offset;
+    lower = a == 0 || need > lower ? need : lower;
+    positions = ph[a].outputs > positions ? ph[a].outputs : positions;
+  }
+  for (int64_t a = 0; a < stride; ++a) {
+    st.shift[a] = lower + ph[a].offset;
+    st.taps = st.shift[a] + 1 > st.taps ? st.shift[a] + 1 : st.taps;
+  }
+  st.skip = lower < 0 ? -lower : 0;
+  st.lower = lower + st.skip;
+  st.extent = st.skip + positions;
+  st.upper = (st.extent - 1) + (st.taps - 1) + 1 - out - st.lower;
+  if (st.upper < 0) {
+    st.extent -= st.upper;
+    st.upper = 0;
+  }
+  st.ok = true;
+  return st;
+}
+
+// Whether a problem's phases run stacked (per dimension D, H, W): more than one phase, every
+// dimension stackable, at most twice the multiplies of the phases run apart (those are the
+// filter's taps, each in one phase: the product of the filter extents), and at most
+// kDgradStackMaxChannels channels of dx. Measured on an H200 (bench/results/
+// 2026-11-29-dgrad-phases-h200.md): stacking a stride-2 3x3 took C = 64 from 66.4 to 51.9 us,
+// left C = 128 and 256 within 2%, and took C = 512 from 116.9 to 154.1 us (the padded taps'
+// multiplies where the phases apart already fill the GPU).
+constexpr int64_t kDgradStackMaxChannels = 128;
+inline bool dgrad_stack_pays(const DgradStack st[3], const int64_t filter[3],
+                             const int64_t stride[3], int64_t channels) {
+  if (channels > kDgradStackMaxChannels) return false;
+  double ratio = 1.0;
+  int64_t phases = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (!st[d].ok) return false;
+    phases *= stride[d];
+    ratio *= static_cast<double>(stride[d] * st[d].taps) / static_cast<double>(filter[d]);
+  }
+  return phases > 1 && ratio <= 2.0;
 }
 
 }  // namespace boo_kernels

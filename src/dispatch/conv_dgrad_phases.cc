@@ -25,7 +25,50 @@ std::vector<std::vector<boo_kernels::DgradPhase>> phases_by_dim(const ops::ConvP
 
 }  // namespace
 
+namespace {
+
+// Whether the runner stacks the phases (boo_kernels::dgrad_stack_pays), and each dimension's
+// stack; BooConvArgs' three dimensions (D, H, W), the missing ones of extent 1.
+bool stacked(const ops::ConvProblem& p, boo_kernels::DgradStack st[3]) {
+  const std::vector<int64_t> out = p.output();
+  const size_t dims = p.filter.size();
+  int64_t filter[3], stride[3];
+  for (int d = 0; d < 3; ++d) {
+    const int i = d - (3 - static_cast<int>(dims));
+    filter[d] = i >= 0 ? p.filter[i] : 1;
+    stride[d] = i >= 0 ? p.stride[i] : 1;
+    st[d] = i >= 0 ? boo_kernels::dgrad_stack(p.input[i], out[i], p.filter[i], p.stride[i],
+                                              p.padding[i], p.dilation[i])
+                   : boo_kernels::dgrad_stack(1, 1, 1, 1, 0, 1);
+  }
+  return boo_kernels::dgrad_stack_pays(st, filter, stride, p.c);
+}
+
+}  // namespace
+
 std::vector<ops::ConvProblem> dgrad_phase_problems(const ops::ConvProblem& p) {
+  boo_kernels::DgradStack st[3];
+  if (stacked(p, st)) {
+    // One convolution, every phase's C side by side along its output channels.
+    ops::ConvProblem f = p;
+    f.direction = ConvDirection::kForward;
+    f.c = p.k;
+    f.k = p.c;
+    for (int64_t s : p.stride) f.k *= s;
+    f.bias = false;
+    f.activation = ops::Activation::kNone;
+    f.input = p.output();
+    f.in_layout = f.fil_layout = f.out_layout = core::Layout::kChannelsLast;
+    const size_t dims = p.filter.size();
+    for (size_t i = 0; i < dims; ++i) {
+      const boo_kernels::DgradStack& d = st[3 - dims + i];
+      f.filter[i] = d.taps;
+      f.stride[i] = 1;
+      f.padding[i] = d.lower;
+      f.dilation[i] = 1;
+    }
+    return {f};
+  }
   const auto dims = phases_by_dim(p);
   int64_t count = 1;
   for (const auto& d : dims) count *= static_cast<int64_t>(d.size());
@@ -91,6 +134,8 @@ double predict_conv_dgrad_phases_us(const ops::ConvProblem& p, const space::Conv
   double us = 0.0;
   const std::vector<ops::ConvProblem> phases = dgrad_phase_problems(p);
   for (const ops::ConvProblem& f : phases) us += predict_conv_sm90_us(f, forward, d, nullptr);
+  boo_kernels::DgradStack st[3];
+  const bool one = stacked(p, st);
   // The turned filters (read and written), the gather (the buffers read, dx written) unless
   // one phase writes dx itself (stride 1; a phase that computes positions outside dx still
   // gathers).
@@ -107,9 +152,10 @@ double predict_conv_dgrad_phases_us(const ops::ConvProblem& p, const space::Conv
   if (why != nullptr) {
     char text[160];
     std::snprintf(text, sizeof(text),
-                  "%zu stride phases as forward convolutions: %.1f us, + %.1f us turned filters "
-                  "and gather",
-                  phases.size(), us, copies);
+                  "%s as forward convolutions: %.1f us, + %.1f us turned filters and gather",
+                  one ? "stride phases stacked in one"
+                      : (std::to_string(phases.size()) + " stride phases").c_str(),
+                  us, copies);
     *why = text;
   }
   return us + copies;

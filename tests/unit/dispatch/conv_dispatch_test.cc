@@ -8,23 +8,16 @@
 #include <filesystem>
 #include <set>
 
-#include "../jit/jit_test_util.h"
 #include "boo/dispatch/conv_dgrad_phases.h"
-#include "boo/dispatch/conv_dispatcher.h"
-#include "boo/parse/registry.h"
+#include "conv_dispatch_fixture.h"
 
 namespace boo::dispatch {
 namespace {
 
 namespace fs = std::filesystem;
 
-ops::ConvProblem conv(const std::string& command) {
-  auto parsed = parse::make_default_registry().parse(command);
-  EXPECT_TRUE(parsed.has_value()) << parsed.status().message();
-  return std::get<ops::ConvProblem>(parsed->problems.front());
-}
-
-const char* kNhwc = " --in_layout NHWC --out_layout NHWC --fil_layout NHWC";
+using testing::conv;
+using testing::kNhwc;
 
 ops::ConvProblem resnet3x3(const std::string& extra = "") {
   return conv("convbfp16 -n 64 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1" +
@@ -37,19 +30,7 @@ std::vector<std::string> algorithms(const std::vector<ConvCandidate>& list) {
   return out;
 }
 
-class ConvDispatchTest : public boo::testing::FakeCacheTest {
- protected:
-  void SetUp() override {
-    FakeCacheTest::SetUp();
-    gemm_ = std::make_unique<GemmDispatcher>(*cache_, nullptr, DeviceModel{});
-  }
-  ConvDispatcher dispatcher(const std::string& force = "") {
-    DispatchOptions o;
-    o.force_config = force;
-    return ConvDispatcher(*cache_, nullptr, *gemm_, o);
-  }
-  std::unique_ptr<GemmDispatcher> gemm_;
-};
+using ConvDispatchTest = testing::ConvDispatchFixture;
 
 TEST_F(ConvDispatchTest, NhwcThreeByThreeRanksImplicitGemmThenDirectLast) {
   std::vector<std::string> notes;
