@@ -7,6 +7,9 @@
 #   vendor: the jobs' lines (strided 16-bit and fp32 backward data) with dispatch's pick against
 #           cuDNN;
 #   before: two of them on conv.direct (what dispatch ran before the stride phases), boo only;
+#   padded: (call 6) the list's lines with channels that are not 16-byte vectors (C = 35, C = 3,
+#           behind conv.padded_channels' copies) and two of its other lines, compiled, then their
+#           gate against cuDNN;
 #   conv:   the public conv list against cuDNN;
 #   final:  (call 3, after phases with negative upper padding compute past their end) the phases'
 #           list and the public conv list compiled together, then the phases' gate and the public
@@ -38,6 +41,14 @@ for phase in "$@"; do
       timeout 200 bash bench/variants.sh >"$L/before.log" 2>&1
     grep -E "verify boo: FAIL|error|==" "$L/before.log" | cut -c1-150
     summary "$R/before.csv" 70 50
+    ;;
+  padded)
+    { sed -n '11p;27p' tests/gpu/conv_dgrad_phases.txt
+      tail -3 tests/gpu/conv_dgrad_phases.txt; } >/tmp/padded-dgrad.txt
+    step preload-padded 200 "$boo" preload -j 16 --commands-file /tmp/padded-dgrad.txt
+    step padded-gate 90 "$boo" driver --backend boo,cudnn -t 0 -V 1 --explain \
+      --csv "$R/numerics-padded.csv" --commands-file /tmp/padded-dgrad.txt
+    grep -E "verify|chose|error" "$L/padded-gate.log" | cut -c1-150
     ;;
   conv) preload_public conv; public_list conv conv-public.csv ;;
   final)

@@ -46,6 +46,15 @@ bool stacked(const ops::ConvProblem& p, boo_kernels::DgradStack st[3]) {
 
 }  // namespace
 
+bool channels_aligned(const ops::ConvProblem& p) {
+  const int64_t vector = 16 / core::dtype_bytes(p.dtype);
+  return p.c % vector == 0 && p.k % vector == 0;
+}
+
+ops::ConvProblem channel_padded(const ops::ConvProblem& p) {
+  return channels_aligned(p) ? p : padded_problem(p);
+}
+
 std::vector<ops::ConvProblem> dgrad_phase_problems(const ops::ConvProblem& p) {
   boo_kernels::DgradStack st[3];
   if (stacked(p, st)) {
@@ -113,12 +122,9 @@ core::Status conv_dgrad_phases_supports(const ops::ConvProblem& p) {
   if (!strided && p.dtype != core::DType::kF32) {
     return no("unit-stride 16-bit backward data runs on CUTLASS's own dgrad");
   }
-  const int64_t vector = 16 / core::dtype_bytes(p.dtype);
-  if (p.c % vector != 0 || p.k % vector != 0) {
-    return no("C=" + std::to_string(p.c) + " and K=" + std::to_string(p.k) +
-              " must be multiples of " + std::to_string(vector));
-  }
-  for (const ops::ConvProblem& f : dgrad_phase_problems(p)) {
+  // Channels that are not 16-byte vectors are padded by the channels-last copies first
+  // (conv.padded_channels' configs).
+  for (const ops::ConvProblem& f : dgrad_phase_problems(channel_padded(p))) {
     if (const core::Status s = conv_sm90_supports(f); !s.is_ok()) {
       return no("a phase's forward convolution: " + s.message());
     }
@@ -132,10 +138,11 @@ double predict_conv_dgrad_phases_us(const ops::ConvProblem& p, const space::Conv
   forward.dgrad_phases = false;
   forward.cls.direction = ConvDirection::kForward;
   double us = 0.0;
-  const std::vector<ops::ConvProblem> phases = dgrad_phase_problems(p);
+  const ops::ConvProblem q = channel_padded(p);
+  const std::vector<ops::ConvProblem> phases = dgrad_phase_problems(q);
   for (const ops::ConvProblem& f : phases) us += predict_conv_sm90_us(f, forward, d, nullptr);
   boo_kernels::DgradStack st[3];
-  const bool one = stacked(p, st);
+  const bool one = stacked(q, st);
   // The turned filters (read and written), the gather (the buffers read, dx written) unless
   // one phase writes dx itself (stride 1; a phase that computes positions outside dx still
   // gathers).
@@ -144,9 +151,12 @@ double predict_conv_dgrad_phases_us(const ops::ConvProblem& p, const space::Conv
   for (const auto& dim : phases_by_dim(p)) {
     in_place = in_place && dim.front().skip == 0 && dim.front().tail == 0;
   }
-  const int64_t bytes =
-      core::dtype_bytes(p.dtype) *
-      (2 * p.w_desc().element_count() + (in_place ? 0 : 2 * p.x_desc().element_count()));
+  int64_t bytes = core::dtype_bytes(p.dtype) * (2 * q.w_desc().element_count() +
+                                                (in_place ? 0 : 2 * q.x_desc().element_count()));
+  if (!channels_aligned(p)) {  // the padding copies: dy in, dx out
+    bytes += core::dtype_bytes(p.dtype) * (p.y_desc().element_count() + q.y_desc().element_count() +
+                                           p.x_desc().element_count() + q.x_desc().element_count());
+  }
   const double copies =
       static_cast<double>(bytes) / (d.bandwidth_gbs * 1e3) + (in_place ? 1 : 2) * d.launch_us;
   if (why != nullptr) {

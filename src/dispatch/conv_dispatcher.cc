@@ -357,6 +357,7 @@ ops::ConvProblem space_to_depth_problem(const ops::ConvProblem& p) {
 
 double predict_conv_padded_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
                               const DeviceModel& d, std::string* why) {
+  if (c.dgrad_phases) return predict_conv_dgrad_phases_us(p, c, d, why);
   if (c.space_to_depth) {
     // The blocked problem, plus writing x' (and reading x) and the output's channel padding.
     const ops::ConvProblem q = space_to_depth_problem(p);
@@ -1162,7 +1163,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
         if (core::Status s = check_class_of(forced, space::kConvSm90Prefix, p); !s.is_ok()) {
           return core::invalid_argument("--config " + s.message());
         }
-        out.push_back({std::string(kConvSm90Implicit), forced, 0.0, "forced"});
+        out.push_back({std::string(channels_aligned(p) ? kConvSm90Implicit : kConvPaddedChannels),
+                       forced, 0.0, "forced"});
         return out;
       }
       // Channels that are not 16-byte vectors run the same config behind the padding copies.
@@ -1195,7 +1197,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       const bool usable =
           (row->algorithm == kConvSm90Implicit && (sm90.is_ok() || phases.is_ok()) &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
-          (row->algorithm == kConvPaddedChannels && padded.is_ok() &&
+          (row->algorithm == kConvPaddedChannels && (padded.is_ok() || phases.is_ok()) &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
           (row->algorithm == kConvSplitWgrad && conv_split_wgrad_supports(p).is_ok() &&
            check_class_of(row->config, space::kConvSm90Prefix, p).is_ok()) ||
@@ -1384,7 +1386,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   }
   // Channels that are not 16-byte vectors make the GEMM of a 1x1 convolution unaligned (the
   // slow GEMM paths): padding them first is faster.
-  if (padded.is_ok()) {
+  if (padded.is_ok() || (phases.is_ok() && !channels_aligned(p))) {
     add_ranked(kConvPaddedChannels, kNoLimit);
   } else {
     note(padded.message());
@@ -1502,7 +1504,7 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
       out.push_back(taps);
     }
   }
-  if (sm90.is_ok() || phases.is_ok()) {
+  if (sm90.is_ok() || (phases.is_ok() && channels_aligned(p))) {
     if (!sm90.is_ok()) note(sm90.message() + "; its configs run as forward stride phases");
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {

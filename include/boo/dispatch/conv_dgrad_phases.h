@@ -18,10 +18,16 @@ namespace boo::dispatch {
 // Strides of at most this along each dimension (27 phases in 3D).
 inline constexpr int64_t kDgradPhasesMaxStride = 3;
 
-// Whether the stride phases take the problem: backward data, one group, C and K in 16-byte
-// vectors, strides of at most 3, each phase a problem conv.sm90_implicit takes as a forward
-// convolution; and only where its own dgrad does not (a stride above 1, or fp32).
+// Whether the stride phases take the problem: backward data, one group, strides of at most 3,
+// each phase a problem conv.sm90_implicit takes as a forward convolution (channels that are not
+// 16-byte vectors padded first: conv.padded_channels' configs); and only where its own dgrad
+// does not (a stride above 1, or fp32).
 core::Status conv_dgrad_phases_supports(const ops::ConvProblem& p);
+
+// Whether C and K are whole 16-byte vectors (conv.sm90_implicit's configs), else the problem with
+// them padded (conv.padded_channels').
+bool channels_aligned(const ops::ConvProblem& p);
+ops::ConvProblem channel_padded(const ops::ConvProblem& p);
 
 // The forward convolutions of the phases some tap meets (dy's K channels in, C out; the lower
 // padding as the padding: the model's approximation of each phase's asymmetric padding).
