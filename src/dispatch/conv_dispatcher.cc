@@ -1509,7 +1509,11 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     add_ranked(kConvSm90Implicit, kNoLimit);
   } else {
     note(sm90.message());
-    if (p.direction == ConvDirection::kBackwardData) note(phases.message());
+    if (p.direction == ConvDirection::kBackwardData) {
+      note(phases.is_ok() ? std::string("conv.padded_channels runs its configs as forward stride "
+                                        "phases behind the padding copies")
+                          : phases.message());
+    }
   }
   if (gemm_1x1_late) out.push_back(gemm_1x1_candidate);
   if (!taps.algorithm.empty() && !taps_first) out.push_back(taps);
