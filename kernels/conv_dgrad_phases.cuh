@@ -26,7 +26,7 @@
 
 namespace boo_kernels {
 
-constexpr int kDgradMaxPhases = 27;  // strides of up to 3 along three dimensions
+constexpr int kDgradMaxPhases = kDgradMaxStride * kDgradMaxStride * kDgradMaxStride;
 
 // What the two copy kernels need of each phase: its taps per dimension (D, H, W), where its
 // turned filter and its buffer are (element offsets into the workspace's two regions), and its
@@ -47,7 +47,7 @@ struct DgradPhaseCopies {
   // extent, and where each phase's taps sit (dgrad_stack) per dimension.
   int32_t stacked;
   int32_t stack_taps[3], stack_skip[3], stack_extent[3];
-  int32_t stack_shift[3][kDgradStackMaxStride];
+  int32_t stack_shift[3][kDgradMaxStride];
 };
 
 // One thread per element of every phase's turned filter: w'[c, j0, j1, j2, k] =
@@ -175,7 +175,7 @@ struct ConvDgradPhasesRunner {
     }
     int64_t phases = 1;
     for (int d = 0; d < 3; ++d) {
-      if (a.stride[d] > 3) return "stride phases take strides of at most 3";
+      if (a.stride[d] > kDgradMaxStride) return "stride phases take strides of at most 3";
       phases *= a.stride[d];
       if ((a.in[d] + 2 * a.pad[d] - a.dilation[d] * (a.filter[d] - 1) - 1) / a.stride[d] + 1 !=
               a.out[d] ||
@@ -243,7 +243,7 @@ struct ConvDgradPhasesRunner {
         c.stack_taps[d] = static_cast<int32_t>(st[d].taps);
         c.stack_skip[d] = static_cast<int32_t>(st[d].skip);
         c.stack_extent[d] = static_cast<int32_t>(st[d].extent);
-        for (int q = 0; q < kDgradStackMaxStride; ++q) {
+        for (int q = 0; q < kDgradMaxStride; ++q) {
           c.stack_shift[d][q] = static_cast<int32_t>(st[d].shift[q]);
         }
         p.filter_elements *= st[d].taps;

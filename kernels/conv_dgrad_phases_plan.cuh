@@ -23,6 +23,9 @@
 
 namespace boo_kernels {
 
+// Strides of at most this along each dimension (27 phases in 3D), for the runner and dispatch.
+constexpr int kDgradMaxStride = 3;
+
 struct DgradPhase {
   int64_t first_tap = 0;  // r0
   int64_t tap_step = 1;   // t
@@ -98,22 +101,21 @@ inline int64_t dgrad_phase_tap(const DgradPhase& ph, int64_t j) {
 // read from dy at m - (lower - skip) + tap, where lower - skip = max_a (T_a - 1 - o_a); phases
 // with fewer taps get zeros, phases with fewer positions compute past their last. Not `ok` where
 // a phase meets no tap or d' > 1.
-constexpr int kDgradStackMaxStride = 3;
 struct DgradStack {
   bool ok = false;
   int64_t taps = 0;
   int64_t lower = 0, upper = 0;  // >= 0
   int64_t skip = 0;              // outputs computed before every phase's first position
   int64_t extent = 0;            // the convolution's outputs
-  int64_t shift[kDgradStackMaxStride] = {};
+  int64_t shift[kDgradMaxStride] = {};
 };
 
 inline DgradStack dgrad_stack(int64_t in, int64_t out, int64_t filter, int64_t stride, int64_t pad,
                               int64_t dilation) {
   DgradStack st;
-  if (stride > kDgradStackMaxStride) return st;
+  if (stride > kDgradMaxStride) return st;
   int64_t lower = 0, positions = 0;
-  DgradPhase ph[kDgradStackMaxStride];
+  DgradPhase ph[kDgradMaxStride];
   for (int64_t a = 0; a < stride; ++a) {
     ph[a] = dgrad_phase(in, out, filter, stride, pad, dilation, a);
     if (ph[a].taps == 0 || ph[a].outputs == 0 || ph[a].dilation != 1) return st;

@@ -47,8 +47,8 @@ inline bool packed_channels_last(const int64_t extent[5], const int64_t stride[5
 }
 
 // kExactPadding (the stride phases of conv_dgrad_phases.cuh): `pad` is the lower padding and the
-// upper padding is what makes the output extent `out` (negative where the output ends before the
-// input does); the last few arguments' Params are kept (a call runs several phases).
+// upper padding is what makes the output extent `out` (the phases' plan keeps both >= 0); the
+// last few arguments' Params are kept (a call runs several phases).
 template <class Conv, int kDirection, int kDims, bool kHasBias, bool kExactPadding = false>
 struct ConvSm90Runner {
   using Kernel = typename Conv::ConvKernel;

@@ -23,10 +23,6 @@ std::vector<std::vector<boo_kernels::DgradPhase>> phases_by_dim(const ops::ConvP
   return dims;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether the runner stacks the phases (boo_kernels::dgrad_stack_pays), and each dimension's
 // stack; BooConvArgs' three dimensions (D, H, W), the missing ones of extent 1.
 bool stacked(const ops::ConvProblem& p, boo_kernels::DgradStack st[3]) {
@@ -44,6 +40,21 @@ bool stacked(const ops::ConvProblem& p, boo_kernels::DgradStack st[3]) {
   return boo_kernels::dgrad_stack_pays(st, filter, stride, p.c);
 }
 
+// The forward convolution a phase (or the stacked phases) runs over dy: K channels in, C out,
+// channels-last, no epilogue; the caller sets the filter, padding and dilation.
+ops::ConvProblem phase_problem(const ops::ConvProblem& p) {
+  ops::ConvProblem f = p;
+  f.direction = ConvDirection::kForward;
+  f.c = p.k;
+  f.k = p.c;
+  f.bias = false;
+  f.activation = ops::Activation::kNone;
+  f.input = p.output();
+  f.in_layout = f.fil_layout = f.out_layout = core::Layout::kChannelsLast;
+  for (int64_t& s : f.stride) s = 1;
+  return f;
+}
+
 }  // namespace
 
 bool channels_aligned(const ops::ConvProblem& p) {
@@ -59,20 +70,12 @@ std::vector<ops::ConvProblem> dgrad_phase_problems(const ops::ConvProblem& p) {
   boo_kernels::DgradStack st[3];
   if (stacked(p, st)) {
     // One convolution, every phase's C side by side along its output channels.
-    ops::ConvProblem f = p;
-    f.direction = ConvDirection::kForward;
-    f.c = p.k;
-    f.k = p.c;
+    ops::ConvProblem f = phase_problem(p);
     for (int64_t s : p.stride) f.k *= s;
-    f.bias = false;
-    f.activation = ops::Activation::kNone;
-    f.input = p.output();
-    f.in_layout = f.fil_layout = f.out_layout = core::Layout::kChannelsLast;
     const size_t dims = p.filter.size();
     for (size_t i = 0; i < dims; ++i) {
       const boo_kernels::DgradStack& d = st[3 - dims + i];
       f.filter[i] = d.taps;
-      f.stride[i] = 1;
       f.padding[i] = d.lower;
       f.dilation[i] = 1;
     }
@@ -83,14 +86,7 @@ std::vector<ops::ConvProblem> dgrad_phase_problems(const ops::ConvProblem& p) {
   for (const auto& d : dims) count *= static_cast<int64_t>(d.size());
   std::vector<ops::ConvProblem> out;
   for (int64_t q = 0; q < count; ++q) {
-    ops::ConvProblem f = p;
-    f.direction = ConvDirection::kForward;
-    f.c = p.k;
-    f.k = p.c;
-    f.bias = false;
-    f.activation = ops::Activation::kNone;
-    f.input = p.output();
-    f.in_layout = f.fil_layout = f.out_layout = core::Layout::kChannelsLast;
+    ops::ConvProblem f = phase_problem(p);
     bool meets = true;
     int64_t rest = q;
     for (size_t i = dims.size(); i-- > 0;) {
@@ -98,7 +94,6 @@ std::vector<ops::ConvProblem> dgrad_phase_problems(const ops::ConvProblem& p) {
       rest /= static_cast<int64_t>(dims[i].size());
       meets = meets && ph.taps > 0 && ph.outputs > 0;
       f.filter[i] = ph.taps > 0 ? ph.taps : 1;
-      f.stride[i] = 1;
       f.padding[i] = ph.lower;
       f.dilation[i] = ph.dilation;
     }
@@ -116,7 +111,7 @@ core::Status conv_dgrad_phases_supports(const ops::ConvProblem& p) {
   if (p.groups != 1) return no("groups = 1 only");
   bool strided = false;
   for (int64_t s : p.stride) {
-    if (s > kDgradPhasesMaxStride) return no("stride " + std::to_string(s) + " is above 3");
+    if (s > boo_kernels::kDgradMaxStride) return no("stride " + std::to_string(s) + " is above 3");
     strided = strided || s > 1;
   }
   if (!strided && p.dtype != core::DType::kF32) {
@@ -146,7 +141,7 @@ double predict_conv_dgrad_phases_us(const ops::ConvProblem& p, const space::Conv
   // The turned filters (read and written), the gather (the buffers read, dx written) unless
   // one phase writes dx itself (stride 1; a phase that computes positions outside dx still
   // gathers).
-  bool in_place = phases.size() == 1;
+  bool in_place = true;
   for (int64_t s : p.stride) in_place = in_place && s == 1;
   for (const auto& dim : phases_by_dim(p)) {
     in_place = in_place && dim.front().skip == 0 && dim.front().tail == 0;

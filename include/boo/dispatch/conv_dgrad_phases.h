@@ -15,10 +15,8 @@
 
 namespace boo::dispatch {
 
-// Strides of at most this along each dimension (27 phases in 3D).
-inline constexpr int64_t kDgradPhasesMaxStride = 3;
-
-// Whether the stride phases take the problem: backward data, one group, strides of at most 3,
+// Whether the stride phases take the problem: backward data, one group, strides of at most 3
+// (boo_kernels::kDgradMaxStride),
 // each phase a problem conv.sm90_implicit takes as a forward convolution (channels that are not
 // 16-byte vectors padded first: conv.padded_channels' configs); and only where its own dgrad
 // does not (a stride above 1, or fp32).
