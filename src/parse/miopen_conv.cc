@@ -260,9 +260,10 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op, std::span<const s
     }
   }
 
-  // A 2D command with H = 1, a 1-tall filter, no H padding, H stride and dilation 1 is 1D.
+  // A 2D command with H = 1, a 1-tall filter, no H padding, H stride and dilation 1 is 1D. The
+  // output padding only counts for -m trans: -m conv ignores it, as MIOpenDriver does.
   if (cmd_dims == 2 && p.input[0] == 1 && p.filter[0] == 1 && p.padding[0] == 0 &&
-      p.stride[0] == 1 && p.dilation[0] == 1 && out_pad[0] == 0) {
+      p.stride[0] == 1 && p.dilation[0] == 1 && (!trans || out_pad[0] == 0)) {
     p.spatial_dims = 1;
     for (auto* v : {&p.input, &p.filter, &p.padding, &p.stride, &p.dilation, &out_pad}) {
       v->erase(v->begin());

@@ -111,6 +111,13 @@ TEST(MiopenConv, HeightOneIsOneDimensional) {
   // H = 1 but a 3-tall filter with padding is a real 2D problem.
   EXPECT_EQ(conv(parse_ok("conv -n 1 -c 4 -H 1 -W 8 -k 4 -y 3 -x 3 -p 1 -q 1 -F 1")).spatial_dims,
             2);
+  // -m conv ignores the transposed output padding, so -Y does not keep it 2D (found by the
+  // fuzzer: the canonical command drops -Y and reparsed as 1D).
+  const ConvProblem with_y = conv(parse_ok(
+      "convbfp16 -n 32 -Y 64 -H 1 -W 4096 -k 64 -y 1 -x 3 -p 0 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1 "
+      "--in_layout NHWC --out_layout NHWC --fil_layout NHWC"));
+  EXPECT_EQ(with_y.spatial_dims, 1);
+  expect_round_trip(with_y);
 }
 
 TEST(MiopenConv, TransposedIsMirroredBackwardData) {
