@@ -17,6 +17,10 @@
 // tiles s, s + slices, ...); each slice writes its fp32 dw into the workspace and a second
 // kernel sums the slices in a fixed order (deterministic).
 //
+// fp32 runs the same plan on tf32 mma.sync (m16n8k8; wgrad_tf32_steps): warpgroup MMA reads tf32
+// K-major only, and both operands here are MN-major (channels contiguous); mma.sync takes its
+// fragments from registers, which 64-bit shared loads fill in any order.
+//
 // ConvWgradDirectRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, dy
 // and dw arrive packed channels-last with 16-byte aligned pointers.
 #pragma once
@@ -87,8 +91,16 @@ struct WgradPlan {
 
 inline int wgrad_round16(int64_t v) { return static_cast<int>((v + 15) / 16 * 16); }
 
-// The plan for `a` on `sm_count` SMs, or why not.
-inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
+// A shared-memory row of `channels` (a multiple of 16) elements of `bytes` each: for 16-bit
+// types an odd count of 16-byte vectors (ldmatrix's 8 rows meet 8 different bank groups); for
+// fp32 the channels and 8 more words, 8 or 24 banks apart from the next row (the 64-bit loads of
+// 4 rows by 8 lanes meet every bank once).
+inline int wgrad_row(int channels, int bytes) {
+  return bytes == 2 ? grouped_row(channels) : channels + 8;
+}
+
+// The plan for `a` (elements of `elem_bytes`: 2, or 4 for tf32) on `sm_count` SMs, or why not.
+inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes) {
   const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
   p->kb = a.k <= 32 ? 32 : kWgradBlockChannels;
   p->k_chunks = grouped_ceil(a.k, p->kb);
@@ -101,8 +113,8 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
   p->taps_block = static_cast<int>(taps < per_block ? taps : per_block);
   p->tap_chunks = grouped_ceil(taps, p->taps_block);
   p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
-  p->x_row = grouped_row(p->cb);
-  p->y_row = grouped_row(p->kb);
+  p->x_row = wgrad_row(p->cb, elem_bytes);
+  p->y_row = wgrad_row(p->kb, elem_bytes);
   p->total = a.k * a.c * taps;
   GroupedPlan& t = p->tile;
   for (int most = kWgradTilePixels; most >= 16; most /= 2) {
@@ -112,7 +124,7 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
     p->pixels16 = wgrad_round16(pixels);
     const int64_t bytes =
         16 + 16 * grouped_ceil(points, 4) + 2 * 16 * grouped_ceil(p->pixels16, 4) +
-        2 * 2 * (points * p->x_row + static_cast<int64_t>(p->pixels16) * p->y_row);
+        2 * elem_bytes * (points * p->x_row + static_cast<int64_t>(p->pixels16) * p->y_row);
     if (bytes > kWgradMaxShared) continue;
     p->shared_bytes = static_cast<int>(bytes);
     p->tiles = a.n * a.out[0] * t.tiles_h * t.tiles_w;
@@ -129,6 +141,50 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p) {
   }
   return "conv.split_wgrad's direct kernel: the input tile of 16 pixels exceeds its shared memory "
          "(large filter, stride or dilation)";
+}
+
+// One tile's tf32 mma steps of a warp (conv_wgrad_mma_kernel's fp32 form): per 8 pixels of the
+// tile (one m16n8k8 k-step: pixels t and t + 4 of lane (g, t)), A = dy^T's rows from the dy tile
+// and B = x's channels at each tap from the x tile, both stored a row per pixel with channels
+// contiguous. Lanes load them with 64-bit loads of 2 adjacent channels: A's rows g and g + 8 are
+// output channels 2g and 2g + 1 of the m-tile, and n-tiles 0 and 1 take x's even and odd
+// channels (the warp's 16 from 16 unit), so one load fills a[0], a[1] (or a[2], a[3]) and one
+// the b[0] (or b[1]) of both n-tiles. The epilogue stores in that order.
+template <int kMTiles>
+__device__ __forceinline__ void wgrad_tf32_steps(
+    float (&acc)[kMTiles][kWgradTapsPerWarp][2][4], const WgradPlan& p, const int* pixel_at,
+    const int* pixel_x, const int (&tap_off)[kWgradTapsPerWarp], int my_taps, int rows_left,
+    int cols_left, uint32_t xb, uint32_t yb, uint32_t zero_at, int part, int unit) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const uint32_t a_col = 4 * (16 * kMTiles * part + 2 * g);
+  const uint32_t b_col = 4 * (16 * unit + 2 * g);
+  for (int s = 0; s < p.pixels16 / 8; ++s) {
+    uint32_t af[kMTiles][4];
+    uint32_t bf[kWgradTapsPerWarp][2][2];  // [tap][k row t or t + 4][n-tile]
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int pixel = 8 * s + t + 4 * r;
+      const uint32_t a_at = yb + 4 * pixel * p.y_row + a_col;
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) lds64(af[m][2 * r], af[m][2 * r + 1], a_at + 64 * m);
+      const int where = pixel_at[pixel];
+      const bool valid = where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
+      const uint32_t b_at = xb + pixel_x[pixel] + b_col;
+#pragma unroll
+      for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+        lds64(bf[j][r][0], bf[j][r][1], valid && j < my_taps ? b_at + 4 * tap_off[j] : zero_at);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+      const uint32_t b0[2] = {bf[j][0][0], bf[j][1][0]}, b1[2] = {bf[j][0][1], bf[j][1][1]};
+#pragma unroll
+      for (int m = 0; m < kMTiles; ++m) {
+        mma_1688_tf32(acc[m][j][0], af[m], b0);
+        mma_1688_tf32(acc[m][j][1], af[m], b1);
+      }
+    }
+  }
 }
 
 template <class T, int kMTiles>
@@ -161,29 +217,32 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   const T* __restrict__ x = static_cast<const T*>(a.x);
   const T* __restrict__ dy = static_cast<const T*>(a.y);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  constexpr int kVec = 16 / static_cast<int>(sizeof(T));  // elements a 16-byte vector
+  constexpr bool kTf32 = sizeof(T) == 4;
 
-  if (threadIdx.x < 8) zero[threadIdx.x] = from_float<T>(0.0f);
+  if (threadIdx.x < kVec) zero[threadIdx.x] = from_float<T>(0.0f);
   for (int i = threadIdx.x; i < points; i += kWgradThreads) {
     point_at[i] = (i / (tp.iw * tp.ih)) << 20 | (i / tp.iw % tp.ih) << 10 | i % tp.iw;
   }
   for (int i = threadIdx.x; i < p.pixels16; i += kWgradThreads) {
     pixel_at[i] = i < pixels ? (i / tp.tw) << 16 | i % tp.tw : -1;
-    pixel_x[i] = i < pixels ? 2 * ((i / tp.tw * static_cast<int>(a.stride[1]) * tp.iw +
+    pixel_x[i] = i < pixels ? static_cast<int>(sizeof(T)) *
+                                  ((i / tp.tw * static_cast<int>(a.stride[1]) * tp.iw +
                                     i % tp.tw * static_cast<int>(a.stride[2])) *
                                    p.x_row)
                             : 0;
   }
   __syncthreads();
 
-  // A tile's copies: x's points (cb / 8 vectors each) and dy's pixels (kb / 8 vectors each),
+  // A tile's copies: x's points (cb / kVec vectors each) and dy's pixels (kb / kVec each),
   // zero-filled outside the image, past the channels and past the tile. This thread copies
   // vector x_v of points x_first, + x_step, ... and vector y_v of pixels y_first, + y_step, ...
   // (32-bit offsets within an image: reject() bounds them).
-  const int x_vectors = p.cb / 8, x_v = threadIdx.x % x_vectors;
+  const int x_vectors = p.cb / kVec, x_v = threadIdx.x % x_vectors;
   const int x_first = threadIdx.x / x_vectors, x_step = kWgradThreads / x_vectors;
-  const int y_vectors = p.kb / 8, y_v = threadIdx.x % y_vectors;
+  const int y_vectors = p.kb / kVec, y_v = threadIdx.x % y_vectors;
   const int y_first = threadIdx.x / y_vectors, y_step = kWgradThreads / y_vectors;
-  const bool x_channels = c0 + x_v * 8 < a.c, y_channels = k0 + y_v * 8 < a.k;
+  const bool x_channels = c0 + x_v * kVec < a.c, y_channels = k0 + y_v * kVec < a.k;
   const int in_d = static_cast<int>(a.in[0]), in_h = static_cast<int>(a.in[1]);
   const int in_w = static_cast<int>(a.in[2]), out_h = static_cast<int>(a.out[1]);
   const int out_w = static_cast<int>(a.out[2]), cc = static_cast<int>(a.c);
@@ -193,8 +252,8 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
     const int d0 = o.od * static_cast<int>(a.stride[0]) - static_cast<int>(a.pad[0]);
     const int h0 = o.oh0 * static_cast<int>(a.stride[1]) - static_cast<int>(a.pad[1]);
     const int w0 = o.ow0 * static_cast<int>(a.stride[2]) - static_cast<int>(a.pad[2]);
-    const T* image = x + o.n * a.in[0] * a.in[1] * a.in[2] * a.c + c0 + x_v * 8;
-    T* xs = xs0 + buffer * x_elements + x_v * 8;
+    const T* image = x + o.n * a.in[0] * a.in[1] * a.in[2] * a.c + c0 + x_v * kVec;
+    T* xs = xs0 + buffer * x_elements + x_v * kVec;
     for (int point = x_first; point < points; point += x_step) {
       const int where = point_at[point];
       const int d = d0 + (where >> 20), h = h0 + (where >> 10 & 1023), col = w0 + (where & 1023);
@@ -204,8 +263,8 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
       cp_async_16(xs + point * p.x_row, inside ? image + ((d * in_h + h) * in_w + col) * cc : x,
                   inside ? 16 : 0);
     }
-    const T* plane = dy + (o.n * a.out[0] + o.od) * a.out[1] * a.out[2] * a.k + k0 + y_v * 8;
-    T* ys = ys0 + buffer * y_elements + y_v * 8;
+    const T* plane = dy + (o.n * a.out[0] + o.od) * a.out[1] * a.out[2] * a.k + k0 + y_v * kVec;
+    T* ys = ys0 + buffer * y_elements + y_v * kVec;
     for (int pixel = y_first; pixel < p.pixels16; pixel += y_step) {
       const int where = pixel_at[pixel];
       const int oh = o.oh0 + (where >> 16), ow = o.ow0 + (where & 0xffff);
@@ -261,28 +320,34 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
       const int rows_left = out_h - o.oh0, cols_left = out_w - o.ow0;
       const uint32_t xb = shared_address(xs0 + (k & 1) * x_elements);
       const uint32_t yb = shared_address(ys0 + (k & 1) * y_elements);
-      for (int s = 0; s < p.pixels16 / 16; ++s) {
-        // Every fragment of the step first (4 + 3 ldmatrix), then its 24 mma: the loads' latency
-        // is paid once a step.
-        const int where = pixel_at[16 * s + b_row];
-        const bool valid = where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
-        const uint32_t b_at = xb + pixel_x[16 * s + b_row] + 2 * b_col;
-        uint32_t af[kMTiles][4];
-        const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + 16 * kMTiles * part + a_col);
+      if constexpr (kTf32) {
+        wgrad_tf32_steps<kMTiles>(acc, p, pixel_at, pixel_x, tap_off, my_taps, rows_left, cols_left,
+                                  xb, yb, zero_at, part, unit);
+      } else {
+        for (int s = 0; s < p.pixels16 / 16; ++s) {
+          // Every fragment of the step first (4 + 3 ldmatrix), then its 24 mma: the loads' latency
+          // is paid once a step.
+          const int where = pixel_at[16 * s + b_row];
+          const bool valid =
+              where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
+          const uint32_t b_at = xb + pixel_x[16 * s + b_row] + 2 * b_col;
+          uint32_t af[kMTiles][4];
+          const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + 16 * kMTiles * part + a_col);
 #pragma unroll
-        for (int m = 0; m < kMTiles; ++m) ldmatrix_x4_trans(af[m], a_at + 32 * m);
-        uint32_t bf[kWgradTapsPerWarp][4];
+          for (int m = 0; m < kMTiles; ++m) ldmatrix_x4_trans(af[m], a_at + 32 * m);
+          uint32_t bf[kWgradTapsPerWarp][4];
 #pragma unroll
-        for (int j = 0; j < kWgradTapsPerWarp; ++j) {
-          ldmatrix_x4_trans(bf[j], valid && j < my_taps ? b_at + 2 * tap_off[j] : zero_at);
-        }
+          for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+            ldmatrix_x4_trans(bf[j], valid && j < my_taps ? b_at + 2 * tap_off[j] : zero_at);
+          }
 #pragma unroll
-        for (int j = 0; j < kWgradTapsPerWarp; ++j) {
-          const uint32_t b0[2] = {bf[j][0], bf[j][1]}, b1[2] = {bf[j][2], bf[j][3]};
+          for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+            const uint32_t b0[2] = {bf[j][0], bf[j][1]}, b1[2] = {bf[j][2], bf[j][3]};
 #pragma unroll
-          for (int m = 0; m < kMTiles; ++m) {
-            mma_16816<T>(acc[m][j][0], af[m], b0);
-            mma_16816<T>(acc[m][j][1], af[m], b1);
+            for (int m = 0; m < kMTiles; ++m) {
+              mma_16816<T>(acc[m][j][0], af[m], b0);
+              mma_16816<T>(acc[m][j][1], af[m], b1);
+            }
           }
         }
       }
@@ -290,27 +355,51 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   });
 
   cudaTriggerProgrammaticLaunchCompletion();  // the reduction may launch
-  // The slice's dw: acc[m][j][n] rows (output channels) k0 + 16 m + g (+ 8), columns (x's
+  // The slice's dw (16-bit): acc[m][j][n] rows (output channels) k0 + 16 m + g (+ 8), columns (x's
   // channels) c0 + 16 unit + 8 n + 2t and + 1, tap tap0 + first_tap + j; packed K, taps, C.
   if (my_taps == 0) return;
   const int g = lane / 4, t = lane % 4;
   float* out = ws + static_cast<int64_t>(slice) * p.total;
+  if constexpr (kTf32) {
+    // tf32 (wgrad_tf32_steps): rows g and g + 8 of m-tile M are output channels 16 M + 2g and
+    // + 1; n-tile n's column j is x's channel 16 unit + 2j + n, so a row's c[0], c[1] of both
+    // n-tiles are 4 consecutive channels from 16 unit + 4t.
 #pragma unroll
-  for (int m = 0; m < kMTiles; ++m) {
+    for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
-    for (int j = 0; j < kWgradTapsPerWarp; ++j) {
-      if (j >= my_taps) break;
-#pragma unroll
-      for (int n = 0; n < 2; ++n) {
-        const int c = c0 + 16 * unit + 8 * n + 2 * t;
+      for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+        if (j >= my_taps) break;
+        const int c = c0 + 16 * unit + 4 * t;
         if (c >= a.c) continue;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int kk = k0 + 16 * (kMTiles * part + m) + g + 8 * h;
+          const int kk = k0 + 16 * (kMTiles * part + m) + 2 * g + h;
           if (kk >= a.k) continue;
-          *reinterpret_cast<float2*>(
+          *reinterpret_cast<float4*>(
               out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * a.c + c) =
-              make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
+              make_float4(acc[m][j][0][2 * h], acc[m][j][1][2 * h], acc[m][j][0][2 * h + 1],
+                          acc[m][j][1][2 * h + 1]);
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+      for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+        if (j >= my_taps) break;
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+          const int c = c0 + 16 * unit + 8 * n + 2 * t;
+          if (c >= a.c) continue;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int kk = k0 + 16 * (kMTiles * part + m) + g + 8 * h;
+            if (kk >= a.k) continue;
+            *reinterpret_cast<float2*>(
+                out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * a.c + c) =
+                make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
+          }
         }
       }
     }
@@ -358,10 +447,12 @@ __global__ void __launch_bounds__(32 * kWgradReduceGroups)
 #define BOO_WGRAD_WGMMA 1
 #endif
 
+// T: __half or __nv_bfloat16, or float (tf32 mma.sync: the wgmma kernel reads 16-bit operands
+// only, as warpgroup MMA takes tf32 K-major only and both operands here are MN-major).
 template <class T>
 struct ConvWgradDirectRunner {
-  static_assert(sizeof(T) == 2,
-                "conv.split_wgrad's direct kernel runs on 16-bit tensor-core types");
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4,
+                "conv.split_wgrad's direct kernel runs on 16-bit and tf32 tensor cores");
 
   static const char* reject(const BooConvArgs& a, WgradPlan* plan) {
     if (a.direction != BOO_CONV_BACKWARD_WEIGHT) {
@@ -392,12 +483,12 @@ struct ConvWgradDirectRunner {
         reinterpret_cast<uintptr_t>(a.w) % 16 != 0) {
       return "conv.split_wgrad's direct kernel needs 16-byte aligned x, dy and dw";
     }
-    return wgrad_plan(a, plan);
+    return wgrad_plan(a, plan, static_cast<int>(sizeof(T)));
   }
 
   // Whether the warpgroup kernel takes `a` (which reject() accepted), and its plan.
   static bool use_wgmma(const BooConvArgs& a, WgmmaWgradPlan* plan) {
-    return BOO_WGRAD_WGMMA != 0 && wgmma_wgrad_plan(a, plan) == nullptr;
+    return sizeof(T) == 2 && BOO_WGRAD_WGMMA != 0 && wgmma_wgrad_plan(a, plan) == nullptr;
   }
 
   template <class Plan>
@@ -451,15 +542,8 @@ struct ConvWgradDirectRunner {
     if (a.dry_run) return BOO_OK;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
     float* slices = static_cast<float*>(ws);
-    if (wgmma) {
-      const unsigned blocks =
-          static_cast<unsigned>(wide.chunks) * static_cast<unsigned>(wide.slices);
-      // Where the driver refuses the TMA maps, the same plan's tiles go through cp.async.
-      CUtensorMap x_map{}, y_map{};
-      if (wide.tma != 0 && !wgmma_wgrad_maps(a, wide, &x_map, &y_map)) wide.tma = 0;
-      const auto kernel =
-          wide.tma != 0 ? conv_wgrad_wgmma_kernel<T, true> : conv_wgrad_wgmma_kernel<T, false>;
-      return launch(a, kernel, wide, blocks, 128 * wide.groups, slices, s, why, len, x_map, y_map);
+    if constexpr (sizeof(T) == 2) {
+      if (wgmma) return launch_wgmma(a, wide, slices, s, why, len);
     }
     auto kernel = conv_wgrad_mma_kernel<T, 2>;
     if constexpr (kWgradWarpRows == 64) {
@@ -467,6 +551,18 @@ struct ConvWgradDirectRunner {
     }
     const unsigned blocks = static_cast<unsigned>(plan.chunks) * static_cast<unsigned>(plan.slices);
     return launch(a, kernel, plan, blocks, kWgradThreads, slices, s, why, len);
+  }
+
+  // The warpgroup kernel (16-bit types; instantiated for those only).
+  static int32_t launch_wgmma(const BooConvArgs& a, WgmmaWgradPlan& wide, float* slices,
+                              cudaStream_t s, char* why, int32_t len) {
+    const unsigned blocks = static_cast<unsigned>(wide.chunks) * static_cast<unsigned>(wide.slices);
+    // Where the driver refuses the TMA maps, the same plan's tiles go through cp.async.
+    CUtensorMap x_map{}, y_map{};
+    if (wide.tma != 0 && !wgmma_wgrad_maps(a, wide, &x_map, &y_map)) wide.tma = 0;
+    const auto kernel =
+        wide.tma != 0 ? conv_wgrad_wgmma_kernel<T, true> : conv_wgrad_wgmma_kernel<T, false>;
+    return launch(a, kernel, wide, blocks, 128 * wide.groups, slices, s, why, len, x_map, y_map);
   }
 };
 

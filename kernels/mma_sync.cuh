@@ -54,6 +54,19 @@ __device__ __forceinline__ void mma_1688(float (&c)[4], const uint32_t (&a)[2], 
   }
 }
 
+// The tf32 form (m16n8k8, fp32 operand bits: the tensor cores read their top 19 bits, as
+// warpgroup MMA does). Fragments (PTX ISA), g = lane / 4, t = lane % 4: A (16 x 8) a[0] = row
+// g, column t; a[1] = row g + 8, column t; a[2], a[3] = the same rows, column t + 4. B (8 x 8)
+// b[0] = row t of column g; b[1] = row t + 4. C as the 16-bit forms'.
+__device__ __forceinline__ void mma_1688_tf32(float (&c)[4], const uint32_t (&a)[4],
+                                              const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 // 16 bytes global -> shared, bypassing L1; bytes past `src_bytes` (0..16) are zero-filled.
 __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
@@ -126,6 +139,11 @@ __device__ __forceinline__ uint32_t lds32(uint32_t s) {
   uint32_t v;
   asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(s));
   return v;
+}
+
+// A 64-bit load from shared memory (`s`: shared_address, 8-byte aligned) into lo, hi.
+__device__ __forceinline__ void lds64(uint32_t& lo, uint32_t& hi, uint32_t s) {
+  asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(lo), "=r"(hi) : "r"(s));
 }
 
 }  // namespace boo_kernels

@@ -8,7 +8,8 @@
 // stride-1 layers with C = 64 forward, K = 64 backward data (kernels/conv_taps_wgmma.cuh). Their
 // runners take sizes, strides and layouts at launch, so the class fixes only the element type, the
 // direction and the forward epilogue; the math mode does not matter (the kernels form exact fp32
-// products) and the spatial dimensions only name the kernel.
+// products), except for conv.split_wgrad's, which runs fp32 in tf32 only, and the spatial
+// dimensions only name the kernel.
 #include "boo/codegen/conv_codegen.h"
 #include "codegen_util.h"
 
@@ -120,9 +121,10 @@ core::Expected<KernelSource> conv_split_wgrad_direct_source(const space::ConvCla
     return core::invalid_argument(
         "conv.split_wgrad's direct kernel runs backward weight only (class " + cls.name() + ")");
   }
-  if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16) {
+  const bool tf32 = cls.dtype == core::DType::kF32 && cls.math == core::MathMode::kTF32;
+  if (cls.dtype != core::DType::kF16 && cls.dtype != core::DType::kBF16 && !tf32) {
     return core::invalid_argument(
-        "conv.split_wgrad's direct kernel runs on fp16 and bf16 tensor cores only (class " +
+        "conv.split_wgrad's direct kernel runs on fp16, bf16 and tf32 tensor cores only (class " +
         cls.name() + ")");
   }
   const std::string t = cuda_type(cls.dtype);

@@ -68,6 +68,11 @@ constexpr double kSplitLaunchUs = 10.0;
 // bandwidth its slices' fp32 partials move at (written, then read by the reduction, mostly in
 // L2; bench/results/2026-11-26-conv-wgrad-direct-h100.md).
 constexpr double kWgradDirectMmaRate = 358e12;
+// Its tf32 form (fp32 layers; m16n8k8 with 64-bit shared loads): half the 16-bit tensor rate
+// and twice the shared-memory loads per FLOP; an estimate until measured.
+constexpr double kWgradDirectTf32MmaRate = 150e12;
+// Its shared memory: 200 KB a block (kWgradMaxShared).
+constexpr int64_t kWgradDirectMaxShared = 200 * 1024;
 // Its wgmma kernel (kernels/conv_wgrad_wgmma.cuh; stride 1, C and K multiples of 64, at most 9
 // taps): a fixed cost (two launches and the first tile), per tile and SM a cost per KB staged and
 // per GFLOP of wgmma issued, and per MB of fp32 slices written and read; least squares on an H100.
@@ -590,8 +595,12 @@ core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {
     return core::unsupported(head + "backward weight only");
   }
   if (p.groups != 1) return core::unsupported(head + "groups = " + std::to_string(p.groups));
-  if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16) {
-    return core::unsupported(head + "it runs fp16 and bf16 only");
+  if (p.dtype == core::DType::kF32 && p.math != core::MathMode::kTF32) {
+    return core::unsupported(head + "fp32 runs in tf32 only (--math fp32 asks for fp32 products)");
+  }
+  if (p.dtype != core::DType::kF16 && p.dtype != core::DType::kBF16 &&
+      p.dtype != core::DType::kF32) {
+    return core::unsupported(head + "it runs fp16, bf16 and tf32 only");
   }
   if (p.c % 8 != 0 || p.k % 8 != 0) {
     return core::unsupported(head + "C = " + std::to_string(p.c) +
@@ -615,6 +624,7 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
                               std::string* why) {
   const size_t dims = p.filter.size();
   const int64_t taps = product(p.filter);
+  if (p.dtype == core::DType::kF32) return -1.0;  // 16-bit operands only
   if (p.c % 64 != 0 || p.k % 64 != 0 || taps > 9) return -1.0;
   for (int64_t s : p.stride) {
     if (s != 1) return -1.0;
@@ -681,9 +691,9 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   if (const double wide = predict_wgmma_wgrad_us(p, d, copy_us, why); wide >= 0.0) return wide;
   // Elsewhere the mma.sync kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32
   // or 64 output channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up
-  // to 256 output pixels of one plane where every slice walks at least 4 of them, else 128 (rounded
-  // up to 16); a slice of the tiles per SM and chunk, each slice's dw in fp32. (Shared memory may
-  // make the kernel's tiles smaller than these on large strides; not modelled.)
+  // to 256 output pixels of one plane where every slice walks at least 4 of them, else 128 or
+  // fewer (rounded up to 16), as many as two stages of the tile's x and dy fit in shared memory;
+  // a slice of the tiles per SM and chunk, each slice's dw in fp32.
   auto round16 = [&](int64_t v) { return ceil_div(v, 16) * 16; };
   const int64_t taps = product(p.filter);
   const int64_t kb = p.k <= 32 ? 32 : 64, k_chunks = ceil_div(p.k, kb);
@@ -692,17 +702,35 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const int64_t taps_block = std::min(taps, per_block);
   const int64_t tap_chunks = ceil_div(taps, taps_block);
   const int64_t chunks = k_chunks * c_chunks * tap_chunks;
+  const bool tf32 = p.dtype == core::DType::kF32;
+  // Shared-memory rows (elements) of x and dy (wgrad_row).
+  auto row = [&](int64_t channels) {
+    const int64_t units = ceil_div(channels, 8);
+    return tf32 ? channels + 8 : (units % 2 == 1 ? units : units + 1) * 8;
+  };
+  const int64_t elem = tf32 ? 4 : 2;
+  const size_t dims = p.filter.size();
   const std::vector<int64_t> out = p.output();
-  const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
-  const int64_t planes = p.n * (out.size() == 3 ? out[0] : 1);
+  const int64_t ho = dims >= 2 ? out[dims - 2] : 1, wo = out.back();
+  const int64_t planes = p.n * (dims == 3 ? out[0] : 1);
+  auto reach = [&](size_t i, int64_t extent) {
+    return (extent - 1) * p.stride[i] + (p.filter[i] - 1) * p.dilation[i] + 1;
+  };
+  const int64_t id = dims == 3 ? (p.filter[0] - 1) * p.dilation[0] + 1 : 1;
   int64_t th = 0, tw = 0, tiles = 0;
-  for (int64_t most : {256, 128}) {
-    const int64_t tiles_w = ceil_div(wo, 64);
+  for (int64_t most = 256; most >= 16; most /= 2) {
+    const int64_t tiles_w = ceil_div(wo, std::min<int64_t>(most, 64));
     tw = ceil_div(wo, tiles_w);
     const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, most / tw));
     th = ceil_div(ho, tiles_h);
     tiles = planes * tiles_h * tiles_w;
-    if (tiles * chunks >= 4 * d.sm_count) break;
+    const int64_t points = id * (dims >= 2 ? reach(dims - 2, th) : 1) * reach(dims - 1, tw);
+    const int64_t pixels = round16(th * tw);
+    const int64_t bytes = 16 + 16 * ceil_div(points, 4) + 32 * ceil_div(pixels, 4) +
+                          2 * elem * (points * row(cb) + pixels * row(kb));
+    if (bytes > kWgradDirectMaxShared) continue;
+    if (most > 128 && tiles * chunks < 4 * d.sm_count) continue;
+    break;
   }
   const int64_t slices = std::min(tiles, std::max<int64_t>(1, d.sm_count / chunks));
   const int64_t waves = ceil_div(chunks * slices, d.sm_count);
@@ -710,7 +738,8 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   // and a fixed cost (its copies' set-up, two barriers).
   const double tile_flops = 2.0 * static_cast<double>(round16(th * tw) * kb * cb) *
                             static_cast<double>(ceil_div(taps_block, 3) * 3);
-  const double tile_us = tile_flops / (kWgradDirectMmaRate / 132.0) * 1e6 + kWgradDirectTileUs;
+  const double rate = tf32 ? kWgradDirectTf32MmaRate : kWgradDirectMmaRate;
+  const double tile_us = tile_flops / (rate / 132.0) * 1e6 + kWgradDirectTileUs;
   const double compute_us = static_cast<double>(waves * ceil_div(tiles, slices)) * tile_us;
   const double partial_bytes =
       2.0 * static_cast<double>(slices) * static_cast<double>(p.k * p.c * taps) * 4.0;
@@ -720,8 +749,8 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
       (d.bandwidth_gbs * 1e3);
   if (why != nullptr) {
     char costs[120];
-    std::snprintf(costs, sizeof(costs), "%.1f us mma.sync, %.1f us memory, %.1f us fp32 slices",
-                  compute_us, memory_us, reduce_us);
+    std::snprintf(costs, sizeof(costs), "%.1f us %smma.sync, %.1f us memory, %.1f us fp32 slices",
+                  compute_us, tf32 ? "tf32 " : "", memory_us, reduce_us);
     *why = wgrad_reason(tiles, slices, chunks, costs, copies > 0);
   }
   return std::max(compute_us, memory_us) + reduce_us + copy_us + 2.0 * d.launch_us;

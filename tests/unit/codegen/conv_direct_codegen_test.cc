@@ -199,10 +199,21 @@ TEST(ConvSplitWgradDirectCodegen, BackwardWeightSixteenBitBehindTheChannelsLastC
       core::DType::kF16, ops::ConvDirection::kForward, 2, false, ops::Activation::kNone));
   ASSERT_FALSE(fprop.has_value());
   EXPECT_TRUE(contains(fprop.status().message(), "backward weight only"));
+  // fp32 in tf32 (mma.sync m16n8k8); fp32 products (--math fp32) stay on conv.direct.
   auto fp32 = conv_split_wgrad_direct_source(make_class(
       core::DType::kF32, ops::ConvDirection::kBackwardWeight, 2, false, ops::Activation::kNone));
   ASSERT_FALSE(fp32.has_value());
-  EXPECT_TRUE(contains(fp32.status().message(), "fp16 and bf16"));
+  EXPECT_TRUE(contains(fp32.status().message(), "fp16, bf16 and tf32"));
+  space::ConvClass tf32 = make_class(core::DType::kF32, ops::ConvDirection::kBackwardWeight, 2,
+                                     false, ops::Activation::kNone);
+  tf32.math = core::MathMode::kTF32;
+  auto tf32_src = conv_split_wgrad_direct_source(tf32);
+  ASSERT_TRUE(tf32_src.has_value()) << tf32_src.status().message();
+  EXPECT_EQ(tf32_src->name, "conv.split_wgrad_fp32_tf32_wgrad_2d_nobias.none");
+  EXPECT_TRUE(contains(tf32_src->text,
+                       "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvWgradDirectRunner<"
+                       "float>, float>"));
+  EXPECT_TRUE(contains(tf32_src->text, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
 }
 
 TEST(ConvFewChannelsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {

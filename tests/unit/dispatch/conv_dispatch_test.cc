@@ -733,8 +733,9 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRanksByTheModelAndTheSwitch) {
   for (const Case& k : std::vector<Case>{
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
             "backward weight only"},
-           {"convfp32 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4",
-            "fp16 and bf16 only"},
+           {"convfp32 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4 "
+            "--math fp32",
+            "fp32 runs in tf32 only"},
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
             "-F 4",
             "groups = 2"},
@@ -770,6 +771,48 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRanksByTheModelAndTheSwitch) {
       DeviceModel{}, &model_why);
   EXPECT_NE(model_why.find("wgmma tiles"), std::string::npos) << model_why;
   EXPECT_EQ(model_why.find("by TMA"), std::string::npos) << model_why;
+}
+
+// fp32 backward weight (tf32): CUTLASS's sm90 wgrad reads tf32 K-major only, so the direct
+// kernel's tf32 form comes before conv.direct on 3x3 layers, strided ones and NCHW (behind the
+// copies); its tiles are at most 128 pixels (two fp32 stages in shared memory), fewer where a
+// stride widens the input tile; fp32 products (--math fp32) stay on conv.direct.
+TEST_F(ConvDispatchTest, SplitWgradDirectKernelRunsFp32InTf32) {
+  for (const std::string& layout : {std::string(kNhwc), std::string()}) {
+    for (const char* shape : {" -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1",
+                              " -n 16 -c 64 -H 57 -W 57 -k 128 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2"}) {
+      const ops::ConvProblem p = conv(std::string("conv") + shape + " -l 1 -j 1 -F 4" + layout);
+      ASSERT_EQ(p.math, core::MathMode::kTF32);
+      ASSERT_TRUE(conv_split_wgrad_direct_supports(p).is_ok()) << shape;
+      auto list = dispatcher().candidates(p, nullptr);
+      ASSERT_TRUE(list.has_value()) << list.status().message();
+      EXPECT_EQ(list->front().config, "conv.split_wgrad_fp32_tf32_wgrad_2d_nobias.none") << shape;
+      EXPECT_NE(list->front().reason.find("tf32 mma.sync"), std::string::npos)
+          << list->front().reason;
+      EXPECT_EQ(list->front().reason.find("wgmma"), std::string::npos) << list->front().reason;
+    }
+  }
+  // 56-wide rows: 2 rows (112 pixels) a tile, 28 tiles an image (256 pixels would not fit).
+  std::string why;
+  predict_conv_split_wgrad_direct_us(
+      conv("conv -n 64 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4" +
+           std::string(kNhwc)),
+      DeviceModel{}, &why);
+  EXPECT_NE(why.find("1792 pixel tiles"), std::string::npos) << why;
+  // The 16-bit kernel (mma.sync: 32 channels) takes 256-pixel tiles there: 4 rows, 14 an image.
+  why.clear();
+  predict_conv_split_wgrad_direct_us(
+      conv("convbfp16 -n 64 -c 32 -H 56 -W 56 -k 32 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4" +
+           std::string(kNhwc)),
+      DeviceModel{}, &why);
+  EXPECT_NE(why.find("896 pixel tiles"), std::string::npos) << why;
+  const ops::ConvProblem strict =
+      conv("conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4 "
+           "--math fp32" +
+           std::string(kNhwc));
+  auto list = dispatcher().candidates(strict, nullptr);
+  ASSERT_TRUE(list.has_value());
+  EXPECT_EQ(list->front().algorithm, kConvDirect);
 }
 
 TEST_F(ConvDispatchTest, FewChannelsKernelRanksByTheModelAndTheSwitch) {

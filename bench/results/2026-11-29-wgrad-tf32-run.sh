@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Device script of bench/results/2026-11-29-wgrad-tf32-h200.md (repository root, .deps/device
+# carried):
+#   bash bench/results/2026-11-29-wgrad-tf32-run.sh PHASE...
+#   preload: every kernel below, 16 compiles at a time;
+#   gates:   tests/gpu/conv_wgrad_tf32.txt (boo and cuDNN against the reference, -V 1,
+#            BOO_CONV_WGRAD_DIRECT=first) and the 16-bit lists of the same kernel
+#            (conv_wgrad_direct.txt, conv_wgrad_wgmma.txt; boo only);
+#   vendor:  the jobs' fp32 backward-weight lines with dispatch's pick against cuDNN;
+#   ab:      what dispatch ran before (conv.direct) on two of them, and the direct kernel forced
+#            on the 1x1 line (dispatch runs its GEMM), boo only, two rounds.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source bench/device_steps.sh wgrad-tf32
+J=bench/results/2026-11-29-wgrad-tf32
+for phase in "$@"; do
+  case "$phase" in
+  preload)
+    cut -f2 $J-jobs.txt >/tmp/tf32-jobs.txt
+    cat tests/gpu/conv_wgrad_tf32.txt tests/gpu/conv_wgrad_direct.txt \
+      tests/gpu/conv_wgrad_wgmma.txt >/tmp/tf32-first.txt
+    step preload-first 300 env BOO_CONV_WGRAD_DIRECT=first "$boo" preload -j 16 --commands-file \
+      /tmp/tf32-first.txt
+    step preload-jobs 200 "$boo" preload -j 16 --commands-file /tmp/tf32-jobs.txt
+    ;;
+  gates)
+    step tf32-gate 200 env BOO_CONV_WGRAD_DIRECT=first "$boo" driver --backend boo,cudnn -t 0 \
+      -V 1 --explain --csv "$R/numerics-tf32.csv" --commands-file tests/gpu/conv_wgrad_tf32.txt
+    grep -E "verify|chose|error" "$L/tf32-gate.log" | cut -c1-150
+    for list in conv_wgrad_direct conv_wgrad_wgmma; do
+      step "$list" 150 env BOO_CONV_WGRAD_DIRECT=first "$boo" driver --backend boo -t 0 -V 1 \
+        --csv "$R/numerics-$list.csv" --commands-file "tests/gpu/$list.txt"
+    done
+    ;;
+  vendor) vendor vendor $J-jobs.txt cudnn --explain ;;
+  ab) ab ab base ;;
+  *) echo "unknown phase $phase" ;;
+  esac
+done
