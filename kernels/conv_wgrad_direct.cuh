@@ -69,6 +69,10 @@ constexpr int kWgradMaxShared = 200 * 1024;
 // measuring). The reduction is a programmatic dependent launch (launch_dependent) of the slices'
 // kernel, which lets it launch once its tiles are done: the launch overlaps the slices' stores
 // (1-1.5 us less on small layers, bench/results/2026-11-27-conv-wgrad-tma-h100.md).
+// tf32 operands rounded to nearest in shared memory (1), or truncated by the mma (0; measuring).
+#ifndef BOO_WGRAD_TF32_ROUND
+#define BOO_WGRAD_TF32_ROUND 1
+#endif
 #ifndef BOO_WGRAD_REDUCE_GROUPS
 #define BOO_WGRAD_REDUCE_GROUPS 16
 #endif
@@ -247,32 +251,52 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   const int in_w = static_cast<int>(a.in[2]), out_h = static_cast<int>(a.out[1]);
   const int out_w = static_cast<int>(a.out[2]), cc = static_cast<int>(a.c);
   const int kk = static_cast<int>(a.k);
+  // This thread's destinations: vector x_v of point `point`, vector y_v of pixel `pixel`.
+  const auto x_dst = [&](int buffer, int point) {
+    return xs0 + buffer * x_elements + x_v * kVec + point * p.x_row;
+  };
+  const auto y_dst = [&](int buffer, int pixel) {
+    return ys0 + buffer * y_elements + y_v * kVec + pixel * p.y_row;
+  };
   const auto fetch = [&](int64_t tile, int buffer) {
     const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
     const int d0 = o.od * static_cast<int>(a.stride[0]) - static_cast<int>(a.pad[0]);
     const int h0 = o.oh0 * static_cast<int>(a.stride[1]) - static_cast<int>(a.pad[1]);
     const int w0 = o.ow0 * static_cast<int>(a.stride[2]) - static_cast<int>(a.pad[2]);
     const T* image = x + o.n * a.in[0] * a.in[1] * a.in[2] * a.c + c0 + x_v * kVec;
-    T* xs = xs0 + buffer * x_elements + x_v * kVec;
     for (int point = x_first; point < points; point += x_step) {
       const int where = point_at[point];
       const int d = d0 + (where >> 20), h = h0 + (where >> 10 & 1023), col = w0 + (where & 1023);
       const bool inside = x_channels && static_cast<unsigned>(d) < static_cast<unsigned>(in_d) &&
                           static_cast<unsigned>(h) < static_cast<unsigned>(in_h) &&
                           static_cast<unsigned>(col) < static_cast<unsigned>(in_w);
-      cp_async_16(xs + point * p.x_row, inside ? image + ((d * in_h + h) * in_w + col) * cc : x,
+      cp_async_16(x_dst(buffer, point), inside ? image + ((d * in_h + h) * in_w + col) * cc : x,
                   inside ? 16 : 0);
     }
     const T* plane = dy + (o.n * a.out[0] + o.od) * a.out[1] * a.out[2] * a.k + k0 + y_v * kVec;
-    T* ys = ys0 + buffer * y_elements + y_v * kVec;
     for (int pixel = y_first; pixel < p.pixels16; pixel += y_step) {
       const int where = pixel_at[pixel];
       const int oh = o.oh0 + (where >> 16), ow = o.ow0 + (where & 0xffff);
       const bool inside = where >= 0 && y_channels && oh < out_h && ow < out_w;
-      cp_async_16(ys + pixel * p.y_row, inside ? plane + (oh * out_w + ow) * kk : dy,
+      cp_async_16(y_dst(buffer, pixel), inside ? plane + (oh * out_w + ow) * kk : dy,
                   inside ? 16 : 0);
     }
     cp_async_commit();
+  };
+  // tf32: once its copies of a tile have landed, a thread rounds them to tf32 in place (to
+  // nearest even, round_tf32_16), as CUTLASS's tf32 kernels round their operands; mma.sync would
+  // otherwise drop the low 13 bits. Truncated, the relative error on random data measured
+  // 6.9e-4 against cuDNN's 2.6e-4 where cuDNN rounds (bench/results/2026-11-29-wgrad-tf32-h200.md):
+  // more than the gate's twice the vendor's. BOO_NVCC_FLAGS=-DBOO_WGRAD_TF32_ROUND=0 truncates.
+  const auto settle = [&](int buffer) {
+    if constexpr (kTf32 && BOO_WGRAD_TF32_ROUND != 0) {
+      for (int point = x_first; point < points; point += x_step) {
+        round_tf32_16(x_dst(buffer, point));
+      }
+      for (int pixel = y_first; pixel < p.pixels16; pixel += y_step) {
+        round_tf32_16(y_dst(buffer, pixel));
+      }
+    }
   };
 
   // Warp w: dy's rows 16 kMTiles (w % k_parts) onwards, x's channels 16 (w / k_parts % units)
@@ -314,7 +338,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
     }
   }
 
-  wgrad_walk_tiles<false>(slice, p.slices, p.tiles, fetch, [&](int64_t tile, int k) {
+  wgrad_walk_tiles<false>(slice, p.slices, p.tiles, fetch, settle, [&](int64_t tile, int k) {
     if (my_taps > 0) {
       const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
       const int rows_left = out_h - o.oh0, cols_left = out_w - o.ow0;

@@ -79,12 +79,14 @@ struct WgmmaWgradPlan {
 
 // The tile walk of both backward-weight kernels: tiles first, first + step, ... below `tiles`,
 // double-buffered. fetch(tile, stage) issues a tile's cp.async copies into a stage (one commit
-// group); body(tile, k) runs on stage k % 2 once its copies have landed and the block has met
-// (after a fence.proxy.async where kAsyncProxy: wgmma reads them), and a barrier after it frees
-// that stage for the tile after next.
-template <bool kAsyncProxy, class Fetch, class Body>
+// group); once a thread's copies of the tile have landed, settle(stage) may rewrite them (its
+// own: no other thread's have been waited for); body(tile, k) runs on stage k % 2 once the block
+// has met (after a fence.proxy.async where kAsyncProxy: wgmma reads them), and a barrier after it
+// frees that stage for the tile after next.
+template <bool kAsyncProxy, class Fetch, class Settle, class Body>
 __device__ __forceinline__ void wgrad_walk_tiles(int64_t first, int64_t step, int64_t tiles,
-                                                 const Fetch& fetch, const Body& body) {
+                                                 const Fetch& fetch, const Settle& settle,
+                                                 const Body& body) {
   if (first < tiles) fetch(first, 0);
   int k = 0;
   for (int64_t tile = first; tile < tiles; tile += step, ++k) {
@@ -94,6 +96,7 @@ __device__ __forceinline__ void wgrad_walk_tiles(int64_t first, int64_t step, in
     } else {
       cp_async_wait<0>();
     }
+    settle(k & 1);
     if constexpr (kAsyncProxy) fence_proxy_async_shared();
     __syncthreads();
     body(tile, k);
@@ -394,8 +397,9 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     };
     wgrad_walk_tiles_tma(slice, p.slices, p.tiles, p.stages, bars, issue, body);
   } else {
-    wgrad_walk_tiles<true>(slice, p.slices, p.tiles, fetch,
-                           [&](int64_t tile, int k) { body(tile, k & 1); });
+    wgrad_walk_tiles<true>(
+        slice, p.slices, p.tiles, fetch, [](int) {},
+        [&](int64_t tile, int k) { body(tile, k & 1); });
   }
 #pragma unroll
   for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);

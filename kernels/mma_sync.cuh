@@ -67,6 +67,24 @@ __device__ __forceinline__ void mma_1688_tf32(float (&c)[4], const uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The 4 fp32 values of a 16-byte shared-memory vector (16-byte aligned) rounded to tf32 in place
+// (to nearest even: cvt.rn, sm_90, as CUTLASS's tf32 converter there; the low 13 bits are left
+// undefined, which mma.sync does not read). The
+// load and store are volatile asm, so they stay after a cp_async_wait (also volatile asm) that
+// precedes them: the vector must be one of the thread's own cp.async copies that have landed.
+__device__ __forceinline__ void round_tf32_16(void* smem) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  uint32_t v[4];
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
+               : "r"(s));
+#pragma unroll
+  for (uint32_t& e : v) asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(e) : "f"(__uint_as_float(e)));
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(s), "r"(v[0]), "r"(v[1]),
+               "r"(v[2]), "r"(v[3])
+               : "memory");
+}
+
 // 16 bytes global -> shared, bypassing L1; bytes past `src_bytes` (0..16) are zero-filled.
 __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem, int src_bytes) {
   const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));

@@ -42,8 +42,9 @@ inline constexpr std::string_view kConvGroupedDirectPrefix = "conv.grouped_";
 // conv.split_wgrad's direct kernel: backward weight with C and K multiples of 8, every tap of a
 // tile of pixels multiplied out of one staging of dy and x in shared memory, on mma.sync, the
 // pixels split into fp32 slices summed in a fixed order (kernels/conv_wgrad_direct.cuh); 16-bit
-// types only. The name is kConvSplitWgradDirectPrefix + class name. (conv.split_wgrad's other
-// configs are conv.sm90_implicit configs run on slices of the batch.)
+// types, and fp32 in tf32 math (not --math fp32). The name is kConvSplitWgradDirectPrefix + class
+// name. (conv.split_wgrad's other configs are conv.sm90_implicit configs run on slices of the
+// batch.)
 core::Expected<KernelSource> conv_split_wgrad_direct_source(const space::ConvClass& cls);
 inline constexpr std::string_view kConvSplitWgradDirectPrefix = "conv.split_wgrad_";
 

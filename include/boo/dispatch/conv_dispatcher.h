@@ -118,9 +118,9 @@ bool grouped_tma_applies(const ops::ConvProblem& p);
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                       std::string* why = nullptr);
 
-// Whether conv.split_wgrad's direct kernel takes the problem (backward weight, 16-bit, groups 1,
-// C and K multiples of 8), or why not; its analytical time (its mma.sync steps per SM, the fp32
-// slices written and summed, plus layout copies).
+// Whether conv.split_wgrad's direct kernel takes the problem (backward weight, 16-bit or fp32 in
+// tf32 math, groups 1, C and K multiples of 8), or why not; its analytical time (its mma.sync steps
+// per SM, the fp32 slices written and summed, plus layout copies).
 core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p);
 double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
                                           std::string* why = nullptr);

@@ -440,7 +440,8 @@ TEST_F(ConvDispatchTest, ImplicitGemmSaysWhyItDoesNotApply) {
     std::vector<std::string> notes;
     DispatchOptions no_grouped_direct;  // (it takes the G = 4 problem: its own test)
     no_grouped_direct.rank_conv_grouped_direct = false;
-    no_grouped_direct.rank_conv_taps = false;  // (it takes relu6: its own test)
+    no_grouped_direct.rank_conv_taps = false;          // (it takes relu6: its own test)
+    no_grouped_direct.rank_conv_wgrad_direct = false;  // (it takes tf32: its own test)
     auto list = ConvDispatcher(*cache_, nullptr, *gemm_, no_grouped_direct).candidates(p, &notes);
     ASSERT_TRUE(list.has_value());
     // Only the padding copies make the C = 35 problem an implicit GEMM, and only the stride
@@ -806,10 +807,10 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRunsFp32InTf32) {
            std::string(kNhwc)),
       DeviceModel{}, &why);
   EXPECT_NE(why.find("896 pixel tiles"), std::string::npos) << why;
-  const ops::ConvProblem strict =
-      conv("conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4 "
-           "--math fp32" +
-           std::string(kNhwc));
+  const ops::ConvProblem strict = conv(
+      "conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4 "
+      "--math fp32" +
+      std::string(kNhwc));
   auto list = dispatcher().candidates(strict, nullptr);
   ASSERT_TRUE(list.has_value());
   EXPECT_EQ(list->front().algorithm, kConvDirect);
