@@ -65,14 +65,20 @@ constexpr int kWgradBlockChannels = 64;
 constexpr int kWgradTilePixels = BOO_WGRAD_TILE_PIXELS;
 constexpr int kWgradLongSlice = 4;
 constexpr int kWgradMaxShared = 200 * 1024;
-// Slice groups per 32 elements in the reduction (threads of 32 x groups a block; a macro for
-// measuring). The reduction is a programmatic dependent launch (launch_dependent) of the slices'
-// kernel, which lets it launch once its tiles are done: the launch overlaps the slices' stores
-// (1-1.5 us less on small layers, bench/results/2026-11-27-conv-wgrad-tma-h100.md).
 // tf32 operands rounded to nearest in shared memory (1), or truncated by the mma (0; measuring).
 #ifndef BOO_WGRAD_TF32_ROUND
 #define BOO_WGRAD_TF32_ROUND 1
 #endif
+// Warp groups a block's taps leave idle take shares of each tile's pixel steps, each share its own
+// fp32 partial dw (1), or idle (0): an experiment, not measured yet (1x1 and 1xN filters, and C <=
+// 32, where fewer than 3 taps a warp group fill the block's 12 warps).
+#ifndef BOO_WGRAD_SHARES
+#define BOO_WGRAD_SHARES 0
+#endif
+// Slice groups per 32 elements in the reduction (threads of 32 x groups a block; a macro for
+// measuring). The reduction is a programmatic dependent launch (launch_dependent) of the slices'
+// kernel, which lets it launch once its tiles are done: the launch overlaps the slices' stores
+// (1-1.5 us less on small layers, bench/results/2026-11-27-conv-wgrad-tma-h100.md).
 #ifndef BOO_WGRAD_REDUCE_GROUPS
 #define BOO_WGRAD_REDUCE_GROUPS 16
 #endif
@@ -85,7 +91,9 @@ struct WgradPlan {
   int k_parts;       // kb / a warp's rows of dy
   int taps_block;    // taps per block: 3 x (warps / (units x k_parts)), at most the filter's
   int k_chunks, c_chunks, tap_chunks, chunks;
-  int slices;        // blocks per chunk, each with its own fp32 dw
+  int slices;        // blocks per chunk, each with its own fp32 dw (shares of them, see below)
+  int tap_groups;    // warp groups that take the block's taps, 3 each: taps_block / 3, rounded up
+  int shares;        // copies of those groups, each on its own pixel steps (1 unless SHARES)
   int x_row, y_row;  // shared-memory rows (elements): an input point, an output pixel
   int pixels16;      // the tile's pixels rounded up to 16 (one mma k-step)
   int shared_bytes;
@@ -116,6 +124,9 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes
       static_cast<int64_t>(kWgradTapsPerWarp) * (kWgradWarps / (p->units * p->k_parts));
   p->taps_block = static_cast<int>(taps < per_block ? taps : per_block);
   p->tap_chunks = grouped_ceil(taps, p->taps_block);
+  p->tap_groups = grouped_ceil(p->taps_block, kWgradTapsPerWarp);
+  p->shares =
+      BOO_WGRAD_SHARES != 0 ? static_cast<int>(per_block / kWgradTapsPerWarp) / p->tap_groups : 1;
   p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
   p->x_row = wgrad_row(p->cb, elem_bytes);
   p->y_row = wgrad_row(p->kb, elem_bytes);
@@ -155,14 +166,17 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes
 // channels (the warp's 16 from 16 unit), so one load fills a[0], a[1] (or a[2], a[3]) and one
 // the b[0] (or b[1]) of both n-tiles. The epilogue stores in that order.
 template <int kMTiles>
-__device__ __forceinline__ void wgrad_tf32_steps(
-    float (&acc)[kMTiles][kWgradTapsPerWarp][2][4], const WgradPlan& p, const int* pixel_at,
-    const int* pixel_x, const int (&tap_off)[kWgradTapsPerWarp], int my_taps, int rows_left,
-    int cols_left, uint32_t xb, uint32_t yb, uint32_t zero_at, int part, int unit) {
+__device__ __forceinline__ void wgrad_tf32_steps(float (&acc)[kMTiles][kWgradTapsPerWarp][2][4],
+                                                 const WgradPlan& p, const int* pixel_at,
+                                                 const int* pixel_x,
+                                                 const int (&tap_off)[kWgradTapsPerWarp],
+                                                 int my_taps, int rows_left, int cols_left,
+                                                 uint32_t xb, uint32_t yb, uint32_t zero_at,
+                                                 int part, int unit, int share, int shares) {
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const uint32_t a_col = 4 * (16 * kMTiles * part + 2 * g);
   const uint32_t b_col = 4 * (16 * unit + 2 * g);
-  for (int s = 0; s < p.pixels16 / 8; ++s) {
+  for (int s = share; s < p.pixels16 / 8; s += shares) {
     uint32_t af[kMTiles][4];
     uint32_t bf[kWgradTapsPerWarp][2][2];  // [tap][k row t or t + 4][n-tile]
 #pragma unroll
@@ -300,13 +314,20 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   };
 
   // Warp w: dy's rows 16 kMTiles (w % k_parts) onwards, x's channels 16 (w / k_parts % units)
-  // onwards of the block's, taps 3 (w / (k_parts units)) onwards.
+  // onwards of the block's, and of group g = w / (k_parts units), taps 3 (g % tap_groups)
+  // onwards on the tile's pixel steps share, share + shares, ... (share = g / tap_groups; with
+  // one share, taps 3 g onwards on every step).
+  constexpr bool kShares = BOO_WGRAD_SHARES != 0;
   const int part = warp % p.k_parts;
   const int unit = warp / p.k_parts % p.units;
-  const int first_tap = warp / (p.k_parts * p.units) * kWgradTapsPerWarp;
+  const int group = warp / (p.k_parts * p.units);
+  const int share = kShares ? group / p.tap_groups : 0;
+  const int shares = kShares ? p.shares : 1;
+  const int first_tap = (kShares ? group % p.tap_groups : group) * kWgradTapsPerWarp;
   // The warp's taps within the block's and the filter's, at most 3; the others multiply the
   // zero row (every warp runs 3 taps' mma: no branches in the steps) and are not stored.
-  const int my_taps = wgrad_own_taps(p.taps_block, first_tap, taps, tap0, kWgradTapsPerWarp);
+  const int my_taps =
+      share < shares ? wgrad_own_taps(p.taps_block, first_tap, taps, tap0, kWgradTapsPerWarp) : 0;
   // Each tap's offset (elements) in the input tile from the pixel's first input point.
   int tap_off[kWgradTapsPerWarp];
   const int fw = static_cast<int>(a.filter[2]), fh = static_cast<int>(a.filter[1]);
@@ -346,9 +367,9 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
       const uint32_t yb = shared_address(ys0 + (k & 1) * y_elements);
       if constexpr (kTf32) {
         wgrad_tf32_steps<kMTiles>(acc, p, pixel_at, pixel_x, tap_off, my_taps, rows_left, cols_left,
-                                  xb, yb, zero_at, part, unit);
+                                  xb, yb, zero_at, part, unit, share, shares);
       } else {
-        for (int s = 0; s < p.pixels16 / 16; ++s) {
+        for (int s = share; s < p.pixels16 / 16; s += shares) {
           // Every fragment of the step first (4 + 3 ldmatrix), then its 24 mma: the loads' latency
           // is paid once a step.
           const int where = pixel_at[16 * s + b_row];
@@ -383,7 +404,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   // channels) c0 + 16 unit + 8 n + 2t and + 1, tap tap0 + first_tap + j; packed K, taps, C.
   if (my_taps == 0) return;
   const int g = lane / 4, t = lane % 4;
-  float* out = ws + static_cast<int64_t>(slice) * p.total;
+  float* out = ws + (static_cast<int64_t>(slice) * shares + share) * p.total;
   if constexpr (kTf32) {
     // tf32 (wgrad_tf32_steps): rows g and g + 8 of m-tile M are output channels 16 M + 2g and
     // + 1; n-tile n's column j is x's channel 16 unit + 2j + n, so a row's c[0], c[1] of both
@@ -515,9 +536,13 @@ struct ConvWgradDirectRunner {
     return sizeof(T) == 2 && BOO_WGRAD_WGMMA != 0 && wgmma_wgrad_plan(a, plan) == nullptr;
   }
 
+  // The fp32 partial dw a plan writes: a slice each (the wgmma kernel), or a share of a slice.
+  static int partials(const WgmmaWgradPlan& plan) { return plan.slices; }
+  static int partials(const WgradPlan& plan) { return plan.slices * plan.shares; }
+
   template <class Plan>
   static int64_t slices_bytes(const Plan& plan) {
-    return static_cast<int64_t>(plan.slices) * plan.total * static_cast<int64_t>(sizeof(float));
+    return static_cast<int64_t>(partials(plan)) * plan.total * static_cast<int64_t>(sizeof(float));
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
@@ -548,7 +573,7 @@ struct ConvWgradDirectRunner {
     return cuda_result(launch_dependent(conv_wgrad_reduce_kernel<T>,
                                         dim3(static_cast<unsigned>((plan.total + 127) / 128)),
                                         dim3(32 * kWgradReduceGroups), s, slices,
-                                        static_cast<T*>(a.w), plan.slices, plan.total),
+                                        static_cast<T*>(a.w), partials(plan), plan.total),
                        why, len);
   }
 

@@ -8,7 +8,13 @@
 #            (conv_wgrad_direct.txt, conv_wgrad_wgmma.txt; boo only);
 #   vendor:  the jobs' fp32 backward-weight lines with dispatch's pick against cuDNN;
 #   ab:      what dispatch ran before (conv.direct) on two of them, and the direct kernel forced
-#            on the 1x1 line (dispatch runs its GEMM), boo only, two rounds.
+#            on the 1x1 line (dispatch runs its GEMM), boo only, two rounds;
+#   round:   (not run yet: the device time was spent) the tf32 lines rounded in shared memory
+#            (base, landed after the call) against truncated by the mma (WGRAD_TF32_ROUND=0,
+#            what the call measured), boo only, two rounds;
+#   shares:  (not run yet) the direct kernel forced on layers whose taps leave warp groups idle
+#            (1x1, 1D x3, C = 32 and C = 16 3x3) and one that has none idle (stride 2, C = 64: a
+#            control), idle groups taking pixel shares (WGRAD_SHARES=1) against base, boo only.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh wgrad-tf32
@@ -34,6 +40,8 @@ for phase in "$@"; do
     ;;
   vendor) vendor vendor $J-jobs.txt cudnn --explain ;;
   ab) ab ab base ;;
+  round) ab round "base WGRAD_TF32_ROUND=0" ;;
+  shares) ab shares "base WGRAD_SHARES=1" ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
