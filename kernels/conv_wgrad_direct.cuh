@@ -298,18 +298,15 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
     cp_async_commit();
   };
   // tf32: once its copies of a tile have landed, a thread rounds them to tf32 in place (to
-  // nearest even, round_tf32_16), as CUTLASS's tf32 kernels round their operands; mma.sync would
-  // otherwise drop the low 13 bits. Truncated, the relative error on random data measured
+  // nearest even, round_tf32_vectors), as CUTLASS's tf32 kernels round their operands; mma.sync
+  // would otherwise drop the low 13 bits. Truncated, the relative error on random data measured
   // 6.9e-4 against cuDNN's 2.6e-4 where cuDNN rounds (bench/results/2026-11-29-wgrad-tf32-h200.md):
   // more than the gate's twice the vendor's. BOO_NVCC_FLAGS=-DBOO_WGRAD_TF32_ROUND=0 truncates.
   const auto settle = [&](int buffer) {
     if constexpr (kTf32 && BOO_WGRAD_TF32_ROUND != 0) {
-      for (int point = x_first; point < points; point += x_step) {
-        round_tf32_16(x_dst(buffer, point));
-      }
-      for (int pixel = y_first; pixel < p.pixels16; pixel += y_step) {
-        round_tf32_16(y_dst(buffer, pixel));
-      }
+      round_tf32_vectors(shared_address(x_dst(buffer, 0)), 4 * p.x_row, x_first, points, x_step);
+      round_tf32_vectors(shared_address(y_dst(buffer, 0)), 4 * p.y_row, y_first, p.pixels16,
+                         y_step);
     }
   };
 

@@ -67,22 +67,36 @@ __device__ __forceinline__ void mma_1688_tf32(float (&c)[4], const uint32_t (&a)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// The 4 fp32 values of a 16-byte shared-memory vector (16-byte aligned) rounded to tf32 in place
-// (to nearest even: cvt.rn, sm_90, as CUTLASS's tf32 converter there; the low 13 bits are left
-// undefined, which mma.sync does not read). The
-// load and store are volatile asm, so they stay after a cp_async_wait (also volatile asm) that
-// precedes them: the vector must be one of the thread's own cp.async copies that have landed.
-__device__ __forceinline__ void round_tf32_16(void* smem) {
-  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  uint32_t v[4];
-  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3])
-               : "r"(s));
+// The 16-byte shared-memory vectors at `s` + i `pitch` bytes (16-byte aligned), for i = first,
+// first + step, ... below end, rounded to tf32 in place (to nearest even: cvt.rn, sm_90, as
+// CUTLASS's tf32 converter there; the low 13 bits are left undefined, which mma.sync does not
+// read), four loads in flight. The loads and stores are volatile asm, so they stay after a
+// cp_async_wait (also volatile asm) that precedes them: the vectors must be the thread's own
+// cp.async copies that have landed.
+__device__ __forceinline__ void round_tf32_vectors(uint32_t s, int pitch, int first, int end,
+                                                   int step) {
+  for (int i = first; i < end; i += 4 * step) {
+    uint32_t v[4][4] = {};
 #pragma unroll
-  for (uint32_t& e : v) asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(e) : "f"(__uint_as_float(e)));
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(s), "r"(v[0]), "r"(v[1]),
-               "r"(v[2]), "r"(v[3])
-               : "memory");
+    for (int u = 0; u < 4; ++u) {
+      if (i + u * step >= end) break;
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(v[u][0]), "=r"(v[u][1]), "=r"(v[u][2]), "=r"(v[u][3])
+                   : "r"(s + (i + u * step) * pitch));
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+#pragma unroll
+      for (uint32_t& e : v[u]) asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(e) : "f"(__uint_as_float(e)));
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      if (i + u * step >= end) break;
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(s + (i + u * step) * pitch),
+                   "r"(v[u][0]), "r"(v[u][1]), "r"(v[u][2]), "r"(v[u][3])
+                   : "memory");
+    }
+  }
 }
 
 // 16 bytes global -> shared, bypassing L1; bytes past `src_bytes` (0..16) are zero-filled.
