@@ -713,10 +713,12 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const std::vector<int64_t> out = p.output();
   const int64_t ho = dims >= 2 ? out[dims - 2] : 1, wo = out.back();
   const int64_t planes = p.n * (dims == 3 ? out[0] : 1);
+  // (In double: the input tile's extents are bounded by 2^41 each, their product is not.)
   auto reach = [&](size_t i, int64_t extent) {
-    return (extent - 1) * p.stride[i] + (p.filter[i] - 1) * p.dilation[i] + 1;
+    return static_cast<double>(extent - 1) * static_cast<double>(p.stride[i]) +
+           static_cast<double>(p.filter[i] - 1) * static_cast<double>(p.dilation[i]) + 1.0;
   };
-  const int64_t id = dims == 3 ? (p.filter[0] - 1) * p.dilation[0] + 1 : 1;
+  const double id = dims == 3 ? reach(0, 1) : 1.0;
   int64_t th = 0, tw = 0, tiles = 0;
   for (int64_t most = 256; most >= 16; most /= 2) {
     const int64_t tiles_w = ceil_div(wo, std::min<int64_t>(most, 64));
@@ -724,11 +726,13 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
     const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, most / tw));
     th = ceil_div(ho, tiles_h);
     tiles = planes * tiles_h * tiles_w;
-    const int64_t points = id * (dims >= 2 ? reach(dims - 2, th) : 1) * reach(dims - 1, tw);
-    const int64_t pixels = round16(th * tw);
-    const int64_t bytes = 16 + 16 * ceil_div(points, 4) + 32 * ceil_div(pixels, 4) +
-                          2 * elem * (points * row(cb) + pixels * row(kb));
-    if (bytes > kWgradDirectMaxShared) continue;
+    const double points = id * (dims >= 2 ? reach(dims - 2, th) : 1.0) * reach(dims - 1, tw);
+    const double pixels = static_cast<double>(round16(th * tw));
+    const double bytes =
+        16.0 + 16.0 * std::ceil(points / 4.0) + 32.0 * std::ceil(pixels / 4.0) +
+        2.0 * static_cast<double>(elem) *
+            (points * static_cast<double>(row(cb)) + pixels * static_cast<double>(row(kb)));
+    if (bytes > static_cast<double>(kWgradDirectMaxShared)) continue;
     if (most > 128 && tiles * chunks < 4 * d.sm_count) continue;
     break;
   }
@@ -744,9 +748,9 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const double partial_bytes =
       2.0 * static_cast<double>(slices) * static_cast<double>(p.k * p.c * taps) * 4.0;
   const double reduce_us = partial_bytes / (kWgradDirectPartialShare * d.bandwidth_gbs * 1e3);
-  const double memory_us =
-      static_cast<double>(p.min_bytes() * std::max(k_chunks, c_chunks) * tap_chunks) /
-      (d.bandwidth_gbs * 1e3);
+  const double memory_us = static_cast<double>(p.min_bytes()) *
+                           static_cast<double>(std::max(k_chunks, c_chunks) * tap_chunks) /
+                           (d.bandwidth_gbs * 1e3);
   if (why != nullptr) {
     char costs[120];
     std::snprintf(costs, sizeof(costs), "%.1f us %smma.sync, %.1f us memory, %.1f us fp32 slices",

@@ -816,6 +816,18 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRunsFp32InTf32) {
   EXPECT_EQ(list->front().algorithm, kConvDirect);
 }
 
+// Problems at the parser's size limits rank without overflow (the sanitizer build aborts on
+// signed overflow): a 2^31-tall transposed filter, a 3e9-tall image (found by the CLI audit).
+TEST_F(ConvDispatchTest, HugeBackwardWeightRanksWithoutOverflow) {
+  for (const char* command : {"convbfp16 -n 2 -c 8 -H 8 -W 8 -k 8 -y 2147483647 -x 3 -m trans -F 4",
+                              "convbfp16 -n 2 -c 8 -H 3000000000 -W 8 -k 8 -y 3 -x 3 -F 4",
+                              "conv -n 2 -c 8 -H 3000000000 -W 8 -k 8 -y 3 -x 3 -u 7 -v 5 -F 4"}) {
+    auto list = dispatcher().candidates(conv(command), nullptr);
+    ASSERT_TRUE(list.has_value()) << list.status().message();
+    EXPECT_FALSE(list->empty()) << command;
+  }
+}
+
 TEST_F(ConvDispatchTest, FewChannelsKernelRanksByTheModelAndTheSwitch) {
   // The public C = 3 stem: the direct kernel first (its 160-element reduction against
   // space-to-depth's 512), the padded configs after it.
