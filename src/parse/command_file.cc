@@ -1,7 +1,9 @@
 #include "boo/parse/command_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "boo/core/strings.h"
 #include "boo/parse/cublaslt_log.h"
@@ -38,6 +40,11 @@ Expected<CommandFile> read_tsv(const std::string& name, const std::vector<std::s
         command_col = found;
         continue;  // a header row
       }
+      if (weight_col >= 0) {
+        return invalid_argument(where + ": a header row (it names the column '" +
+                                std::string(core::trim(cols[weight_col])) +
+                                "') without a 'command' column");
+      }
       weight_col = cols.size() > 1 ? 1 : -1;
     }
     if (command_col >= static_cast<int>(cols.size())) {
@@ -61,7 +68,9 @@ Expected<CommandFile> read_tsv(const std::string& name, const std::vector<std::s
 
 Expected<CommandFile> read_command_text(const std::string& name, const std::string& text) {
   std::vector<std::string> lines;
-  std::istringstream in(text);
+  // A UTF-8 byte order mark (editors on Windows write one) is not part of the first command.
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  std::istringstream in(text.starts_with(kBom) ? text.substr(kBom.size()) : text);
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(std::move(line));
@@ -86,6 +95,10 @@ Expected<CommandFile> read_command_text(const std::string& name, const std::stri
 }
 
 Expected<CommandFile> read_command_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return invalid_argument("commands file '" + path + "' is a folder");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return core::not_found("cannot open commands file '" + path + "'");
   std::ostringstream buf;

@@ -17,6 +17,7 @@
 #include "boo/codegen/layernorm_codegen.h"
 #include "boo/core/strings.h"
 #include "boo/space/config_fields.h"
+#include "cli_checks.h"
 #include "codegen_configs.h"
 #include "subcommands.h"
 
@@ -477,14 +478,14 @@ Run add_codegen_command(CLI::App& app) {
                   "A GEMM or convolution class name (repeat to list several)")
       ->type_name("CLASS")
       ->allow_extra_args(false);
-  sub->add_option("--tile-m", opt->tile_m, "Tile M (default 128)")->check(CLI::PositiveNumber);
-  sub->add_option("--tile-n", opt->tile_n, "Tile N (default 128)")->check(CLI::PositiveNumber);
+  sub->add_option("--tile-m", opt->tile_m, "Tile M (default 128)")->check(boo::cli::positive());
+  sub->add_option("--tile-n", opt->tile_n, "Tile N (default 128)")->check(boo::cli::positive());
   sub->add_option("--tile-k", opt->tile_k, "Tile K (default: 128 bytes, 64 in 16 bits)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--cluster-m", opt->cluster_m, "Cluster M (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--cluster-n", opt->cluster_n, "Cluster N (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--schedule", opt->schedule,
                   "gemm.sm90 kernel schedule: coop or pingpong (default coop); "
                   "conv.sm90_implicit: coop or pingpong for its persistent kernel (default: "
@@ -498,9 +499,9 @@ Run add_codegen_command(CLI::App& app) {
                   "Split-K slices: 2 to 16 with --scheduler splitk, 2 to 256 with psplitk; "
                   "for gemm.skinny 1 to 64, 0 auto (default); with --loop stream, warps per row "
                   "tile: 1, 2, 4 or 8, 0 auto (default)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(boo::cli::non_negative());
   sub->add_option("--swizzle", opt->swizzle, "gemm.sm90 tile swizzle: 1, 2, 4, 8")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--raster", opt->raster,
                   "gemm.sm90 raster order: heuristic, m or n (default heuristic)")
       ->check(CLI::IsMember({"heuristic", "m", "n"}));

@@ -1,5 +1,6 @@
 // `boo driver`: runs problems the way BOO's driver does (MIOpenDriver-compatible commands), on a
 // backend, printing the command, an output summary and, with -t 1, timing statistics.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -7,6 +8,7 @@
 #include "boo/ops/problem.h"
 #include "boo/runtime/device.h"
 #include "boo/tune/result_csv.h"
+#include "cli_checks.h"
 #include "command_source.h"
 #include "driver.h"
 #include "subcommands.h"
@@ -20,7 +22,9 @@ int run_driver(const DriverOptions& opt) {
     std::fprintf(stderr, "boo driver: error: %s\n", source.status().message().c_str());
     return 2;
   }
-  for (const std::string& b : opt.backends) {
+  bool gpu_backend = false;
+  for (size_t i = 0; i < opt.backends.size(); ++i) {
+    const std::string& b = opt.backends[i];
     if (b != "boo" && b != "cublaslt" && b != "cudnn" && b != "reference") {
       std::fprintf(stderr,
                    "boo driver: error: --backend: unknown backend '%s' (boo, cublaslt, cudnn, "
@@ -28,9 +32,27 @@ int run_driver(const DriverOptions& opt) {
                    b.c_str());
       return 2;
     }
+    if (std::find(opt.backends.begin(), opt.backends.begin() + static_cast<std::ptrdiff_t>(i), b) !=
+        opt.backends.begin() + static_cast<std::ptrdiff_t>(i)) {
+      std::fprintf(stderr, "boo driver: error: --backend: '%s' is named twice\n", b.c_str());
+      return 2;
+    }
+    gpu_backend = gpu_backend || b != "reference";
+  }
+  if (!opt.csv.empty()) {
+    if (const core::Status s = check_output_path("--csv", opt.csv); !s.is_ok()) {
+      std::fprintf(stderr, "boo driver: error: %s\n", s.message().c_str());
+      return 2;
+    }
   }
   auto devices = runtime::list_devices();
   const bool explicit_backend = !opt.backends.empty();
+  if (!devices && gpu_backend) {
+    // Before --csv opens its file: a run that cannot start leaves it as it was.
+    std::fprintf(stderr, "boo driver: error: --backend %s needs a GPU: %s\n",
+                 core::join(opt.backends, ",").c_str(), devices.status().message().c_str());
+    return 1;
+  }
   if (!devices) {
     std::fprintf(stderr, "boo: %s.\n", devices.status().message().c_str());
     if (!explicit_backend) {
@@ -145,7 +167,7 @@ Run add_driver_command(CLI::App& app) {
   sub->add_flag("--explain", opt->explain, "Print why dispatch chose each kernel");
   sub->add_option("--top", opt->top,
                   "Time the heuristic's first K candidates as backends boo#1..boo#K (a sweep)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--rule-set", opt->rule_set,
                   "The rule set whose configs the heuristic ranks: tiny, default (the default) "
                   "or full (wider sweeps with --top)")
@@ -162,7 +184,7 @@ Run add_driver_command(CLI::App& app) {
   sub->add_option("--hold-us", opt->hold_us,
                   "Before each timed sample, keep the stream busy this long (microseconds; default "
                   "1000, 0: off) so that a backend's host-side launch cost is not timed")
-      ->check(CLI::NonNegativeNumber);
+      ->check(boo::cli::non_negative());
   sub->add_flag("--misalign", opt->misalign,
                 "Run the boo backend on copies of the operands placed one element past a 16-byte "
                 "boundary (pointers aligned only to their element size), as views into a larger "
@@ -172,17 +194,18 @@ Run add_driver_command(CLI::App& app) {
   sub->add_option("-t,--time", opt->time, "Time each problem (1) or not (0)")
       ->check(CLI::Range(0, 1));
   sub->add_option("--iter", opt->iter, "Timed iterations per problem (MIOpen's default: 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("-V,--verify", opt->verify, "Check numerics against the reference (1) or not")
       ->check(CLI::Range(0, 1));
   sub->add_option("--csv", opt->csv, "Write results as CSV (DESIGN.md §7 columns) to FILE");
-  sub->add_option("--seed", opt->seed, "Seed of the random inputs (default 1)");
+  sub->add_option("--seed", opt->seed, "Seed of the random inputs (default 1)")
+      ->check(boo::cli::non_negative());
   sub->add_option("--cpu-max-gflop", opt->cpu_max_gflop,
                   "Largest problem the CPU reference runs, in GFLOP (default 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--cpu-max-gib", opt->cpu_max_gib,
                   "Largest fp64 operand memory the CPU reference allocates, in GiB (default 8)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->prefix_command();
   return [opt, sub] {
     opt->words = sub->remaining();

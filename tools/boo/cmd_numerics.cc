@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "boo/runtime/device.h"
+#include "cli_checks.h"
 #include "command_source.h"
 #include "driver.h"
 #include "subcommands.h"
@@ -43,6 +44,20 @@ int run_numerics(const NumericsOptions& opt) {
     std::fprintf(stderr, "boo numerics: error: %s\n", source.status().message().c_str());
     return 2;
   }
+  // The output files are checked first, then the GPU: without one, they are left as they were.
+  for (const auto& [flag, path] : {std::pair{"--csv", opt.csv}, std::pair{"--log", opt.log}}) {
+    if (path.empty()) continue;
+    if (const core::Status s = check_output_path(flag, path); !s.is_ok()) {
+      std::fprintf(stderr, "boo numerics: error: %s\n", s.message().c_str());
+      return 2;
+    }
+  }
+  auto devices = runtime::list_devices();
+  if (!devices) {
+    std::fprintf(stderr, "boo numerics: needs a GPU to run boo's kernels: %s\n",
+                 devices.status().message().c_str());
+    return 1;
+  }
   std::ofstream csv;
   if (!opt.csv.empty()) {
     csv.open(opt.csv);
@@ -61,12 +76,6 @@ int run_numerics(const NumericsOptions& opt) {
     }
   } else {
     log = std::fopen("/dev/null", "w");
-  }
-  auto devices = runtime::list_devices();
-  if (!devices) {
-    std::fprintf(stderr, "boo numerics: needs a GPU to run boo's kernels: %s\n",
-                 devices.status().message().c_str());
-    return 1;
   }
   DriverOptions dopt;
   dopt.seed = opt.seed;
@@ -167,11 +176,12 @@ Run add_numerics_command(CLI::App& app) {
   sub->add_option("--log", opt->log, "Write each backend's detailed lines (>>> ...) to FILE");
   sub->add_flag("!--no-vendor", opt->vendor,
                 "Do not run the vendor (faster; the gate is then the tolerance alone)");
-  sub->add_option("--seed", opt->seed, "Seed of the random inputs (default 1)");
+  sub->add_option("--seed", opt->seed, "Seed of the random inputs (default 1)")
+      ->check(boo::cli::non_negative());
   sub->add_option("--cpu-max-gflop", opt->cpu_max_gflop,
                   "Largest problem checked against the fp64 CPU reference, in GFLOP (default 2; "
                   "larger ones use the GPU reference)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->prefix_command();
   return [opt, sub] {
     opt->words = sub->remaining();

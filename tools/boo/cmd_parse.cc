@@ -6,6 +6,7 @@
 #include "boo/dispatch/context.h"
 #include "boo/dispatch/conv_gemm_1x1.h"
 #include "boo/ops/problem.h"
+#include "cli_checks.h"
 #include "command_source.h"
 #include "format.h"
 #include "subcommands.h"
@@ -170,7 +171,7 @@ Run add_parse_command(CLI::App& app) {
   sub->add_option("--candidates", opt->candidates,
                   "Also print the first N kernel configs dispatch would try, with the "
                   "heuristic's predicted times (GEMM, convolution)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->prefix_command();
   return [opt, sub] {
     opt->words = sub->remaining();

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "boo/dispatch/context.h"
+#include "cli_checks.h"
 #include "command_source.h"
 #include "parallel_compile.h"
 #include "subcommands.h"
@@ -221,14 +222,14 @@ Run add_preload_command(CLI::App& app) {
   sub->add_option("--commands-file", opt->commands_file, "A file of commands (or a log)");
   sub->add_option("-j,--jobs", opt->jobs,
                   "Parallel compiles (default: cores, at most one per 4 GB of memory)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_flag("--list", opt->list, "Only print what would be compiled");
   sub->add_flag("--misalign", opt->misalign,
                 "Compile for operand pointers aligned only to their element size (what "
                 "`boo driver --misalign` and views into larger tensors use)");
   sub->add_option("--top", opt->top,
                   "Also compile the heuristic's next candidates, up to K per problem (sweeps)")
-      ->check(CLI::PositiveNumber);
+      ->check(boo::cli::positive());
   sub->add_option("--config", opt->config,
                   "Compile exactly this kernel config (a name from dispatch, as `boo driver "
                   "--config`) for each problem; a config that does not fit a problem is an error");

@@ -8,6 +8,7 @@
 
 #include "boo/dispatch/context.h"
 #include "boo/space/gemm_sm90.h"
+#include "cli_checks.h"
 #include "parallel_compile.h"
 #include "subcommands.h"
 
@@ -77,9 +78,10 @@ Run add_space_check_command(CLI::App& app) {
       "Compile a random sample of a rule set's gemm.sm90 configs to check that every config the\n"
       "validity rules admit compiles. Needs no GPU; about 40 s and 3.5 GB per kernel.");
   sub->add_option("--sample", opt->sample, "Kernels to compile (default 24)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("-j,--jobs", opt->jobs, "Parallel compiles")->check(CLI::PositiveNumber);
-  sub->add_option("--seed", opt->seed, "Seed of the sample (default 1)");
+      ->check(boo::cli::positive());
+  sub->add_option("-j,--jobs", opt->jobs, "Parallel compiles")->check(boo::cli::positive());
+  sub->add_option("--seed", opt->seed, "Seed of the sample (default 1)")
+      ->check(boo::cli::non_negative());
   sub->add_option("--rule-set", opt->rule_set, "tiny, default or full (default full)");
   return [opt] { return run_space_check(*opt); };
 }

@@ -27,6 +27,10 @@ struct CommandSource {
 core::Expected<CommandSource> load_commands(const std::vector<std::string>& words,
                                             const std::string& commands_file);
 
+// Why `flag`'s output file `path` could not be written, found without creating or truncating it
+// (so that a run that stops before its first result leaves an older file as it was), or ok.
+core::Status check_output_path(const std::string& flag, const std::string& path);
+
 // "boo: error: <source>: <message>" on stderr.
 void print_error(const std::string& source, const core::Status& status);
 

@@ -30,17 +30,17 @@ int main(int argc, char** argv) {
   // The subcommands that take a command line (prefix_command) accept their own flags after it
   // too, as MIOpenDriver's users write them (`boo driver convbfp16 ... --csv out.csv`).
   std::vector<std::string> words(argv, argv + argc);
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    if (words.size() > 1 && words[1] == sub->get_name() && sub->get_prefix_command()) {
-      std::vector<std::string> tail =
-          boo::cli::hoist_own_flags(*sub, {words.begin() + 2, words.end()});
-      words.resize(2);
-      words.insert(words.end(), tail.begin(), tail.end());
-    }
-  }
   std::vector<char*> args;
-  for (std::string& w : words) args.push_back(w.data());
   try {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (words.size() > 1 && words[1] == sub->get_name() && sub->get_prefix_command()) {
+        std::vector<std::string> tail =
+            boo::cli::hoist_own_flags(*sub, {words.begin() + 2, words.end()});
+        words.resize(2);
+        words.insert(words.end(), tail.begin(), tail.end());
+      }
+    }
+    for (std::string& w : words) args.push_back(w.data());
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     // CLI11 prints the message (naming the flag and value); boo's exit status for bad usage is

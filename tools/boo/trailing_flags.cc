@@ -45,8 +45,12 @@ std::vector<std::string> hoist_own_flags(const CLI::App& sub, std::vector<std::s
       rest.push_back(word);
       continue;
     }
+    if (takes_value(opt, word) && i + 1 == args.size()) {
+      // Moved in front without its value, it would take the command's first word as one.
+      throw CLI::ArgumentMismatch(name + ": the value is missing (the option is the last word)");
+    }
     moved.push_back(word);
-    if (takes_value(opt, word) && i + 1 < args.size()) moved.push_back(args[++i]);
+    if (takes_value(opt, word)) moved.push_back(args[++i]);
   }
   std::vector<std::string> out(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(start));
   out.insert(out.end(), moved.begin(), moved.end());

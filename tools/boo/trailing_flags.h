@@ -14,7 +14,8 @@ namespace boo::cli {
 // flags (`--csv F`, `--csv=F`, `--explain`) that follow the command moved in front of it, in
 // their order. Left in place: flags before the command, words that are not long flags, and
 // the names MIOpenDriver's commands also have (--iter, --time, --verify), which the command's
-// parser reads.
+// parser reads. Throws CLI::ArgumentMismatch where the last word is such a flag without its
+// value.
 std::vector<std::string> hoist_own_flags(const CLI::App& sub, std::vector<std::string> args);
 
 }  // namespace boo::cli

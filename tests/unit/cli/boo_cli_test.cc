@@ -356,6 +356,50 @@ TEST_F(CliTest, DriverFlagsAfterTheCommandWorkAsMIOpenDriverUsersWriteThem) {
   EXPECT_NE(bad.err.find("--no-such-flag"), std::string::npos) << bad.err;
 }
 
+// Bad usage found by an audit of the command line: a trailing flag without its value, an unknown
+// option, values out of range (named in the user's terms, nan refused), a backend named twice,
+// an output file that cannot be written; and a run that
+// cannot start (a GPU backend without a GPU) leaves an existing --csv file as it was.
+TEST_F(CliTest, BadOptionValuesAreNamedAndLeaveFilesAlone) {
+  const std::filesystem::path dir = tmp("bad-usage");
+  std::filesystem::create_directories(dir);
+  RunResult r = run_command({"driver"}, std::string(kSmallConv) + " --csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--csv: the value is missing"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists("convbfp16"));
+  r = run_command({"parse", "--bogus"}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown option '--bogus'"), std::string::npos) << r.err;
+  r = run_command({"parse", "--candidates", "0"}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--candidates: must be > 0, got 0"), std::string::npos) << r.err;
+  r = run_command({"driver", "--cpu-max-gflop", "nan"}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--cpu-max-gflop: expected a number > 0, got 'nan'"), std::string::npos)
+      << r.err;
+  r = run_command({"driver", "--seed", "-1"}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--seed: must be >= 0"), std::string::npos) << r.err;
+  r = run_command({"driver", "--backend", "reference,reference"}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'reference' is named twice"), std::string::npos) << r.err;
+  r = run_command({"driver", "--csv", (dir / "no" / "x.csv").string()}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--csv: cannot write"), std::string::npos) << r.err;
+  const RunResult probe = run_command({"driver", "--backend", "reference"}, kSmallConv);
+  if (probe.err.find("no usable CUDA GPU") == std::string::npos) return;  // a GPU: no more
+  const std::filesystem::path kept = dir / "kept.csv";
+  write_file(kept, "earlier results\n");
+  r = run_command({"driver", "--backend", "boo", "--csv", kept.string()}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(read_file(kept), "earlier results\n");
+  r = run_command({"numerics", "--csv", kept.string(), "--log", (dir / "log.txt").string()},
+                  kSmallConv);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(read_file(kept), "earlier results\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "log.txt"));
+}
+
 TEST_F(CliTest, ParseAndPreloadTakeTheirFlagsAfterTheCommandToo) {
   // A hipBLASLt line, one quoted word that starts with '-', then a flag of boo's.
   const RunResult yaml = run({"parse", kSmallGemm, "--keys"});

@@ -89,6 +89,30 @@ TEST(CommandFile, MissingFileNamesThePath) {
   EXPECT_NE(f.status().message().find("/nonexistent/boo/commands.txt"), std::string::npos);
 }
 
+TEST(CommandFile, ByteOrderMarkFolderAndHeaderWithoutCommand) {
+  // A UTF-8 byte order mark before the first command, in text and TSV files.
+  auto bom = read_command_text("b.txt",
+                               "\xEF\xBB\xBF"
+                               "conv -n 1 -F 1\n");
+  ASSERT_TRUE(bom.has_value()) << bom.status().to_string();
+  EXPECT_EQ(bom->entries.at(0).text, "conv -n 1 -F 1");
+  auto bom_tsv = read_command_text("b.tsv",
+                                   "\xEF\xBB\xBF"
+                                   "count\tcommand\n2\tconv -n 1\n");
+  ASSERT_TRUE(bom_tsv.has_value()) << bom_tsv.status().to_string();
+  EXPECT_EQ(bom_tsv->entries.at(0).weight, 2);
+  // A folder is not an empty file.
+  auto folder = read_command_file(testing::TempDir());
+  ASSERT_FALSE(folder.has_value());
+  EXPECT_NE(folder.status().message().find("is a folder"), std::string::npos);
+  // A header row that names a weight column but no command column.
+  auto header = read_command_text("h.tsv", "count\tfoo\n1\tconv -n 1\n");
+  ASSERT_FALSE(header.has_value());
+  EXPECT_NE(header.status().message().find("h.tsv:1: a header row"), std::string::npos)
+      << header.status().message();
+  EXPECT_NE(header.status().message().find("'command'"), std::string::npos);
+}
+
 TEST(Registry, ExactOpNamesOnly) {
   const Registry r = make_default_registry();
   EXPECT_FALSE(r.parse("convbfp16x -n 1").has_value());   // not a prefix match
