@@ -12,6 +12,10 @@ namespace boo::core {
 int cpu_threads() {
   auto env = env_int("BOO_CPU_THREADS", 0);
   if (env.has_value() && *env > 0) return static_cast<int>(std::min<int64_t>(*env, 256));
+  if (!env.has_value()) {
+    warn_env_ignored("BOO_CPU_THREADS", get_env("BOO_CPU_THREADS").value_or(""),
+                     "a positive integer");
+  }
   return std::max(1u, std::thread::hardware_concurrency());
 }
 

@@ -1102,45 +1102,32 @@ ConvCandidate own_candidate(std::string_view algorithm, std::string_view prefix,
 ConvDispatcher::ConvDispatcher(jit::KernelCache& cache, const TuningDb* db, GemmDispatcher& gemm,
                                DispatchOptions options)
     : cache_(cache), db_(db), gemm_(gemm), options_(std::move(options)) {
-  // "0" leaves an algorithm out of heuristic dispatch (to compare, or to step around a bug).
-  if (auto env = core::get_env("BOO_CONV_GROUPED"); env && *env == "0") {
-    options_.rank_conv_grouped = false;
-  }
-  if (auto env = core::get_env("BOO_CONV_SPLIT_WGRAD"); env && *env == "0") {
-    options_.rank_conv_split_wgrad = false;
-  }
-  if (auto env = core::get_env("BOO_CONV_DEPTHWISE_BACKWARD"); env && *env == "0") {
-    options_.rank_conv_depthwise_backward = false;
-  }
-  if (auto env = core::get_env("BOO_CONV_POINTWISE"); env && *env == "0") {
-    options_.rank_conv_pointwise = false;
-  }
-  if (auto env = core::get_env("BOO_CONV_GROUPED_DIRECT"); env && *env == "0") {
-    options_.rank_conv_grouped_direct = false;
-  }
-  if (auto env = core::get_env("BOO_CONV_WGRAD_DIRECT"); env && *env == "0") {
-    options_.rank_conv_wgrad_direct = false;
-  } else if (env && *env == "first") {
-    options_.conv_wgrad_direct_first = true;
-  }
-  if (auto env = core::get_env("BOO_CONV_FEW_CHANNELS"); env && *env == "0") {
-    options_.rank_conv_few_channels = false;
-  } else if (env && *env == "first") {
-    options_.conv_few_channels_first = true;
-  }
-  if (auto env = core::get_env("BOO_CONV_TAPS"); env && *env == "0") {
-    options_.rank_conv_taps = false;
-  } else if (env && *env == "first") {
-    options_.conv_taps_first = true;
-  }
-  if (auto env = core::get_env("BOO_CONV_GEMM_1D"); env && *env == "0") {
-    options_.rank_conv_gemm_1d = false;
-  } else if (env && *env == "first") {
-    options_.conv_gemm_1d_first = true;
-  }
-  if (auto env = core::get_env("BOO_CONV_PERSISTENT"); env && *env == "0") {
+  // "0" leaves an algorithm out of heuristic dispatch (to compare, or to step around a bug);
+  // "first" ranks it first wherever it applies (to check it on a list); "1" is the default.
+  // Another value is named in a warning and ignored.
+  const auto off = [](const char* name, bool* rank) {
+    if (core::env_choice(name, {"0", "1"}) == "0") *rank = false;
+  };
+  const auto off_or_first = [](const char* name, bool* rank, bool* first) {
+    const auto v = core::env_choice(name, {"0", "1", "first"});
+    if (v == "0") *rank = false;
+    if (v == "first") *first = true;
+  };
+  off("BOO_CONV_GROUPED", &options_.rank_conv_grouped);
+  off("BOO_CONV_SPLIT_WGRAD", &options_.rank_conv_split_wgrad);
+  off("BOO_CONV_DEPTHWISE_BACKWARD", &options_.rank_conv_depthwise_backward);
+  off("BOO_CONV_POINTWISE", &options_.rank_conv_pointwise);
+  off("BOO_CONV_GROUPED_DIRECT", &options_.rank_conv_grouped_direct);
+  off_or_first("BOO_CONV_WGRAD_DIRECT", &options_.rank_conv_wgrad_direct,
+               &options_.conv_wgrad_direct_first);
+  off_or_first("BOO_CONV_FEW_CHANNELS", &options_.rank_conv_few_channels,
+               &options_.conv_few_channels_first);
+  off_or_first("BOO_CONV_TAPS", &options_.rank_conv_taps, &options_.conv_taps_first);
+  off_or_first("BOO_CONV_GEMM_1D", &options_.rank_conv_gemm_1d, &options_.conv_gemm_1d_first);
+  if (auto env = core::env_choice("BOO_CONV_PERSISTENT", {"0", "1", "first", "coop", "pingpong"});
+      env == "0") {
     options_.rank_conv_persistent = false;
-  } else if (env && (*env == "first" || *env == "coop" || *env == "pingpong")) {
+  } else if (env && env != "1") {
     using First = DispatchOptions::PersistentFirst;
     options_.conv_persistent_first = *env == "first"  ? First::kAny
                                      : *env == "coop" ? First::kCooperative

@@ -51,6 +51,16 @@ bool looks_like_flag(std::string_view word) {
   return !(c >= '0' && c <= '9') && c != '.';
 }
 
+// MIOpenDriver's switches (-t, -V) take 0 or 1.
+Expected<bool> read_switch(const FlagValues& flags, std::string_view name) {
+  BOO_ASSIGN_OR_RETURN(int64_t v, flags.get_int(name));
+  if (v != 0 && v != 1) {
+    return core::invalid_argument(flags.spelled(name) + ": expected 0 or 1, got " +
+                                  std::to_string(v));
+  }
+  return v == 1;
+}
+
 }  // namespace
 
 Expected<FlagValues> parse_flags(std::span<const FlagSpec> specs, std::span<const std::string> args,
@@ -103,8 +113,7 @@ std::vector<FlagSpec> with_run_flags(std::initializer_list<FlagSpec> specs) {
 Expected<RunOptions> read_run_options(const FlagValues& flags) {
   RunOptions run;
   if (flags.given("time")) {
-    BOO_ASSIGN_OR_RETURN(int64_t t, flags.get_int("time"));
-    run.time = t != 0;
+    BOO_ASSIGN_OR_RETURN(run.time, read_switch(flags, "time"));
   }
   if (flags.given("iter")) {
     BOO_ASSIGN_OR_RETURN(int64_t n, flags.get_int("iter"));
@@ -112,8 +121,7 @@ Expected<RunOptions> read_run_options(const FlagValues& flags) {
     run.iter = n;
   }
   if (flags.given("verify")) {
-    BOO_ASSIGN_OR_RETURN(int64_t v, flags.get_int("verify"));
-    run.verify = v != 0;
+    BOO_ASSIGN_OR_RETURN(run.verify, read_switch(flags, "verify"));
   }
   return run;
 }

@@ -159,6 +159,21 @@ TEST(Env, FlagsAndIntsAreStrict) {
   unsetenv("BOO_TEST_INT");
 }
 
+TEST(Env, ChoicesOutsideTheListAreIgnoredWithOneWarning) {
+  EXPECT_EQ(env_choice("BOO_TEST_CHOICE", {"0", "first"}), std::nullopt);  // unset
+  setenv("BOO_TEST_CHOICE", "first", 1);
+  EXPECT_EQ(env_choice("BOO_TEST_CHOICE", {"0", "first"}), "first");
+  setenv("BOO_TEST_CHOICE", "frist", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(env_choice("BOO_TEST_CHOICE", {"0", "first"}), std::nullopt);
+  EXPECT_EQ(env_choice("BOO_TEST_CHOICE", {"0", "first"}), std::nullopt);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("BOO_TEST_CHOICE='frist' is not one of 0, first; ignored"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("BOO_TEST_CHOICE", err.find("ignored")), std::string::npos) << "warned twice";
+  unsetenv("BOO_TEST_CHOICE");
+}
+
 TEST(Parallel, CoversEveryIndexOnce) {
   std::vector<int> hits(1000, 0);
   parallel_for(1000, [&](int64_t b, int64_t e) {
