@@ -146,6 +146,18 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op, std::span<const s
                             std::to_string(dim_flag));
   }
   const int cmd_dims = static_cast<int>(dim_flag);
+  if (cmd_dims == 2) {
+    // A depth flag on a 2D command: MIOpenDriver ignores it too, but say so.
+    const Spatial depth;
+    for (const auto* names :
+         {&depth.in, &depth.fil, &depth.pad, &depth.stride, &depth.dil, &depth.out_pad}) {
+      const char* name = (*names)[0];
+      if (f.given(name) && f.get(name) != f.get_default(name)) {
+        out.notes.push_back(f.spelled(name) + " " + std::string(f.get(name)) +
+                            ": a depth flag of a 2D command (--spatial_dim 2) is ignored");
+      }
+    }
+  }
   BOO_RETURN_IF_ERROR(require_default(f, "pad_val", "a padding value other than 0"));
   BOO_RETURN_IF_ERROR(require_default(f, "tensor_vect", "a vectorized tensor layout"));
   BOO_RETURN_IF_ERROR(require_default(f, "vector_length", "a vectorized tensor layout"));

@@ -81,6 +81,14 @@ TEST(MiopenConv, LongFlagsAndLowerCaseLayouts) {
   expect_round_trip(p);
 }
 
+TEST(MiopenConv, DepthFlagsOfATwoDimensionalCommandAreNoted) {
+  const auto c = parse_ok("conv -n 1 -c 8 -H 5 -W 5 -k 4 -y 3 -x 3 --in_d 4 -@ 3 -# 2");
+  EXPECT_EQ(conv(c).spatial_dims, 2);
+  ASSERT_EQ(c.notes.size(), 2u);  // -@ 3 is the default: no note
+  EXPECT_EQ(c.notes[0], "--in_d 4: a depth flag of a 2D command (--spatial_dim 2) is ignored");
+  EXPECT_NE(c.notes[1].find("-# 2:"), std::string::npos) << c.notes[1];
+}
+
 TEST(MiopenConv, ThreeDimensionalFlags) {
   const auto c = parse_ok(
       "convbfp16 --spatial_dim 3 -n 4 -c 64 -! 16 -H 56 -W 56 -k 64 -@ 3 -y 3 -x 3 -$ 1 -p 1 "
