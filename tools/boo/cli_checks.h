@@ -30,6 +30,15 @@ inline CLI::Validator number_above(double low, bool or_equal) {
       "NUMBER " + what);
 }
 
+// A file name that is not empty (`--csv ""` would otherwise write nothing, silently).
+inline CLI::Validator file_name() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? std::string("expected a file name, got an empty one") : std::string();
+      },
+      "FILE");
+}
+
 inline CLI::Validator positive() { return number_above(0.0, false); }
 inline CLI::Validator non_negative() { return number_above(0.0, true); }
 

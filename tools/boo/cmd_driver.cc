@@ -197,7 +197,8 @@ Run add_driver_command(CLI::App& app) {
       ->check(boo::cli::positive());
   sub->add_option("-V,--verify", opt->verify, "Check numerics against the reference (1) or not")
       ->check(CLI::Range(0, 1));
-  sub->add_option("--csv", opt->csv, "Write results as CSV (DESIGN.md §7 columns) to FILE");
+  sub->add_option("--csv", opt->csv, "Write results as CSV (DESIGN.md §7 columns) to FILE")
+      ->check(boo::cli::file_name());
   sub->add_option("--seed", opt->seed, "Seed of the random inputs (default 1)")
       ->check(boo::cli::non_negative());
   sub->add_option("--cpu-max-gflop", opt->cpu_max_gflop,

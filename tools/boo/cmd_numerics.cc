@@ -172,8 +172,10 @@ Run add_numerics_command(CLI::App& app) {
   sub->add_option("--commands-file", opt->commands_file, "A file of commands (or a log)");
   sub->add_option("--csv", opt->csv,
                   "Also write the table as CSV (key, algorithm, config, rel_error, "
-                  "vendor_rel_error, passed, note)");
-  sub->add_option("--log", opt->log, "Write each backend's detailed lines (>>> ...) to FILE");
+                  "vendor_rel_error, passed, note)")
+      ->check(boo::cli::file_name());
+  sub->add_option("--log", opt->log, "Write each backend's detailed lines (>>> ...) to FILE")
+      ->check(boo::cli::file_name());
   sub->add_flag("!--no-vendor", opt->vendor,
                 "Do not run the vendor (faster; the gate is then the tolerance alone)");
   sub->add_option("--seed", opt->seed, "Seed of the random inputs (default 1)")

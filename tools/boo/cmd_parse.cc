@@ -34,21 +34,24 @@ void print_ranked(const std::vector<std::string>& notes, const List& list, size_
 
 // Dispatch's ranked candidates with their predicted times (nothing is compiled): the GEMM
 // dispatcher's for a GEMM, the convolution dispatcher's for a convolution (and, for a 1x1
-// convolution that is a GEMM, that GEMM's).
-void print_candidates(const ops::Problem& p, int n) {
+// convolution that is a GEMM, that GEMM's). False where dispatch cannot start (a tuning database
+// that does not load): that is an error of the run, not of the problem.
+bool print_candidates(const ops::Problem& p, int n) {
   const auto* g = std::get_if<ops::GemmProblem>(&p);
   const auto* conv = std::get_if<ops::ConvProblem>(&p);
   if (g == nullptr && conv == nullptr) {
     std::printf("  dispatch lists no candidates for %s here\n",
                 std::string(ops::family(p)).c_str());
-    return;
+    return true;
   }
   dispatch::DispatchOptions o;
   o.max_compile_attempts = n;
   auto ctx = dispatch::Context::create(o);
   if (!ctx) {
     std::printf("  dispatch unavailable: %s\n", ctx.status().message().c_str());
-    return;
+    std::fprintf(stderr, "boo parse: error: dispatch unavailable: %s\n",
+                 ctx.status().message().c_str());
+    return false;
   }
   std::optional<ops::GemmProblem> as_gemm;
   if (conv != nullptr) {
@@ -56,7 +59,7 @@ void print_candidates(const ops::Problem& p, int n) {
     auto list = (*ctx)->conv->candidates(*conv, &notes);
     if (!list) {
       std::printf("  dispatch %s\n", list.status().message().c_str());
-      return;
+      return true;
     }
     print_ranked(notes, *list, static_cast<size_t>(n), [](const dispatch::ConvCandidate& c) {
       return c.config.empty() ? c.algorithm : c.config;
@@ -79,7 +82,7 @@ void print_candidates(const ops::Problem& p, int n) {
       }
       as_gemm = windows->front().gemm;
     } else {
-      return;
+      return true;
     }
     g = &*as_gemm;
   }
@@ -87,10 +90,11 @@ void print_candidates(const ops::Problem& p, int n) {
   auto list = (*ctx)->gemm->candidates(*g, &notes);
   if (!list) {
     std::printf("  dispatch %s\n", list.status().message().c_str());
-    return;
+    return true;
   }
   print_ranked(notes, *list, list->size(),
                [](const dispatch::GemmCandidate& c) { return c.config; });
+  return true;
 }
 
 std::string peak_name(const ops::Problem& p, const ops::Ceilings& c) {
@@ -123,6 +127,7 @@ int run_parse(const ParseOptions& opt) {
   }
   const ops::Ceilings ceilings = ops::Ceilings::h100_sxm_datasheet();
   int errors = 0;
+  bool dispatch_ok = true;
   for (const SourcedCommand& cmd : source->commands) {
     if (!cmd.parsed) {
       print_error(cmd.source, cmd.parsed.status());
@@ -136,7 +141,7 @@ int run_parse(const ParseOptions& opt) {
       }
       std::printf("%s: %s\n", cmd.source.c_str(), cmd.text.c_str());
       print_problem(p, ceilings);
-      if (opt.candidates > 0) print_candidates(p, opt.candidates);
+      if (opt.candidates > 0 && dispatch_ok) dispatch_ok = print_candidates(p, opt.candidates);
       if (cmd.weight != 1) std::printf("  weight   %lld\n", static_cast<long long>(cmd.weight));
     }
     if (!opt.keys_only) {
@@ -151,7 +156,7 @@ int run_parse(const ParseOptions& opt) {
                  source->commands.size());
     return 1;
   }
-  return 0;
+  return dispatch_ok ? 0 : 1;
 }
 
 }  // namespace

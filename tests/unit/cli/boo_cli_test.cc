@@ -383,6 +383,15 @@ TEST_F(CliTest, BadOptionValuesAreNamedAndLeaveFilesAlone) {
   r = run_command({"driver", "--backend", "reference,reference"}, kSmallConv);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'reference' is named twice"), std::string::npos) << r.err;
+  r = run_command({"driver", "--csv", ""}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--csv: expected a file name"), std::string::npos) << r.err;
+  r = run_command({"parse", "--candidates", "1"}, kSmallConv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = run_boo({"parse", "--candidates", "1", "conv", "-n", "1", "-c", "8", "-k", "8"}, dir,
+              {"BOO_TUNING_SPEC_PATH=" + (dir / "missing.db").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("dispatch unavailable"), std::string::npos) << r.err;
   r = run_command({"driver", "--csv", (dir / "no" / "x.csv").string()}, kSmallConv);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--csv: cannot write"), std::string::npos) << r.err;
