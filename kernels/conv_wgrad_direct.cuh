@@ -158,6 +158,13 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes
          "(large filter, stride or dilation)";
 }
 
+// Whether a tile pixel (its pixel_at entry: row << 16 | column, -1 past the tile) lies in the
+// output image (`rows_left` and `cols_left` from the tile's first row and column). Pixels outside
+// multiply the zero row: their x is not staged.
+__device__ __forceinline__ bool wgrad_pixel_inside(int where, int rows_left, int cols_left) {
+  return where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
+}
+
 // One tile's tf32 mma steps of a warp (conv_wgrad_mma_kernel's fp32 form): per 8 pixels of the
 // tile (one m16n8k8 k-step: pixels t and t + 4 of lane (g, t)), A = dy^T's rows from the dy tile
 // and B = x's channels at each tap from the x tile, both stored a row per pixel with channels
@@ -186,7 +193,7 @@ __device__ __forceinline__ void wgrad_tf32_steps(float (&acc)[kMTiles][kWgradTap
 #pragma unroll
       for (int m = 0; m < kMTiles; ++m) lds64(af[m][2 * r], af[m][2 * r + 1], a_at + 64 * m);
       const int where = pixel_at[pixel];
-      const bool valid = where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
+      const bool valid = wgrad_pixel_inside(where, rows_left, cols_left);
       const uint32_t b_at = xb + pixel_x[pixel] + b_col;
 #pragma unroll
       for (int j = 0; j < kWgradTapsPerWarp; ++j) {
@@ -370,8 +377,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
           // Every fragment of the step first (4 + 3 ldmatrix), then its 24 mma: the loads' latency
           // is paid once a step.
           const int where = pixel_at[16 * s + b_row];
-          const bool valid =
-              where >= 0 && (where >> 16) < rows_left && (where & 0xffff) < cols_left;
+          const bool valid = wgrad_pixel_inside(where, rows_left, cols_left);
           const uint32_t b_at = xb + pixel_x[16 * s + b_row] + 2 * b_col;
           uint32_t af[kMTiles][4];
           const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + 16 * kMTiles * part + a_col);
