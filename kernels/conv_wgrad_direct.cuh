@@ -66,12 +66,15 @@ constexpr int kWgradTilePixels = BOO_WGRAD_TILE_PIXELS;
 constexpr int kWgradLongSlice = 4;
 constexpr int kWgradMaxShared = 200 * 1024;
 // tf32 operands rounded to nearest in shared memory (1), or truncated by the mma (0; measuring).
+// Rounding passes the tf32 gate on 19 of 19 lines (truncation 16: cuDNN rounds) at 4-8% of the
+// kernel's time (bench/results/2026-11-29-wgrad-tf32-h200.md, call 2).
 #ifndef BOO_WGRAD_TF32_ROUND
 #define BOO_WGRAD_TF32_ROUND 1
 #endif
 // Warp groups a block's taps leave idle take shares of each tile's pixel steps, each share its own
-// fp32 partial dw (1), or idle (0): an experiment, not measured yet (1x1 and 1xN filters, and C <=
-// 32, where fewer than 3 taps a warp group fill the block's 12 warps).
+// fp32 partial dw (1), or idle (0): an experiment for 1x1 and 1xN filters, and C <= 32, where
+// fewer than 3 taps a warp group fill the block's 12 warps. Measured (same table): 1.18x on an
+// fp32 1x1, 5-7% slower on a 1D x3 and a C = 32 3x3; off.
 #ifndef BOO_WGRAD_SHARES
 #define BOO_WGRAD_SHARES 0
 #endif

@@ -9,10 +9,10 @@
 #   vendor:  the jobs' fp32 backward-weight lines with dispatch's pick against cuDNN;
 #   ab:      what dispatch ran before (conv.direct) on two of them, and the direct kernel forced
 #            on the 1x1 line (dispatch runs its GEMM), boo only, two rounds;
-#   round:   (not run yet: the device time was spent) the tf32 lines rounded in shared memory
+#   round:   (call 2) the tf32 lines rounded in shared memory
 #            (base, landed after the call) against truncated by the mma (WGRAD_TF32_ROUND=0,
 #            what the call measured), boo only, two rounds;
-#   shares:  (not run yet) the direct kernel forced on layers whose taps leave warp groups idle
+#   shares:  (call 2) the direct kernel forced on layers whose taps leave warp groups idle
 #            (1x1, 1D x3, C = 32 and C = 16 3x3) and one that has none idle (stride 2, C = 64: a
 #            control), idle groups taking pixel shares (WGRAD_SHARES=1) against base, boo only.
 set -uo pipefail
