@@ -32,6 +32,7 @@ flags() { [ "$1" = base ] || echo "-DBOO_$1" | sed 's/+/ -DBOO_/g'; }
 cfgarg() { [ "$1" = - ] || echo "--config $1"; }
 # boo preload takes --misalign too (it compiles what misaligned operands re-plan to).
 misalign_preload() { [[ " ${DRIVER_FLAGS:-} " == *" --misalign "* ]] && echo --misalign; }
+: >/tmp/variants-preload.log  # (a warm machine keeps /tmp: no errors of an earlier call)
 # Compile every variant's kernels (8 processes at a time).
 for v in $variants; do
   while IFS=$'\t' read -r c cmd; do

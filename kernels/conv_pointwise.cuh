@@ -184,7 +184,7 @@ __host__ __device__ inline PointwisePlan pointwise_plan(int64_t pixels, int c, i
 
 // Shared memory of the tensor-core kernel, in elements of T or bytes, in order: the filter's B
 // fragments (uint2 per step, slot, n-tile and lane), the A masks (uint2 per step, slot and lane),
-// the bias (fp32, 8 kNs), 16 step flags, the filter as loaded (K x C), the warps' output buffers
+// the bias (fp32, 8 kNs), the filter as loaded (K x C), the warps' output buffers
 // (16 super-rows each), the stage buffers (a tile and 16 elements of slack for the masked words
 // past its last row).
 __host__ __device__ inline int64_t pointwise_stage_elements(const PointwisePlan& p) {
@@ -195,7 +195,7 @@ __host__ __device__ inline int64_t pointwise_warp_out_elements(const PointwisePl
 }
 __host__ __device__ inline int64_t pointwise_shared_bytes(const PointwisePlan& p, int n_tiles,
                                                           int c, int k, int element_bytes) {
-  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles + 64 +
+  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
          ((static_cast<int64_t>(k) * c + 7) / 8 * 8 +
           kPointwiseThreads / 32 * pointwise_warp_out_elements(p) +
           kPointwiseStages * pointwise_stage_elements(p)) *
@@ -219,8 +219,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
   uint2* bfrag = reinterpret_cast<uint2*>(shared4);
   uint2* amask = bfrag + steps * slots * kNs * 32;
   float* bias = reinterpret_cast<float*>(amask + steps * slots * 32);
-  int* flags = reinterpret_cast<int*>(bias + kNs * 8);
-  T* wraw = reinterpret_cast<T*>(flags + 16);
+  T* wraw = reinterpret_cast<T*>(bias + kNs * 8);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int64_t warp_out = pointwise_warp_out_elements(p);
@@ -245,16 +244,28 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
       const int64_t in_x = (elements - e0) * static_cast<int64_t>(sizeof(T));
       const int left = in_x < 256 * row ? static_cast<int>(in_x) : 256 * row;
       T* dst = stages + b * stage_elements;
-      for (int i = threadIdx.x; i < 16 * row; i += kPointwiseThreads) {
-        const int n = min(max(left - 16 * i, 0), 16);
-        cp_async_16(dst + i * kPer, n > 0 ? src + i * kPer : x, n);
+      if (left == 256 * row) {  // a whole tile: no clamps, 32-bit address steps
+        uint32_t d = shared_address(dst) + 16 * threadIdx.x;
+        const char* sp = reinterpret_cast<const char*>(src) + 16 * threadIdx.x;
+        for (int i = threadIdx.x; i < 16 * row; i += kPointwiseThreads) {
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(sp));
+          d += 16 * kPointwiseThreads;
+          sp += 16 * kPointwiseThreads;
+        }
+      } else {
+        for (int i = threadIdx.x; i < 16 * row; i += kPointwiseThreads) {
+          const int n = min(max(left - 16 * i, 0), 16);
+          cp_async_16(dst + i * kPer, n > 0 ? src + i * kPer : x, n);
+        }
       }
     }
     cp_async_commit();
   };
+  // Every stage buffer fills before the set-up (a block of this wave takes one or two tiles on
+  // most problems: the second one's load then overlaps the set-up and the first tile).
   int64_t q = blockIdx.x;
 #pragma unroll
-  for (int i = 0; i + 1 < kPointwiseStages; ++i) fetch(q + i * step, i);
+  for (int i = 0; i < kPointwiseStages; ++i) fetch(q + i * step, i);
   // The filter (K x C; packed, as 1x1 filters are, it is one flat copy) and the bias while the
   // first tiles are in flight.
   const bool packed = a.w_stride[1] == 1 && a.w_stride[0] == c_count;
@@ -264,8 +275,8 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
         const int k = i / c_count, c = i - k * c_count;
         return w[k * a.w_stride[0] + c * a.w_stride[1]];
       });
-  if (threadIdx.x < kNs * 8) {
-    bias[threadIdx.x] = kHasBias && static_cast<int>(threadIdx.x) < k_count
+  if (kHasBias && threadIdx.x < kNs * 8) {
+    bias[threadIdx.x] = static_cast<int>(threadIdx.x) < k_count
                             ? to_float(static_cast<const T*>(a.bias)[threadIdx.x])
                             : 0.0f;
   }
@@ -276,14 +287,17 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
   };
   // B fragments of the block-diagonal filter where the step meets the slot: element (kk, n) of
   // slot sl is w[n][kk - sl C] for kk in slot sl's columns, else zero.
-  for (int e = threadIdx.x; e < steps * slots * kNs * 32; e += kPointwiseThreads) {
-    const int l = e % 32, j = e / 32 % kNs, ss = e / 32 / kNs;
+  // Entry e = 32 (kNs ss + j) + lane: a thread's lane is fixed, so its warp walks (ss, j).
+  const int warps = kPointwiseThreads / 32;
+  for (int i = warp, j = warp % kNs, ss = warp / kNs; i < steps * slots * kNs;
+       i += warps, j += warps % kNs, ss += warps / kNs) {
+    if (j >= kNs) j -= kNs, ++ss;
     const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
     if (!meets(s, sl)) continue;
-    const int kk0 = 16 * s + 2 * (l % 4) - sl * c_count, n = 8 * j + l / 4;
+    const int kk0 = 16 * s + 2 * t - sl * c_count, n = 8 * j + g;
     const T* wn = wraw + n * c_count;
     const auto at = [&](int c) { return n < k_count && c >= 0 && c < c_count ? wn[c] : zero; };
-    bfrag[e] =
+    bfrag[32 * i + lane] =
         make_uint2(pack_elements(at(kk0), at(kk0 + 1)), pack_elements(at(kk0 + 8), at(kk0 + 9)));
   }
   // A masks: the halves of a lane's words (columns 2t, 2t + 1 and 2t + 8, 2t + 9) in slot sl.
@@ -295,18 +309,22 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
     amask[e] = make_uint2(half(c0, 0xffffu) | half(c0 + 1, 0xffff0000u),
                           half(c0 + 8, 0xffffu) | half(c0 + 9, 0xffff0000u));
   }
-  if (static_cast<int>(threadIdx.x) < steps * slots) {
-    flags[threadIdx.x] = slots == 2 ? meets(threadIdx.x / 2, threadIdx.x % 2) : 1;
-  }
   const uint32_t stage_base = shared_address(stages);
   const uint32_t out_base = shared_address(outs);
   const int out_row = p.out_row;
   const int64_t y_elements = p.pixels * k_count;
   int b = 0;
-  for (; q < tiles; q += step) {
-    cp_async_wait<kPointwiseStages - 2>();
-    __syncthreads();  // tile q has landed; every warp is done with the buffer fetch refills
-    fetch(q + (kPointwiseStages - 1) * step, (b + kPointwiseStages - 1) % kPointwiseStages);
+  for (bool opening = true; q < tiles; q += step, opening = false) {
+    // Tile q has landed (the first: its group of kPointwiseStages; later ones: the refills
+    // behind it, one a tile); every warp is done with the buffer the refill takes.
+    if (opening) {
+      cp_async_wait<kPointwiseStages - 1>();
+    } else {
+      cp_async_wait<kPointwiseStages - 2>();
+    }
+    __syncthreads();
+    if (!opening)
+      fetch(q + (kPointwiseStages - 1) * step, (b + kPointwiseStages - 1) % kPointwiseStages);
     float acc[2][kNs][4];
 #pragma unroll
     for (int sl = 0; sl < 2; ++sl) {
@@ -325,7 +343,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
       const uint32_t w2 = lds32(a_row + 32 * s + 16), w3 = lds32(a_row8 + 32 * s + 16);
 #pragma unroll
       for (int sl = 0; sl < 2; ++sl) {
-        if (sl >= slots || !flags[s * slots + sl]) continue;
+        if (sl >= slots || (slots == 2 && !meets(s, sl))) continue;
         const uint2 m = amask[(s * slots + sl) * 32 + lane];
         const uint32_t af[4] = {w0 & m.x, w1 & m.x, w2 & m.y, w3 & m.y};
         const uint2* bf = bfrag + (s * slots + sl) * kNs * 32 + lane;
@@ -350,9 +368,13 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
 #pragma unroll
         for (int j = 0; j < kNs; ++j) {
           const int n = 8 * j + 2 * t;
-          const float2 bn = *reinterpret_cast<const float2*>(bias + n);
-          const uint32_t v = pack_pair<T>(activate<kAct>(acc[sl][j][2 * h] + bn.x),
-                                          activate<kAct>(acc[sl][j][2 * h + 1] + bn.y));
+          float v0 = acc[sl][j][2 * h], v1 = acc[sl][j][2 * h + 1];
+          if constexpr (kHasBias) {
+            const float2 bn = *reinterpret_cast<const float2*>(bias + n);
+            v0 += bn.x;
+            v1 += bn.y;
+          }
+          const uint32_t v = pack_pair<T>(activate<kAct>(v0), activate<kAct>(v1));
           const bool both = j + 1 < kNs || n + 1 < k_count, first = j + 1 < kNs || n < k_count;
           if (words && both) {
             asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at + 16 * j), "r"(v));
