@@ -209,6 +209,156 @@ __device__ __forceinline__ uint32_t pack_elements(T lo, T hi) {
          static_cast<uint32_t>(*reinterpret_cast<const uint16_t*>(&hi)) << 16;
 }
 
+// Does k16 step s meet slot sl's columns [sl C, sl C + C)? (Steps that do not are skipped.)
+__device__ __forceinline__ bool pointwise_meets(int s, int sl, int c) {
+  return 16 * s < sl * c + c && 16 * s + 16 > sl * c;
+}
+
+// A block's set-up, after its first loads are in flight: the filter (K x C; packed, as 1x1
+// filters are, one flat copy) into wraw and the bias; a barrier; then the B fragments of the
+// block-diagonal filter where a step meets a slot (element (kk, n) of slot sl is w[n][kk - sl C]
+// for kk in slot sl's columns, else zero) and the A masks (the halves of a lane's words, columns
+// 2t, 2t + 1 and 2t + 8, 2t + 9, in slot sl). The caller's next barrier publishes the tables.
+template <class T, int kNs, bool kHasBias>
+__device__ __forceinline__ void pointwise_tables(const BooConvArgs& a, const PointwisePlan& p,
+                                                 uint2* bfrag, uint2* amask, float* bias, T* wraw) {
+  const int c_count = static_cast<int>(a.c), k_count = static_cast<int>(a.k);
+  const int slots = p.slots, steps = p.steps;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const T* __restrict__ w = static_cast<const T*>(a.w);
+  const T zero = from_float<T>(0.0f);
+  const bool packed = a.w_stride[1] == 1 && a.w_stride[0] == c_count;
+  fill_in_flight<kPointwiseMaxChannels * kPointwiseMaxChannels / kPointwiseThreads>(
+      wraw, k_count * c_count, [&](int i) {
+        if (packed) return w[i];
+        const int k = i / c_count, c = i - k * c_count;
+        return w[k * a.w_stride[0] + c * a.w_stride[1]];
+      });
+  if (kHasBias && threadIdx.x < kNs * 8) {
+    bias[threadIdx.x] = static_cast<int>(threadIdx.x) < k_count
+                            ? to_float(static_cast<const T*>(a.bias)[threadIdx.x])
+                            : 0.0f;
+  }
+  __syncthreads();
+  // Entry e = 32 (kNs ss + j) + lane: a thread's lane is fixed, so its warp walks (ss, j).
+  const int warps = kPointwiseThreads / 32;
+  for (int i = warp, j = warp % kNs, ss = warp / kNs; i < steps * slots * kNs;
+       i += warps, j += warps % kNs, ss += warps / kNs) {
+    if (j >= kNs) j -= kNs, ++ss;
+    const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
+    if (!pointwise_meets(s, sl, c_count)) continue;
+    const int kk0 = 16 * s + 2 * t - sl * c_count, n = 8 * j + g;
+    const T* wn = wraw + n * c_count;
+    const auto at = [&](int c) { return n < k_count && c >= 0 && c < c_count ? wn[c] : zero; };
+    bfrag[32 * i + lane] =
+        make_uint2(pack_elements(at(kk0), at(kk0 + 1)), pack_elements(at(kk0 + 8), at(kk0 + 9)));
+  }
+  for (int e = threadIdx.x; e < steps * slots * 32; e += kPointwiseThreads) {
+    const int l = e % 32, ss = e / 32;
+    const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
+    const int c0 = 16 * s + 2 * (l % 4) - sl * c_count;
+    const auto half = [&](int c, uint32_t bits) { return c >= 0 && c < c_count ? bits : 0u; };
+    amask[e] = make_uint2(half(c0, 0xffffu) | half(c0 + 1, 0xffff0000u),
+                          half(c0 + 8, 0xffffu) | half(c0 + 9, 0xffff0000u));
+  }
+}
+
+// One warp's 16 super-rows (A rows g and g + 8 at shared addresses a_row and a_row8) times the
+// block-diagonal filter, into acc[slot][n-tile].
+template <class T, int kNs>
+__device__ __forceinline__ void pointwise_multiply(float (&acc)[2][kNs][4], uint32_t a_row,
+                                                   uint32_t a_row8, const PointwisePlan& p,
+                                                   int c_count, const uint2* bfrag,
+                                                   const uint2* amask) {
+  const int lane = threadIdx.x % 32, slots = p.slots;
+#pragma unroll
+  for (int sl = 0; sl < 2; ++sl) {
+#pragma unroll
+    for (int j = 0; j < kNs; ++j)
+      acc[sl][j][0] = acc[sl][j][1] = acc[sl][j][2] = acc[sl][j][3] = 0.0f;
+  }
+  // Word 8 s + t of rows g and g + 8 (4 bytes a word, 2 row bytes a column).
+#pragma unroll 1
+  for (int s = 0; s < p.steps; ++s) {
+    const uint32_t w0 = lds32(a_row + 32 * s), w1 = lds32(a_row8 + 32 * s);
+    const uint32_t w2 = lds32(a_row + 32 * s + 16), w3 = lds32(a_row8 + 32 * s + 16);
+#pragma unroll
+    for (int sl = 0; sl < 2; ++sl) {
+      if (sl >= slots || (slots == 2 && !pointwise_meets(s, sl, c_count))) continue;
+      const uint2 m = amask[(s * slots + sl) * 32 + lane];
+      const uint32_t af[4] = {w0 & m.x, w1 & m.x, w2 & m.y, w3 & m.y};
+      const uint2* bf = bfrag + (s * slots + sl) * kNs * 32 + lane;
+#pragma unroll
+      for (int j = 0; j < kNs; ++j) {
+        const uint2 v = bf[j * 32];
+        const uint32_t bv[2] = {v.x, v.y};
+        mma_16816<T>(acc[sl][j], af, bv);
+      }
+    }
+  }
+}
+
+// acc[sl][j]: super-rows g and g + 8, outputs 8 j + 2 t and + 1 of pixel sl of each, into a
+// warp's 16 output super-rows at shared address out_base: (super-row) R K + sl K + n, a word but
+// for slot 1 of an odd K (two halves). Only the last n-tile has columns past K (K > 8 (kNs - 1)).
+template <class T, int kNs, bool kHasBias, int kAct>
+__device__ __forceinline__ void pointwise_stage_outputs(const float (&acc)[2][kNs][4],
+                                                        uint32_t out_base, const PointwisePlan& p,
+                                                        int k_count, const float* bias) {
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int sl = 0; sl < 2; ++sl) {
+    if (sl >= p.slots) continue;
+    const bool words = sl == 0 || k_count % 2 == 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t at = out_base + 2 * ((g + 8 * h) * p.out_row + sl * k_count + 2 * t);
+#pragma unroll
+      for (int j = 0; j < kNs; ++j) {
+        const int n = 8 * j + 2 * t;
+        float v0 = acc[sl][j][2 * h], v1 = acc[sl][j][2 * h + 1];
+        if constexpr (kHasBias) {
+          const float2 bn = *reinterpret_cast<const float2*>(bias + n);
+          v0 += bn.x;
+          v1 += bn.y;
+        }
+        const uint32_t v = pack_pair<T>(activate<kAct>(v0), activate<kAct>(v1));
+        const bool both = j + 1 < kNs || n + 1 < k_count, first = j + 1 < kNs || n < k_count;
+        if (words && both) {
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at + 16 * j), "r"(v));
+        } else {
+          if (first)
+            asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at + 16 * j),
+                         "h"(static_cast<uint16_t>(v)));
+          if (both)
+            asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at + 16 * j + 2),
+                         "h"(static_cast<uint16_t>(v >> 16)));
+        }
+      }
+    }
+  }
+}
+
+// A warp's staged outputs (16 super-rows: y's elements [y0, y0 + 16 R K), 16-byte aligned) out to
+// y in 16-byte vectors; past y's end (the last tile) only what is there.
+template <class T>
+__device__ __forceinline__ void pointwise_copy_out(T* __restrict__ y, int64_t y0,
+                                                   int64_t y_elements, const T* outs,
+                                                   const PointwisePlan& p) {
+  constexpr int kPer = 16 / sizeof(T);
+  const int lane = threadIdx.x % 32;
+  const int64_t full = pointwise_warp_out_elements(p);
+  const int64_t valid = y_elements - y0 < full ? y_elements - y0 : full;
+  const int vectors = valid > 0 ? static_cast<int>(valid / kPer) : 0;
+  for (int i = lane; i < vectors; i += 32) {
+    reinterpret_cast<uint4*>(y + y0)[i] = reinterpret_cast<const uint4*>(outs)[i];
+  }
+  for (int64_t e = static_cast<int64_t>(vectors) * kPer + lane; e < valid; e += 32) {
+    y[y0 + e] = outs[e];
+  }
+}
+
 // Three blocks an SM (80 registers) up to 7 n-tiles a slot; 8 would spill there, so two.
 template <class T, int kNs, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
@@ -227,9 +377,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
   T* stages = wraw + (k_count * c_count + 7) / 8 * 8 + kPointwiseThreads / 32 * warp_out;
   const int64_t stage_elements = pointwise_stage_elements(p);
   const T* __restrict__ x = static_cast<const T*>(a.x);
-  const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
-  const T zero = from_float<T>(0.0f);
   const int64_t elements = p.pixels * c_count;
   const int64_t tiles = (p.rows + kPointwiseTileRows - 1) / kPointwiseTileRows;
   const int64_t step = gridDim.x;
@@ -266,52 +414,9 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
   int64_t q = blockIdx.x;
 #pragma unroll
   for (int i = 0; i < kPointwiseStages; ++i) fetch(q + i * step, i);
-  // The filter (K x C; packed, as 1x1 filters are, it is one flat copy) and the bias while the
-  // first tiles are in flight.
-  const bool packed = a.w_stride[1] == 1 && a.w_stride[0] == c_count;
-  fill_in_flight<kPointwiseMaxChannels * kPointwiseMaxChannels / kPointwiseThreads>(
-      wraw, k_count * c_count, [&](int i) {
-        if (packed) return w[i];
-        const int k = i / c_count, c = i - k * c_count;
-        return w[k * a.w_stride[0] + c * a.w_stride[1]];
-      });
-  if (kHasBias && threadIdx.x < kNs * 8) {
-    bias[threadIdx.x] = static_cast<int>(threadIdx.x) < k_count
-                            ? to_float(static_cast<const T*>(a.bias)[threadIdx.x])
-                            : 0.0f;
-  }
-  __syncthreads();
-  // Does k16 step s meet slot sl's columns [sl C, sl C + C)? (Steps that do not are skipped.)
-  const auto meets = [&](int s, int sl) {
-    return 16 * s < sl * c_count + c_count && 16 * s + 16 > sl * c_count;
-  };
-  // B fragments of the block-diagonal filter where the step meets the slot: element (kk, n) of
-  // slot sl is w[n][kk - sl C] for kk in slot sl's columns, else zero.
-  // Entry e = 32 (kNs ss + j) + lane: a thread's lane is fixed, so its warp walks (ss, j).
-  const int warps = kPointwiseThreads / 32;
-  for (int i = warp, j = warp % kNs, ss = warp / kNs; i < steps * slots * kNs;
-       i += warps, j += warps % kNs, ss += warps / kNs) {
-    if (j >= kNs) j -= kNs, ++ss;
-    const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
-    if (!meets(s, sl)) continue;
-    const int kk0 = 16 * s + 2 * t - sl * c_count, n = 8 * j + g;
-    const T* wn = wraw + n * c_count;
-    const auto at = [&](int c) { return n < k_count && c >= 0 && c < c_count ? wn[c] : zero; };
-    bfrag[32 * i + lane] =
-        make_uint2(pack_elements(at(kk0), at(kk0 + 1)), pack_elements(at(kk0 + 8), at(kk0 + 9)));
-  }
-  // A masks: the halves of a lane's words (columns 2t, 2t + 1 and 2t + 8, 2t + 9) in slot sl.
-  for (int e = threadIdx.x; e < steps * slots * 32; e += kPointwiseThreads) {
-    const int l = e % 32, ss = e / 32;
-    const int sl = slots == 2 ? ss % 2 : 0, s = slots == 2 ? ss / 2 : ss;
-    const int c0 = 16 * s + 2 * (l % 4) - sl * c_count;
-    const auto half = [&](int c, uint32_t bits) { return c >= 0 && c < c_count ? bits : 0u; };
-    amask[e] = make_uint2(half(c0, 0xffffu) | half(c0 + 1, 0xffff0000u),
-                          half(c0 + 8, 0xffffu) | half(c0 + 9, 0xffff0000u));
-  }
+  pointwise_tables<T, kNs, kHasBias>(a, p, bfrag, amask, bias, wraw);
   const uint32_t stage_base = shared_address(stages);
   const uint32_t out_base = shared_address(outs);
-  const int out_row = p.out_row;
   const int64_t y_elements = p.pixels * k_count;
   int b = 0;
   for (bool opening = true; q < tiles; q += step, opening = false) {
@@ -326,83 +431,112 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
     if (!opening)
       fetch(q + (kPointwiseStages - 1) * step, (b + kPointwiseStages - 1) % kPointwiseStages);
     float acc[2][kNs][4];
-#pragma unroll
-    for (int sl = 0; sl < 2; ++sl) {
-#pragma unroll
-      for (int j = 0; j < kNs; ++j) {
-        acc[sl][j][0] = acc[sl][j][1] = acc[sl][j][2] = acc[sl][j][3] = 0.0f;
-      }
-    }
-    // Word 8 s + t of rows g and g + 8 of the warp's 16 (4 bytes a word, 2 row bytes a column).
     const uint32_t a_row = stage_base + static_cast<uint32_t>(b * stage_elements * sizeof(T)) +
                            static_cast<uint32_t>(((warp * 16 + g) * row / 2 + t) * 4);
-    const uint32_t a_row8 = a_row + static_cast<uint32_t>(8 * row * sizeof(T));
-#pragma unroll 1
-    for (int s = 0; s < steps; ++s) {
-      const uint32_t w0 = lds32(a_row + 32 * s), w1 = lds32(a_row8 + 32 * s);
-      const uint32_t w2 = lds32(a_row + 32 * s + 16), w3 = lds32(a_row8 + 32 * s + 16);
-#pragma unroll
-      for (int sl = 0; sl < 2; ++sl) {
-        if (sl >= slots || (slots == 2 && !meets(s, sl))) continue;
-        const uint2 m = amask[(s * slots + sl) * 32 + lane];
-        const uint32_t af[4] = {w0 & m.x, w1 & m.x, w2 & m.y, w3 & m.y};
-        const uint2* bf = bfrag + (s * slots + sl) * kNs * 32 + lane;
-#pragma unroll
-        for (int j = 0; j < kNs; ++j) {
-          const uint2 v = bf[j * 32];
-          const uint32_t bv[2] = {v.x, v.y};
-          mma_16816<T>(acc[sl][j], af, bv);
-        }
-      }
-    }
-    // acc[sl][j]: super-rows g and g + 8, outputs 8 j + 2 t and + 1 of pixel sl of each, into
-    // the warp's buffer at (super-row) R K + sl K + n: a word, but for slot 1 of an odd K (two
-    // halves). Only the last n-tile has columns past K (K > 8 (kNs - 1)).
-#pragma unroll
-    for (int sl = 0; sl < 2; ++sl) {
-      if (sl >= slots) continue;
-      const bool words = sl == 0 || k_count % 2 == 0;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const uint32_t at = out_base + 2 * ((g + 8 * h) * out_row + sl * k_count + 2 * t);
-#pragma unroll
-        for (int j = 0; j < kNs; ++j) {
-          const int n = 8 * j + 2 * t;
-          float v0 = acc[sl][j][2 * h], v1 = acc[sl][j][2 * h + 1];
-          if constexpr (kHasBias) {
-            const float2 bn = *reinterpret_cast<const float2*>(bias + n);
-            v0 += bn.x;
-            v1 += bn.y;
-          }
-          const uint32_t v = pack_pair<T>(activate<kAct>(v0), activate<kAct>(v1));
-          const bool both = j + 1 < kNs || n + 1 < k_count, first = j + 1 < kNs || n < k_count;
-          if (words && both) {
-            asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at + 16 * j), "r"(v));
-          } else {
-            if (first)
-              asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at + 16 * j),
-                           "h"(static_cast<uint16_t>(v)));
-            if (both)
-              asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(at + 16 * j + 2),
-                           "h"(static_cast<uint16_t>(v >> 16)));
-          }
-        }
-      }
-    }
+    pointwise_multiply<T, kNs>(acc, a_row, a_row + static_cast<uint32_t>(8 * row * sizeof(T)), p,
+                               c_count, bfrag, amask);
+    pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, out_base, p, k_count, bias);
     __syncwarp();
-    // The warp's 16 super-rows are y's elements [y0, y0 + 16 R K), 16-byte aligned; past y's end
-    // (the last tile) only what is there.
-    const int64_t y0 = (q * kPointwiseTileRows + warp * 16) * out_row;
-    const int64_t valid = y_elements - y0 < warp_out ? y_elements - y0 : warp_out;
-    const int vectors = valid > 0 ? static_cast<int>(valid / kPer) : 0;
-    for (int i = lane; i < vectors; i += 32) {
-      reinterpret_cast<uint4*>(y + y0)[i] = reinterpret_cast<const uint4*>(outs)[i];
-    }
-    for (int64_t e = static_cast<int64_t>(vectors) * kPer + lane; e < valid; e += 32) {
-      y[y0 + e] = outs[e];
-    }
+    pointwise_copy_out(y, (q * kPointwiseTileRows + warp * 16) * p.out_row, y_elements, outs, p);
     __syncwarp();  // the buffer is free for the next tile
     b = (b + 1) % kPointwiseStages;
+  }
+}
+
+// Where the outputs fit over the inputs (R K <= R C + 1: the public C = K = 35 line's class), the
+// warp kernel: every warp an independent pipeline over its own units of 16 super-rows (unit u:
+// super-rows [16 u, 16 u + 16), 32 R C contiguous bytes of x), loaded by the warp itself, two
+// units in flight, outputs staged over the unit's own slice: no block barrier after the set-up
+// (cp.async.wait_group and __syncwarp only). H200
+// (bench/results/2026-11-29-pointwise-lean-h200.md): the public C = 35 line 16.8 -> 15.8 us against
+// the block kernel; a C = 3, K = 16 line (not in place: a unit is 192 bytes of x against 1 KB of
+// y) 12.4 -> 15.0, so the block kernel keeps those. Measured and not kept: a 64-register budget for
+// four blocks an SM (BOO_POINTWISE_WARP_BLOCKS=4; spills at 5 n-tiles, 19 us on the public line),
+// and both units loaded before the set-up (17.2 us). BOO_POINTWISE_WARP=0: the block kernel
+// everywhere.
+#ifndef BOO_POINTWISE_WARP
+#define BOO_POINTWISE_WARP 1
+#endif
+#ifndef BOO_POINTWISE_WARP_BLOCKS
+#define BOO_POINTWISE_WARP_BLOCKS 3
+#endif
+__host__ __device__ inline int64_t pointwise_slice_elements(const PointwisePlan& p) {
+  return 16LL * p.row + 16;  // 16 super-rows and the masked words' slack (a multiple of 8)
+}
+__host__ __device__ inline bool pointwise_in_place(const PointwisePlan& p) {
+  return p.out_row <= p.row + 1;  // 16 R K <= 16 R C + 16: a unit's outputs fit its slice
+}
+__host__ __device__ inline int64_t pointwise_warp_shared_bytes(const PointwisePlan& p, int n_tiles,
+                                                               int c, int k, int element_bytes) {
+  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
+         ((static_cast<int64_t>(k) * c + 7) / 8 * 8 +
+          kPointwiseThreads / 32 * 2 * pointwise_slice_elements(p)) *
+             element_bytes;
+}
+
+template <class T, int kNs, bool kHasBias, int kAct>
+__global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WARP_BLOCKS : 2)
+    conv_pointwise_mma_warp_kernel(BooConvArgs a, PointwisePlan p) {
+  extern __shared__ float4 shared4[];
+  const int c_count = static_cast<int>(a.c), k_count = static_cast<int>(a.k);
+  const int slots = p.slots, row = p.row, steps = p.steps;
+  uint2* bfrag = reinterpret_cast<uint2*>(shared4);
+  uint2* amask = bfrag + steps * slots * kNs * 32;
+  float* bias = reinterpret_cast<float*>(amask + steps * slots * 32);
+  T* wraw = reinterpret_cast<T*>(bias + kNs * 8);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t slice = pointwise_slice_elements(p);
+  T* slices = wraw + (k_count * c_count + 7) / 8 * 8 + warp * 2 * slice;  // the warp's two
+  const T* __restrict__ x = static_cast<const T*>(a.x);
+  T* __restrict__ y = static_cast<T*>(a.y);
+  const int64_t elements = p.pixels * c_count;
+  const int64_t units = (p.rows + 15) / 16;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * (kPointwiseThreads / 32);
+  // Unit u into slice b: 2 R C 16-byte chunks a unit, zero-filled past x's end. One group a call.
+  const auto fetch = [&](int64_t u, int b) {
+    if (u < units) {
+      const int64_t e0 = u * 16 * row;
+      const int64_t in_x = (elements - e0) * static_cast<int64_t>(sizeof(T));
+      uint32_t d = shared_address(slices + b * slice) + 16 * lane;
+      const char* sp = reinterpret_cast<const char*>(x + e0) + 16 * lane;
+      if (in_x >= 32 * row) {
+        for (int i = lane; i < 2 * row; i += 32, d += 512, sp += 512) {
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(sp));
+        }
+      } else {
+        const int left = static_cast<int>(in_x);
+        for (int i = lane; i < 2 * row; i += 32, d += 512, sp += 512) {
+          const int n = min(max(left - 16 * i, 0), 16);
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                       "l"(n > 0 ? static_cast<const void*>(sp) : static_cast<const void*>(x)),
+                       "r"(n));
+        }
+      }
+    }
+    cp_async_commit();
+  };
+  int64_t u = static_cast<int64_t>(blockIdx.x) * (kPointwiseThreads / 32) + warp;
+  fetch(u, 0);
+  pointwise_tables<T, kNs, kHasBias>(a, p, bfrag, amask, bias, wraw);
+  __syncthreads();  // the tables; from here on each warp runs alone
+  const uint32_t slice_base = shared_address(slices);
+  const int64_t y_elements = p.pixels * k_count;
+  for (int b = 0; u < units; u += step, b ^= 1) {
+    fetch(u + step, b ^ 1);  // slice b ^ 1 was copied out at the end of the last unit
+    cp_async_wait<1>();
+    __syncwarp();  // every lane's chunks of unit u have landed
+    float acc[2][kNs][4];
+    const uint32_t a_row = slice_base + static_cast<uint32_t>(b * slice * sizeof(T)) +
+                           static_cast<uint32_t>((g * row / 2 + t) * 4);
+    pointwise_multiply<T, kNs>(acc, a_row, a_row + static_cast<uint32_t>(8 * row * sizeof(T)), p,
+                               c_count, bfrag, amask);
+    __syncwarp();  // every lane has read its A words: the slice may take the outputs
+    T* out = slices + b * slice;
+    pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, shared_address(out), p, k_count, bias);
+    __syncwarp();
+    pointwise_copy_out(y, u * 16 * p.out_row, y_elements, out, p);
+    __syncwarp();  // the slice is free for the fetch two units on
   }
 }
 
@@ -448,6 +582,16 @@ struct ConvPointwiseRunner {
     const int c = static_cast<int>(a.c), k = static_cast<int>(a.k);
     if constexpr (sizeof(T) == 2) {
       const PointwisePlan plan = pointwise_plan(pixels, c, k);
+      // Warps of their own where the outputs fit over the inputs (R K <= R C + 1); the block
+      // kernel elsewhere (few input channels and many outputs: a warp's unit is then a few
+      // hundred bytes of x against kilobytes of y).
+      if (BOO_POINTWISE_WARP && pointwise_in_place(plan)) {  // a wave of blocks at most
+        return launch_tile_wave(
+            conv_pointwise_mma_warp_kernel<T, kK / 8, kHasBias, kAct>, kPointwiseThreads,
+            static_cast<int>(pointwise_warp_shared_bytes(plan, kK / 8, c, k, sizeof(T))),
+            (plan.rows + 16 * kPointwiseThreads / 32 - 1) / (16 * kPointwiseThreads / 32), 1,
+            a.sm_count, stream, why, len, a, plan);
+      }
       return launch_tile_wave(
           conv_pointwise_mma_kernel<T, kK / 8, kHasBias, kAct>, kPointwiseThreads,
           static_cast<int>(pointwise_shared_bytes(plan, kK / 8, c, k, sizeof(T))),

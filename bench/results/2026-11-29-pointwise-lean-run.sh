@@ -12,7 +12,16 @@
 #           first), -V 1 each first;
 #   skinny: the public 4096 x 16 x 4096 line on dispatch's pick and the streaming loop forced
 #           (auto, 4 and 8 warps a tile), and 14336 x 1 x 4096, against cuBLASLt;
-#   public: both public lists against their vendors (-V 1), compiled first.
+#   warp:   (call 3, when BOO_POINTWISE_WARP defaulted to 0 and took every line) the jobs' lines
+#           (the ab jobs), forced: the block kernel (base) against every warp its own pipeline
+#           (POINTWISE_WARP=1; 3 or 4 blocks an SM), boo only, two rounds, -V 1 first;
+#   ahead:  (call 4, on the tree of then: `git apply` -experiments.diff, and its base was
+#           POINTWISE_WARP_AHEAD=2) the warp kernel with two units before the set-up against one
+#           (POINTWISE_WARP_AHEAD=1, call 3's POINTWISE_WARP=1, landed) on five in-place lines,
+#           and the C = 3, K = 16 line (not in place: the block kernel either way);
+#   public: both public lists against their vendors (-V 1), compiled first;
+#   final:  (call 5, the landed tree: warp kernel with one unit before the set-up) the public
+#           C = 35 line three times against cuDNN, after `gates`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh pointwise-lean
@@ -84,7 +93,13 @@ for phase in "$@"; do
       done <$J-skinny-jobs.txt
     done
     ;;
+  warp) ab warp "base POINTWISE_WARP=1 POINTWISE_WARP=1+POINTWISE_WARP_BLOCKS=4" ;;
+  ahead) ab ahead "base POINTWISE_WARP_AHEAD=1" ;;
   public) public_lists 300 ;;
+  final)
+    cmd=$(cut -f2 $J-ab-jobs.txt | head -1)
+    for rep in 1 2 3; do one "$boo" "rep$rep" - "$cmd" boo,cudnn final.csv; done
+    ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
