@@ -34,6 +34,26 @@ std::string FlagValues::spelled(std::string_view long_name) const {
   return "--" + std::string(long_name);
 }
 
+std::string FlagValues::respelled(std::string_view message) const {
+  const size_t end = message.find_first_of(": ");
+  if (end == std::string_view::npos || message.size() < 2 || message[0] != '-') {
+    return std::string(message);
+  }
+  const std::string_view flag = message.substr(0, end);
+  for (const FlagSpec& spec : specs_) {
+    const bool as_short = spec.short_name && flag.size() == 2 && flag[1] == spec.short_name;
+    const bool as_long =
+        flag.size() > 2 && flag.substr(0, 2) == "--" && flag.substr(2) == spec.long_name;
+    if (as_short || as_long) return spelled(spec.long_name) + std::string(message.substr(end));
+  }
+  return std::string(message);
+}
+
+core::Status FlagValues::respelled(const core::Status& status) const {
+  if (status.is_ok()) return status;
+  return core::Status(status.code(), respelled(status.message()));
+}
+
 Expected<int64_t> FlagValues::get_int(std::string_view long_name) const {
   return core::parse_int(spelled(long_name), get(long_name));
 }

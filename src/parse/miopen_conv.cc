@@ -253,7 +253,7 @@ Expected<ParsedCommand> parse_miopen_conv(std::string_view op, std::span<const s
     return invalid_argument(f.spelled("pad_mode") + ": expected default, same or valid, got " +
                             core::quote(pad_mode));
   }
-  BOO_RETURN_IF_ERROR(p.validate_fields());
+  BOO_RETURN_IF_ERROR(f.respelled(p.validate_fields()));
   auto all_one = [](const std::vector<int64_t>& v) {
     for (int64_t x : v)
       if (x != 1) return false;

@@ -84,7 +84,7 @@ Expected<ParsedCommand> parse_miopen_layernorm(std::string_view op,
                             std::to_string(forw));
   }
   p.parts = static_cast<uint8_t>(forw);
-  BOO_RETURN_IF_ERROR(p.validate());
+  BOO_RETURN_IF_ERROR(f.respelled(p.validate()));
   out.problems.push_back(std::move(p));
   return out;
 }

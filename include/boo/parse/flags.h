@@ -35,6 +35,11 @@ class FlagValues {
   std::string_view get_default(std::string_view long_name) const;
   // The flag as the user wrote it ("-n" or "--batchsize"); the short form when not given.
   std::string spelled(std::string_view long_name) const;
+  // A message that starts with a flag of the table in its canonical form ("-!: must be >= 1")
+  // names it as the user wrote it ("--in_d: must be >= 1"): the problem layer's checks know the
+  // short forms only. Other messages come back unchanged.
+  std::string respelled(std::string_view message) const;
+  core::Status respelled(const core::Status& status) const;
   core::Expected<int64_t> get_int(std::string_view long_name) const;
   core::Expected<double> get_double(std::string_view long_name) const;
 

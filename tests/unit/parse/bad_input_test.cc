@@ -90,6 +90,11 @@ std::vector<BadCase> bad_cases() {
       {"conv_g_zero", "conv -g 0", kInvalid, {"-g:", "got 0"}},
       {"conv_g_negative", "conv -g -2", kInvalid, {"-g:", "got -2"}},
       {"conv_in_d_zero", "conv --spatial_dim 3 -! 0", kInvalid, {"-!:", "got 0"}},
+      // The long form given: the message names it, not the short form the checks use.
+      {"conv_in_d_zero_long", "conv --spatial_dim 3 --in_d 0", kInvalid, {"--in_d:", "got 0"}},
+      {"conv_pad_h_negative_long", "conv --pad_h -1", kInvalid, {"--pad_h:", "got -1"}},
+      {"conv_fil_w_zero_long", "conv --fil_w 0", kInvalid, {"--fil_w:", "got 0"}},
+      {"conv_batchsize_zero_long", "conv --batchsize 0", kInvalid, {"--batchsize:", "got 0"}},
       {"conv_pad_h_negative", "conv -p -1", kInvalid, {"-p:", "got -1"}},
       {"conv_pad_w_negative", "conv -q -2", kInvalid, {"-q:", "got -2"}},
       {"conv_stride_h_zero", "conv -u 0", kInvalid, {"-u:", "got 0"}},
@@ -163,6 +168,7 @@ std::vector<BadCase> bad_cases() {
       {"conv_cast_type_unsupported", "conv -U fp8", kUnsupported, {"-U fp8"}},
       // --- layer norm -----------------------------------------------------------------------
       {"ln_zero_dim", "layernorm -X 8x0x4 -o 2", kInvalid, {"-X 8x0x4", "got 0"}},
+      {"ln_zero_dim_long", "layernorm --input 8x0x4 -o 2", kInvalid, {"--input 8x0x4", "got 0"}},
       {"ln_negative_dim", "layernorm -X 8x-2 -o 1", kInvalid, {"-X 8x-2", "got -2"}},
       {"ln_non_numeric_dim", "layernorm -X 8xax4 -o 1", kInvalid, {"-X", "'8xax4'", "'a'"}},
       {"ln_empty_dim", "layernorm -X 8xx4 -o 1", kInvalid, {"-X", "'8xx4'"}},
