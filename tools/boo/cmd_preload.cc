@@ -157,7 +157,7 @@ int run_preload(const PreloadOptions& opt) {
                cache.options().root.c_str(), jobs);
   int compiled = 0, cached = 0, failed = 0;
   // Rounds: every unresolved problem's next candidate; a kernel shared by problems compiles once.
-  while (true) {
+  for (int round_index = 0;; ++round_index) {
     std::map<std::string, codegen::KernelSource> round;  // by entry stem
     std::map<std::string, std::vector<Pending*>> users;
     for (Pending& p : pending) {
@@ -181,6 +181,14 @@ int run_preload(const PreloadOptions& opt) {
     }
     std::vector<codegen::KernelSource> sources;
     for (auto& [stem, src] : work) sources.push_back(src);
+    if (round_index > 0) {  // the progress count below starts again: say why
+      size_t waiting = 0;
+      for (const auto& [stem, ps] : users) waiting += ps.size();
+      std::fprintf(stderr,
+                   "boo preload: %d kernels failed to compile so far; round %d: the next "
+                   "candidate of %zu problems (%zu kernels)\n",
+                   failed, round_index + 1, waiting, work.size());
+    }
     const std::vector<CompileResult> results = compile_parallel(cache, sources, jobs);
     for (size_t i = 0; i < work.size(); ++i) {
       const CompileResult& r = results[i];

@@ -65,6 +65,10 @@ TEST_F(PreloadCliTest, FailedCompileNamesKernelAndLogAndMovesOn) {
   EXPECT_NE(r.err.find("compiled conv.direct_bf16_f32acc_fprop_2d_nobias.none"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("; 0 problems without a kernel"), std::string::npos) << r.err;
+  // The fallback round's progress count starts again: a line says why, before it.
+  const size_t round2 = r.err.find("kernels failed to compile so far; round 2: the next candidate");
+  EXPECT_NE(round2, std::string::npos) << r.err;
+  EXPECT_LT(round2, r.err.find("compiled conv.direct_")) << r.err;
 }
 
 TEST_F(PreloadCliTest, CompilesTheLayerNormKernelDispatchRunsFirst) {
