@@ -22,6 +22,8 @@
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
+#include "tma.cuh"
+#include "wgmma.cuh"
 
 namespace boo_kernels {
 
@@ -457,6 +459,18 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
 #ifndef BOO_POINTWISE_WARP
 #define BOO_POINTWISE_WARP 1
 #endif
+// An experiment (1): each unit's outputs leave by one bulk copy (cp.async.bulk) from lane 0
+// instead of 16-byte stores from every lane, three slices a warp (a slice's store has two units'
+// time to read it before the slice is refilled), and lane 0 waits for its stores to complete
+// before the kernel ends. H200, one call (bench/results/2026-11-29-pointwise-lean-h200.md): the
+// public C = 35 line 16.2 -> 15.3 us, n64 c35 56x56 -4%, but a 1D line of one unit a warp 10%
+// slower (the final wait on the global writes, probably: CUTLASS's TMA-store epilogues wait for
+// the reads of shared memory only); 6 of 6 lines passed -V 1. Not on by default: the full GPU
+// list has not run on it, and the read-only wait is not measured.
+#ifndef BOO_POINTWISE_BULK_STORE
+#define BOO_POINTWISE_BULK_STORE 0
+#endif
+constexpr int kPointwiseSlices = BOO_POINTWISE_BULK_STORE ? 3 : 2;
 #ifndef BOO_POINTWISE_WARP_BLOCKS
 #define BOO_POINTWISE_WARP_BLOCKS 3
 #endif
@@ -470,7 +484,7 @@ __host__ __device__ inline int64_t pointwise_warp_shared_bytes(const PointwisePl
                                                                int c, int k, int element_bytes) {
   return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
          ((static_cast<int64_t>(k) * c + 7) / 8 * 8 +
-          kPointwiseThreads / 32 * 2 * pointwise_slice_elements(p)) *
+          kPointwiseThreads / 32 * kPointwiseSlices * pointwise_slice_elements(p)) *
              element_bytes;
 }
 
@@ -487,7 +501,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int64_t slice = pointwise_slice_elements(p);
-  T* slices = wraw + (k_count * c_count + 7) / 8 * 8 + warp * 2 * slice;  // the warp's two
+  T* slices = wraw + (k_count * c_count + 7) / 8 * 8 + warp * kPointwiseSlices * slice;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
   const int64_t elements = p.pixels * c_count;
@@ -522,8 +536,13 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
   __syncthreads();  // the tables; from here on each warp runs alone
   const uint32_t slice_base = shared_address(slices);
   const int64_t y_elements = p.pixels * k_count;
-  for (int b = 0; u < units; u += step, b ^= 1) {
-    fetch(u + step, b ^ 1);  // slice b ^ 1 was copied out at the end of the last unit
+  for (int b = 0; u < units; u += step) {
+    const int nb = b + 1 == kPointwiseSlices ? 0 : b + 1;
+    if (BOO_POINTWISE_BULK_STORE) {  // slice nb's store (two units back) has read it
+      if (lane == 0) tma_store_wait_read<1>();
+      __syncwarp();
+    }
+    fetch(u + step, nb);  // slice nb was copied out at the end of an earlier unit
     cp_async_wait<1>();
     __syncwarp();  // every lane's chunks of unit u have landed
     float acc[2][kNs][4];
@@ -534,10 +553,22 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
     __syncwarp();  // every lane has read its A words: the slice may take the outputs
     T* out = slices + b * slice;
     pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, shared_address(out), p, k_count, bias);
-    __syncwarp();
-    pointwise_copy_out(y, u * 16 * p.out_row, y_elements, out, p);
-    __syncwarp();  // the slice is free for the fetch two units on
+    const int64_t y0 = u * 16 * p.out_row;
+    if (BOO_POINTWISE_BULK_STORE && y_elements - y0 >= pointwise_warp_out_elements(p)) {
+      fence_proxy_async_shared();
+      __syncwarp();
+      if (lane == 0) {
+        bulk_store(y + y0, shared_address(out),
+                   static_cast<uint32_t>(pointwise_warp_out_elements(p) * sizeof(T)));
+      }
+    } else {
+      __syncwarp();
+      pointwise_copy_out(y, y0, y_elements, out, p);
+    }
+    __syncwarp();  // the slice is free for a later fetch
+    b = nb;
   }
+  if (BOO_POINTWISE_BULK_STORE && lane == 0) tma_store_wait<0>();  // (as measured: see above)
 }
 
 template <class T, bool kHasBias, int kAct>

@@ -119,6 +119,16 @@ __device__ __forceinline__ void tma_store_4d(const CUtensorMap* map, uint32_t sm
       "r"(smem), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
 }
+// `bytes` (a multiple of 16) of shared memory at `smem` (16-byte aligned, made visible to the
+// async proxy by fence_proxy_async_shared) to contiguous global memory at the 16-byte aligned
+// `dst` (cp.async.bulk, no tensor map). One bulk group a call.
+__device__ __forceinline__ void bulk_store(void* dst, uint32_t smem, uint32_t bytes) {
+  asm volatile(
+      "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+      "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(dst)),
+      "r"(smem), "r"(bytes)
+      : "memory");
+}
 // Returns once at most kPending of this thread's stores still read their shared memory.
 template <int kPending>
 __device__ __forceinline__ void tma_store_wait_read() {

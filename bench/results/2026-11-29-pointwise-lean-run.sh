@@ -19,6 +19,11 @@
 #           POINTWISE_WARP_AHEAD=2) the warp kernel with two units before the set-up against one
 #           (POINTWISE_WARP_AHEAD=1, call 3's POINTWISE_WARP=1, landed) on five in-place lines,
 #           and the C = 3, K = 16 line (not in place: the block kernel either way);
+#   bulk:   (call 6) the warp kernel's outputs by one bulk copy a unit (POINTWISE_BULK_STORE=1)
+#           against lanes' 16-byte stores, on the ahead jobs' lines (-bulk-jobs.txt), two rounds;
+#   last:   (not run: the session's device time was spent) with POINTWISE_BULK_STORE on by
+#           default and a read-only wait at the end: the public C = 35 line and the 1D n7 c33
+#           line against cuDNN, two rounds, then the gate of tests/gpu/conv_pointwise.txt (boo);
 #   public: both public lists against their vendors (-V 1), compiled first;
 #   final:  (call 5, the landed tree: warp kernel with one unit before the set-up) the public
 #           C = 35 line three times against cuDNN, after `gates`.
@@ -95,6 +100,17 @@ for phase in "$@"; do
     ;;
   warp) ab warp "base POINTWISE_WARP=1 POINTWISE_WARP=1+POINTWISE_WARP_BLOCKS=4" ;;
   ahead) ab ahead "base POINTWISE_WARP_AHEAD=1" ;;
+  bulk) ab bulk "base POINTWISE_BULK_STORE=1" ;;
+  last)
+    step preload-last 60 "$boo" preload -j 16 --commands-file tests/gpu/conv_pointwise.txt
+    for rep in 1 2; do
+      while IFS=$'\t' read -r c cmd; do
+        one "$boo" "rep$rep" "$c" "$cmd" boo,cudnn last.csv
+      done < <(grep -E -- "-n 128 -c 35|-n 7 -c 33" $J-ab-jobs.txt)
+    done
+    step gate-last 60 "$boo" driver --backend boo -t 0 -V 1 --csv "$R/last-numerics.csv" \
+      --commands-file tests/gpu/conv_pointwise.txt
+    ;;
   public) public_lists 300 ;;
   final)
     cmd=$(cut -f2 $J-ab-jobs.txt | head -1)
