@@ -266,6 +266,31 @@ __device__ __forceinline__ void pointwise_tables(const BooConvArgs& a, const Poi
   }
 }
 
+// The set-up's tables in shared memory, in order (pointwise_shared_bytes): the B fragments (uint2
+// per step, slot, n-tile and lane), the A masks (uint2 per step, slot and lane), the bias (fp32,
+// 8 kNs), the filter as loaded (K x C, rounded up to 8 elements); `rest`: what a kernel keeps
+// after them (16-byte aligned).
+template <class T>
+struct PointwiseTables {
+  uint2* bfrag;
+  uint2* amask;
+  float* bias;
+  T* wraw;
+  T* rest;
+};
+template <class T, int kNs>
+__device__ __forceinline__ PointwiseTables<T> pointwise_tables_at(float4* shared,
+                                                                  const PointwisePlan& p, int c,
+                                                                  int k) {
+  PointwiseTables<T> m;
+  m.bfrag = reinterpret_cast<uint2*>(shared);
+  m.amask = m.bfrag + p.steps * p.slots * kNs * 32;
+  m.bias = reinterpret_cast<float*>(m.amask + p.steps * p.slots * 32);
+  m.wraw = reinterpret_cast<T*>(m.bias + kNs * 8);
+  m.rest = m.wraw + (k * c + 7) / 8 * 8;
+  return m;
+}
+
 // One warp's 16 super-rows (A rows g and g + 8 at shared addresses a_row and a_row8) times the
 // block-diagonal filter, into acc[slot][n-tile].
 template <class T, int kNs>
@@ -367,16 +392,13 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
     conv_pointwise_mma_kernel(BooConvArgs a, PointwisePlan p) {
   extern __shared__ float4 shared4[];
   const int c_count = static_cast<int>(a.c), k_count = static_cast<int>(a.k);
-  const int slots = p.slots, row = p.row, steps = p.steps;
-  uint2* bfrag = reinterpret_cast<uint2*>(shared4);
-  uint2* amask = bfrag + steps * slots * kNs * 32;
-  float* bias = reinterpret_cast<float*>(amask + steps * slots * 32);
-  T* wraw = reinterpret_cast<T*>(bias + kNs * 8);
+  const int row = p.row;
+  const PointwiseTables<T> tb = pointwise_tables_at<T, kNs>(shared4, p, c_count, k_count);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int64_t warp_out = pointwise_warp_out_elements(p);
-  T* outs = wraw + (k_count * c_count + 7) / 8 * 8 + warp * warp_out;
-  T* stages = wraw + (k_count * c_count + 7) / 8 * 8 + kPointwiseThreads / 32 * warp_out;
+  T* outs = tb.rest + warp * warp_out;
+  T* stages = tb.rest + kPointwiseThreads / 32 * warp_out;
   const int64_t stage_elements = pointwise_stage_elements(p);
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
@@ -416,7 +438,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
   int64_t q = blockIdx.x;
 #pragma unroll
   for (int i = 0; i < kPointwiseStages; ++i) fetch(q + i * step, i);
-  pointwise_tables<T, kNs, kHasBias>(a, p, bfrag, amask, bias, wraw);
+  pointwise_tables<T, kNs, kHasBias>(a, p, tb.bfrag, tb.amask, tb.bias, tb.wraw);
   const uint32_t stage_base = shared_address(stages);
   const uint32_t out_base = shared_address(outs);
   const int64_t y_elements = p.pixels * k_count;
@@ -436,8 +458,8 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
     const uint32_t a_row = stage_base + static_cast<uint32_t>(b * stage_elements * sizeof(T)) +
                            static_cast<uint32_t>(((warp * 16 + g) * row / 2 + t) * 4);
     pointwise_multiply<T, kNs>(acc, a_row, a_row + static_cast<uint32_t>(8 * row * sizeof(T)), p,
-                               c_count, bfrag, amask);
-    pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, out_base, p, k_count, bias);
+                               c_count, tb.bfrag, tb.amask);
+    pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, out_base, p, k_count, tb.bias);
     __syncwarp();
     pointwise_copy_out(y, (q * kPointwiseTileRows + warp * 16) * p.out_row, y_elements, outs, p);
     __syncwarp();  // the buffer is free for the next tile
@@ -493,15 +515,12 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
     conv_pointwise_mma_warp_kernel(BooConvArgs a, PointwisePlan p) {
   extern __shared__ float4 shared4[];
   const int c_count = static_cast<int>(a.c), k_count = static_cast<int>(a.k);
-  const int slots = p.slots, row = p.row, steps = p.steps;
-  uint2* bfrag = reinterpret_cast<uint2*>(shared4);
-  uint2* amask = bfrag + steps * slots * kNs * 32;
-  float* bias = reinterpret_cast<float*>(amask + steps * slots * 32);
-  T* wraw = reinterpret_cast<T*>(bias + kNs * 8);
+  const int row = p.row;
+  const PointwiseTables<T> tb = pointwise_tables_at<T, kNs>(shared4, p, c_count, k_count);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const int64_t slice = pointwise_slice_elements(p);
-  T* slices = wraw + (k_count * c_count + 7) / 8 * 8 + warp * kPointwiseSlices * slice;
+  T* slices = tb.rest + warp * kPointwiseSlices * slice;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   T* __restrict__ y = static_cast<T*>(a.y);
   const int64_t elements = p.pixels * c_count;
@@ -532,7 +551,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
   };
   int64_t u = static_cast<int64_t>(blockIdx.x) * (kPointwiseThreads / 32) + warp;
   fetch(u, 0);
-  pointwise_tables<T, kNs, kHasBias>(a, p, bfrag, amask, bias, wraw);
+  pointwise_tables<T, kNs, kHasBias>(a, p, tb.bfrag, tb.amask, tb.bias, tb.wraw);
   __syncthreads();  // the tables; from here on each warp runs alone
   const uint32_t slice_base = shared_address(slices);
   const int64_t y_elements = p.pixels * k_count;
@@ -549,10 +568,10 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
     const uint32_t a_row = slice_base + static_cast<uint32_t>(b * slice * sizeof(T)) +
                            static_cast<uint32_t>((g * row / 2 + t) * 4);
     pointwise_multiply<T, kNs>(acc, a_row, a_row + static_cast<uint32_t>(8 * row * sizeof(T)), p,
-                               c_count, bfrag, amask);
+                               c_count, tb.bfrag, tb.amask);
     __syncwarp();  // every lane has read its A words: the slice may take the outputs
     T* out = slices + b * slice;
-    pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, shared_address(out), p, k_count, bias);
+    pointwise_stage_outputs<T, kNs, kHasBias, kAct>(acc, shared_address(out), p, k_count, tb.bias);
     const int64_t y0 = u * 16 * p.out_row;
     if (BOO_POINTWISE_BULK_STORE && y_elements - y0 >= pointwise_warp_out_elements(p)) {
       fence_proxy_async_shared();
