@@ -18,6 +18,7 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_pointwise_plan.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
@@ -27,8 +28,6 @@
 
 namespace boo_kernels {
 
-constexpr int kPointwiseMaxChannels = 64;
-constexpr int kPointwiseThreads = 256;  // one pixel per thread per tile
 constexpr int kPointwiseBlocksPerSm = 3;
 
 // Copies `count` elements between global and shared memory, both 16-byte aligned (a tile starts
@@ -152,57 +151,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kPointwiseBlocksPerSm)
 // buffer and copies that out in 16-byte vectors (32-bit stores straight from the accumulators
 // made the L2 take 16-byte pieces: 47.5 against 24 us on the public C = 35 line, H100). Per tile
 // a block runs one barrier. The filter tables are built without divisions (a block's set-up is
-// a chain of dependent instructions on small problems).
-//
-// Stage buffers: two (three blocks an SM at C = K = 35) measured faster than three (two blocks):
-// 16.9 against 18.5 us on the public C = 35 line, H100 (bench/results/
-// 2026-11-27-conv-pointwise-h100.md). BOO_NVCC_FLAGS=-DBOO_POINTWISE_STAGES=3 is for measuring.
-#ifndef BOO_POINTWISE_STAGES
-#define BOO_POINTWISE_STAGES 2
-#endif
-constexpr int kPointwiseTileRows = 128;  // super-rows per tile: 16 per warp
-constexpr int kPointwiseStages = BOO_POINTWISE_STAGES;
-
-// The super-row plan of the tensor-core kernel (host and device agree on it).
-struct PointwisePlan {
-  int slots;     // R: pixels per super-row
-  int row;       // R C: elements of x per super-row (even)
-  int out_row;   // R K: elements of y per super-row (even)
-  int steps;     // k16 steps over a super-row
-  int64_t rows;  // super-rows: ceil(pixels / R)
-  int64_t pixels;
-};
-
-__host__ __device__ inline PointwisePlan pointwise_plan(int64_t pixels, int c, int k) {
-  PointwisePlan p;
-  p.slots = (c % 2 != 0 || k % 2 != 0) ? 2 : 1;
-  p.row = p.slots * c;
-  p.out_row = p.slots * k;
-  p.steps = (p.row + 15) / 16;
-  p.rows = (pixels + p.slots - 1) / p.slots;
-  p.pixels = pixels;
-  return p;
-}
-
-// Shared memory of the tensor-core kernel, in elements of T or bytes, in order: the filter's B
-// fragments (uint2 per step, slot, n-tile and lane), the A masks (uint2 per step, slot and lane),
-// the bias (fp32, 8 kNs), the filter as loaded (K x C), the warps' output buffers
-// (16 super-rows each), the stage buffers (a tile and 16 elements of slack for the masked words
-// past its last row).
-__host__ __device__ inline int64_t pointwise_stage_elements(const PointwisePlan& p) {
-  return static_cast<int64_t>(kPointwiseTileRows) * p.row + 16;
-}
-__host__ __device__ inline int64_t pointwise_warp_out_elements(const PointwisePlan& p) {
-  return 16LL * p.out_row;  // 32 R K bytes: a multiple of 16
-}
-__host__ __device__ inline int64_t pointwise_shared_bytes(const PointwisePlan& p, int n_tiles,
-                                                          int c, int k, int element_bytes) {
-  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
-         ((static_cast<int64_t>(k) * c + 7) / 8 * 8 +
-          kPointwiseThreads / 32 * pointwise_warp_out_elements(p) +
-          kPointwiseStages * pointwise_stage_elements(p)) *
-             element_bytes;
-}
+// a chain of dependent instructions on small problems). The plan: conv_pointwise_plan.cuh.
 
 // Two elements as one word, the first in the low half.
 template <class T>
@@ -481,34 +430,9 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
 #ifndef BOO_POINTWISE_WARP
 #define BOO_POINTWISE_WARP 1
 #endif
-// An experiment (1): each unit's outputs leave by one bulk copy (cp.async.bulk) from lane 0
-// instead of 16-byte stores from every lane, three slices a warp (a slice's store has two units'
-// time to read it before the slice is refilled), and lane 0 waits for its stores to complete
-// before the kernel ends. H200, one call (bench/results/2026-11-29-pointwise-lean-h200.md): the
-// public C = 35 line 16.2 -> 15.3 us, n64 c35 56x56 -4%, but a 1D line of one unit a warp 10%
-// slower (the final wait on the global writes, probably: CUTLASS's TMA-store epilogues wait for
-// the reads of shared memory only); 6 of 6 lines passed -V 1. Not on by default: the full GPU
-// list has not run on it, and the read-only wait is not measured.
-#ifndef BOO_POINTWISE_BULK_STORE
-#define BOO_POINTWISE_BULK_STORE 0
-#endif
-constexpr int kPointwiseSlices = BOO_POINTWISE_BULK_STORE ? 3 : 2;
 #ifndef BOO_POINTWISE_WARP_BLOCKS
 #define BOO_POINTWISE_WARP_BLOCKS 3
 #endif
-__host__ __device__ inline int64_t pointwise_slice_elements(const PointwisePlan& p) {
-  return 16LL * p.row + 16;  // 16 super-rows and the masked words' slack (a multiple of 8)
-}
-__host__ __device__ inline bool pointwise_in_place(const PointwisePlan& p) {
-  return p.out_row <= p.row + 1;  // 16 R K <= 16 R C + 16: a unit's outputs fit its slice
-}
-__host__ __device__ inline int64_t pointwise_warp_shared_bytes(const PointwisePlan& p, int n_tiles,
-                                                               int c, int k, int element_bytes) {
-  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
-         ((static_cast<int64_t>(k) * c + 7) / 8 * 8 +
-          kPointwiseThreads / 32 * kPointwiseSlices * pointwise_slice_elements(p)) *
-             element_bytes;
-}
 
 template <class T, int kNs, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WARP_BLOCKS : 2)
@@ -558,7 +482,7 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
   for (int b = 0; u < units; u += step) {
     const int nb = b + 1 == kPointwiseSlices ? 0 : b + 1;
     if (BOO_POINTWISE_BULK_STORE) {  // slice nb's store (two units back) has read it
-      if (lane == 0) tma_store_wait_read<1>();
+      if (lane == 0) tma_store_wait_read<kPointwiseSlices - 2>();
       __syncwarp();
     }
     fetch(u + step, nb);  // slice nb was copied out at the end of an earlier unit
@@ -587,7 +511,10 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
     __syncwarp();  // the slice is free for a later fetch
     b = nb;
   }
-  if (BOO_POINTWISE_BULK_STORE && lane == 0) tma_store_wait<0>();  // (as measured: see above)
+  // Before the block's shared memory goes: the stores complete (1, as measured), or have read
+  // their slices (2: what CUTLASS's TMA-store epilogues wait for; not measured yet).
+  if (BOO_POINTWISE_BULK_STORE == 1 && lane == 0) tma_store_wait<0>();
+  if (BOO_POINTWISE_BULK_STORE == 2 && lane == 0) tma_store_wait_read<0>();
 }
 
 template <class T, bool kHasBias, int kAct>

@@ -21,9 +21,10 @@
 #           and the C = 3, K = 16 line (not in place: the block kernel either way);
 #   bulk:   (call 6) the warp kernel's outputs by one bulk copy a unit (POINTWISE_BULK_STORE=1)
 #           against lanes' 16-byte stores, on the ahead jobs' lines (-bulk-jobs.txt), two rounds;
-#   last:   (not run: the session's device time was spent) with POINTWISE_BULK_STORE on by
-#           default and a read-only wait at the end: the public C = 35 line and the 1D n7 c33
-#           line against cuDNN, two rounds, then the gate of tests/gpu/conv_pointwise.txt (boo);
+#   last:   (not run: the session's device time was spent; for the next session) the bulk
+#           jobs on the lanes' stores (base), bulk stores waited for in full (1, call 6's) and for
+#           their shared-memory reads only (2), with cuDNN, two rounds; then the whole
+#           tests/gpu/conv_pointwise.txt gate on each bulk form;
 #   public: both public lists against their vendors (-V 1), compiled first;
 #   final:  (call 5, the landed tree: warp kernel with one unit before the set-up) the public
 #           C = 35 line three times against cuDNN, after `gates`.
@@ -103,13 +104,12 @@ for phase in "$@"; do
   bulk) ab bulk "base POINTWISE_BULK_STORE=1" ;;
   last)
     step preload-last 60 "$boo" preload -j 16 --commands-file tests/gpu/conv_pointwise.txt
-    for rep in 1 2; do
-      while IFS=$'\t' read -r c cmd; do
-        one "$boo" "rep$rep" "$c" "$cmd" boo,cudnn last.csv
-      done < <(grep -E -- "-n 128 -c 35|-n 7 -c 33" $J-ab-jobs.txt)
+    ab bulk "base POINTWISE_BULK_STORE=1 POINTWISE_BULK_STORE=2" boo,cudnn
+    for v in 1 2; do
+      step gate-bulk$v 120 env BOO_NVCC_FLAGS=-DBOO_POINTWISE_BULK_STORE=$v "$boo" driver \
+        --backend boo -t 0 -V 1 --csv "$R/bulk$v-numerics.csv" \
+        --commands-file tests/gpu/conv_pointwise.txt
     done
-    step gate-last 60 "$boo" driver --backend boo -t 0 -V 1 --csv "$R/last-numerics.csv" \
-      --commands-file tests/gpu/conv_pointwise.txt
     ;;
   public) public_lists 300 ;;
   final)

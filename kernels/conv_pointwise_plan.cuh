@@ -1,0 +1,104 @@
+// The plan of conv.pointwise's tensor-core kernels (kernels/conv_pointwise.cuh), in plain C++ so
+// that host unit tests check it (tests/unit/jit/conv_pointwise_plan_test.cc): super-rows, the
+// warp kernel's in-place rule and both kernels' shared memory.
+//
+// A super-row is R pixels: R = 2 where C or K is odd, else 1, so that its R C input and R K output
+// elements are whole 32-bit words. The block kernel takes tiles of kPointwiseTileRows super-rows
+// (16 a warp), the warp kernel units of 16 super-rows a warp.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define BOO_POINTWISE_HD __host__ __device__
+#else
+#define BOO_POINTWISE_HD
+#endif
+
+namespace boo_kernels {
+
+constexpr int kPointwiseMaxChannels = 64;
+constexpr int kPointwiseThreads = 256;  // one pixel per thread per tile (the fp32 kernel)
+
+// Stage buffers: two (three blocks an SM at C = K = 35) measured faster than three (two blocks):
+// 16.9 against 18.5 us on the public C = 35 line, H100 (bench/results/
+// 2026-11-27-conv-pointwise-h100.md). BOO_NVCC_FLAGS=-DBOO_POINTWISE_STAGES=3 is for measuring.
+#ifndef BOO_POINTWISE_STAGES
+#define BOO_POINTWISE_STAGES 2
+#endif
+constexpr int kPointwiseTileRows = 128;  // super-rows per tile: 16 per warp
+constexpr int kPointwiseStages = BOO_POINTWISE_STAGES;
+static_assert(kPointwiseStages >= 2, "the block kernel keeps a tile in flight while it multiplies");
+
+// An experiment (1): each unit's outputs leave the warp kernel by one bulk copy (cp.async.bulk)
+// from lane 0 instead of 16-byte stores from every lane, three slices a warp (a slice's store has
+// two units' time to read it before the slice is refilled), and lane 0 waits for its stores to
+// complete before the kernel ends. H200, one call
+// (bench/results/2026-11-29-pointwise-lean-h200.md): the public C = 35 line 16.2 -> 15.3 us, n64
+// c35 56x56 -4%, but a 1D line of one unit a warp 10% slower (the final wait on the global writes,
+// probably: CUTLASS's TMA-store epilogues wait for the reads of shared memory only); 6 of 6 lines
+// passed -V 1. Not on by default: the full GPU list has not run on it. 2: the same with lane 0
+// waiting for its stores' reads of shared memory only (not measured).
+#ifndef BOO_POINTWISE_BULK_STORE
+#define BOO_POINTWISE_BULK_STORE 0
+#endif
+constexpr int kPointwiseSlices = BOO_POINTWISE_BULK_STORE ? 3 : 2;
+
+struct PointwisePlan {
+  int slots;     // R: pixels per super-row
+  int row;       // R C: elements of x per super-row (even)
+  int out_row;   // R K: elements of y per super-row (even)
+  int steps;     // k16 steps over a super-row
+  int64_t rows;  // super-rows: ceil(pixels / R)
+  int64_t pixels;
+};
+
+BOO_POINTWISE_HD inline PointwisePlan pointwise_plan(int64_t pixels, int c, int k) {
+  PointwisePlan p;
+  p.slots = (c % 2 != 0 || k % 2 != 0) ? 2 : 1;
+  p.row = p.slots * c;
+  p.out_row = p.slots * k;
+  p.steps = (p.row + 15) / 16;
+  p.rows = (pixels + p.slots - 1) / p.slots;
+  p.pixels = pixels;
+  return p;
+}
+
+// Shared memory, in elements of T or bytes. First the set-up's tables (both kernels, in order):
+// the filter's B fragments (uint2 per step, slot, n-tile and lane), the A masks (uint2 per step,
+// slot and lane), the bias (fp32, 8 n_tiles), the filter as loaded (K x C, rounded up to 8
+// elements). Then the block kernel's warps' output buffers (16 super-rows each) and stage buffers
+// (a tile and 16 elements of slack for the masked words past its last row), or the warp kernel's
+// slices (a unit and the same slack each, kPointwiseSlices a warp).
+BOO_POINTWISE_HD inline int64_t pointwise_table_bytes(const PointwisePlan& p, int n_tiles, int c,
+                                                      int k, int element_bytes) {
+  return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
+         (static_cast<int64_t>(k) * c + 7) / 8 * 8 * element_bytes;
+}
+BOO_POINTWISE_HD inline int64_t pointwise_stage_elements(const PointwisePlan& p) {
+  return static_cast<int64_t>(kPointwiseTileRows) * p.row + 16;
+}
+BOO_POINTWISE_HD inline int64_t pointwise_warp_out_elements(const PointwisePlan& p) {
+  return 16LL * p.out_row;  // 32 R K bytes: a multiple of 16
+}
+BOO_POINTWISE_HD inline int64_t pointwise_shared_bytes(const PointwisePlan& p, int n_tiles, int c,
+                                                       int k, int element_bytes) {
+  return pointwise_table_bytes(p, n_tiles, c, k, element_bytes) +
+         (kPointwiseThreads / 32 * pointwise_warp_out_elements(p) +
+          kPointwiseStages * pointwise_stage_elements(p)) *
+             element_bytes;
+}
+BOO_POINTWISE_HD inline int64_t pointwise_slice_elements(const PointwisePlan& p) {
+  return 16LL * p.row + 16;  // 16 super-rows and the masked words' slack (a multiple of 8)
+}
+// The warp kernel's rule: a unit's outputs fit over its slice (16 R K <= 16 R C + 16).
+BOO_POINTWISE_HD inline bool pointwise_in_place(const PointwisePlan& p) {
+  return p.out_row <= p.row + 1;
+}
+BOO_POINTWISE_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan& p, int n_tiles,
+                                                            int c, int k, int element_bytes) {
+  return pointwise_table_bytes(p, n_tiles, c, k, element_bytes) +
+         kPointwiseThreads / 32 * kPointwiseSlices * pointwise_slice_elements(p) * element_bytes;
+}
+
+}  // namespace boo_kernels
