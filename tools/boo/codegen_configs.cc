@@ -116,11 +116,24 @@ core::Expected<AnyConfig> parse_config(const std::string& name) {
     }
   }
   if (!config) {
-    return core::invalid_argument(in_quotes(name) +
-                                  " is not a config name: it starts with gemm.sm90_, "
-                                  "gemm.sm90_unaligned_, gemm.skinny_, gemm.fallback_, "
-                                  "conv.sm90_implicit_, conv.depthwise_, conv.pointwise_, "
-                                  "conv.grouped_, conv.direct_ or layernorm.rowwise_");
+    // Every prefix parse_config takes, from the tables it reads (so that none is left out).
+    std::vector<std::string_view> prefixes = {
+        space::kGemmSm90Prefix, space::kGemmSm90UnalignedPrefix, space::kGemmSkinnyPrefix,
+        codegen::kGemmFallbackPrefix, space::kConvSm90Prefix};
+    for (const ConvOwnAlgorithm& own : codegen::kConvOwnKernels) prefixes.push_back(own.prefix);
+    prefixes.push_back(space::kLayerNormRowwisePrefix);
+    std::string list;
+    for (size_t i = 0; i < prefixes.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == prefixes.size() ? " or " : ", ") + std::string(prefixes[i]);
+    }
+    std::string hint;
+    if (name == "conv.gemm_1x1") {
+      hint =
+          " (conv.gemm_1x1 is an algorithm: its kernels are gemm.sm90 and gemm.sm90_unaligned "
+          "configs; `boo parse --candidates N COMMAND` names them)";
+    }
+    return core::invalid_argument(in_quotes(name) + " is not a config name: a config name starts " +
+                                  "with " + list + hint);
   }
   if (core::Status s = check_config(*config); !s.is_ok()) {
     // Class-level rules do not repeat the name.

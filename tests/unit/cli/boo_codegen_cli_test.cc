@@ -405,6 +405,9 @@ TEST_F(CodegenCliTest, RefusesBadNamesAndConfigsWithTheFailingRule) {
       {{"gemm.skinny_bf16.bf16.void.bf16_f32acc_tn_nobias.none_narrow-n_split99"},
        "gemm.skinny: splits must be auto (0) or 1 to 64"},
       {{"matmul_bf16"}, "'matmul_bf16' is not a config name"},
+      // The list of prefixes names every kernel family codegen takes.
+      {{"matmul_bf16"}, "conv.split_wgrad_, conv.padded_channels_, conv.sm90_taps_"},
+      {{"conv.gemm_1x1"}, "conv.gemm_1x1 is an algorithm: its kernels are gemm.sm90"},
       {{"--algorithm", "gemm.sm90", "--class", kBf16Tn, "--tile-m", "96"},
        "_t96x128x64_c1x1_coop_persistent_sw1.rh: tile M must be 64, 128 or 256"},
       {{"--algorithm", "gemm.sm90", "--class", kBf16Tn, "--schedule", "pingpong", "--scheduler",
