@@ -69,8 +69,11 @@ constexpr double kSplitLaunchUs = 10.0;
 // L2; bench/results/2026-11-26-conv-wgrad-direct-h100.md).
 constexpr double kWgradDirectMmaRate = 358e12;
 // Its tf32 form (fp32 layers; m16n8k8 with 64-bit shared loads): half the 16-bit tensor rate
-// and twice the shared-memory loads per FLOP; an estimate until measured.
+// and twice the shared-memory loads per FLOP (an estimate), and the whole tf32 prediction times
+// kWgradDirectTf32Fit: the geometric mean of measured / predicted on the seven NHWC lines of
+// bench/results/2026-11-29-wgrad-tf32-h200.md with the operands rounded (1.03-1.38; H200).
 constexpr double kWgradDirectTf32MmaRate = 150e12;
+constexpr double kWgradDirectTf32Fit = 1.16;
 // Its shared memory: 200 KB a block (kWgradMaxShared).
 constexpr int64_t kWgradDirectMaxShared = 200 * 1024;
 // Its wgmma kernel (kernels/conv_wgrad_wgmma.cuh; stride 1, C and K multiples of 64, at most 9
@@ -757,7 +760,8 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
                   compute_us, tf32 ? "tf32 " : "", memory_us, reduce_us);
     *why = wgrad_reason(tiles, slices, chunks, costs, copies > 0);
   }
-  return std::max(compute_us, memory_us) + reduce_us + copy_us + 2.0 * d.launch_us;
+  const double fit = tf32 ? kWgradDirectTf32Fit : 1.0;
+  return fit * (std::max(compute_us, memory_us) + reduce_us) + copy_us + 2.0 * d.launch_us;
 }
 
 namespace {
