@@ -450,8 +450,31 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
   const int64_t elements = p.pixels * c_count;
   const int64_t units = (p.rows + 15) / 16;
   const int64_t step = static_cast<int64_t>(gridDim.x) * (kPointwiseThreads / 32);
-  // Unit u into slice b: 2 R C 16-byte chunks a unit, zero-filled past x's end. One group a call.
+  // The mbarriers of the warp's slices, after every warp's slices (BOO_POINTWISE_BULK_LOAD).
+  const uint32_t bars =
+      shared_address(tb.rest + kPointwiseThreads / 32 * kPointwiseSlices * slice) +
+      static_cast<uint32_t>(warp * kPointwiseSlices * 8);
+  if (BOO_POINTWISE_BULK_LOAD && lane == 0) {
+    for (int s = 0; s < kPointwiseSlices; ++s) mbarrier_init(bars + 8 * s, 1);
+    mbarrier_init_fence();
+  }
+  uint32_t parity = 0;  // of each slice's mbarrier, a bit a slice
+  // Does unit u fill its slice from x (so that one bulk copy takes it)?
+  const auto whole = [&](int64_t u) {
+    return (elements - u * 16 * row) * static_cast<int64_t>(sizeof(T)) >= 32 * row;
+  };
+  // Unit u into slice b: 2 R C 16-byte chunks a unit, zero-filled past x's end. One group a call
+  // (but where a bulk copy takes the unit: none).
   const auto fetch = [&](int64_t u, int b) {
+    if (BOO_POINTWISE_BULK_LOAD && u < units && whole(u)) {
+      if (lane == 0) {
+        fence_proxy_async_shared();  // after the slice's earlier reads and writes
+        mbarrier_expect_bytes(bars + 8 * b, static_cast<uint32_t>(32 * row));
+        bulk_copy(shared_address(slices + b * slice), x + u * 16 * row,
+                  static_cast<uint32_t>(32 * row), bars + 8 * b);
+      }
+      return;
+    }
     if (u < units) {
       const int64_t e0 = u * 16 * row;
       const int64_t in_x = (elements - e0) * static_cast<int64_t>(sizeof(T));
@@ -486,8 +509,14 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
       __syncwarp();
     }
     fetch(u + step, nb);  // slice nb was copied out at the end of an earlier unit
-    cp_async_wait<1>();
-    __syncwarp();  // every lane's chunks of unit u have landed
+    if (BOO_POINTWISE_BULK_LOAD && whole(u)) {
+      mbarrier_wait(bars + 8 * b, (parity >> b) & 1u);  // unit u's bulk copy has landed
+      parity ^= 1u << b;
+    } else {
+      // The next fetch's group may be pending (none of a bulk copy: then every group is done).
+      cp_async_wait<BOO_POINTWISE_BULK_LOAD ? 0 : 1>();
+      __syncwarp();  // every lane's chunks of unit u have landed
+    }
     float acc[2][kNs][4];
     const uint32_t a_row = slice_base + static_cast<uint32_t>(b * slice * sizeof(T)) +
                            static_cast<uint32_t>((g * row / 2 + t) * 4);

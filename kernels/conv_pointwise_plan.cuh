@@ -43,6 +43,12 @@ static_assert(kPointwiseStages >= 2, "the block kernel keeps a tile in flight wh
 #define BOO_POINTWISE_BULK_STORE 0
 #endif
 constexpr int kPointwiseSlices = BOO_POINTWISE_BULK_STORE ? 3 : 2;
+// An experiment (1; not measured yet): each whole unit arrives by one bulk copy (cp.async.bulk
+// from lane 0, completing on an mbarrier of its slice) instead of about 5 16-byte cp.async a
+// lane; a partial last unit keeps the lanes' zero-filling copies.
+#ifndef BOO_POINTWISE_BULK_LOAD
+#define BOO_POINTWISE_BULK_LOAD 0
+#endif
 
 struct PointwisePlan {
   int slots;     // R: pixels per super-row
@@ -98,7 +104,8 @@ BOO_POINTWISE_HD inline bool pointwise_in_place(const PointwisePlan& p) {
 BOO_POINTWISE_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan& p, int n_tiles,
                                                             int c, int k, int element_bytes) {
   return pointwise_table_bytes(p, n_tiles, c, k, element_bytes) +
-         kPointwiseThreads / 32 * kPointwiseSlices * pointwise_slice_elements(p) * element_bytes;
+         kPointwiseThreads / 32 * kPointwiseSlices * pointwise_slice_elements(p) * element_bytes +
+         (BOO_POINTWISE_BULK_LOAD ? kPointwiseThreads / 32 * kPointwiseSlices * 8 : 0);
 }
 
 }  // namespace boo_kernels

@@ -23,8 +23,9 @@
 #           against lanes' 16-byte stores, on the ahead jobs' lines (-bulk-jobs.txt), two rounds;
 #   last:   (not run: the session's device time was spent; for the next session) the bulk
 #           jobs on the lanes' stores (base), bulk stores waited for in full (1, call 6's) and for
-#           their shared-memory reads only (2), with cuDNN, two rounds; then the whole
-#           tests/gpu/conv_pointwise.txt gate on each bulk form;
+#           their shared-memory reads only (2), bulk loads (BULK_LOAD=1) alone and with BULK_STORE=2,
+#           with cuDNN, two rounds; then the whole tests/gpu/conv_pointwise.txt gate on each new
+#           form;
 #   public: both public lists against their vendors (-V 1), compiled first;
 #   final:  (call 5, the landed tree: warp kernel with one unit before the set-up) the public
 #           C = 35 line three times against cuDNN, after `gates`.
@@ -104,10 +105,11 @@ for phase in "$@"; do
   bulk) ab bulk "base POINTWISE_BULK_STORE=1" ;;
   last)
     step preload-last 60 "$boo" preload -j 16 --commands-file tests/gpu/conv_pointwise.txt
-    ab bulk "base POINTWISE_BULK_STORE=1 POINTWISE_BULK_STORE=2" boo,cudnn
-    for v in 1 2; do
-      step gate-bulk$v 120 env BOO_NVCC_FLAGS=-DBOO_POINTWISE_BULK_STORE=$v "$boo" driver \
-        --backend boo -t 0 -V 1 --csv "$R/bulk$v-numerics.csv" \
+    ab bulk "base POINTWISE_BULK_STORE=1 POINTWISE_BULK_STORE=2 POINTWISE_BULK_LOAD=1 POINTWISE_BULK_LOAD=1+POINTWISE_BULK_STORE=2" boo,cudnn
+    for v in POINTWISE_BULK_STORE=2 POINTWISE_BULK_LOAD=1 POINTWISE_BULK_LOAD=1+POINTWISE_BULK_STORE=2; do
+      name=${v//[=+]/_}
+      step "gate-$name" 120 env BOO_NVCC_FLAGS="-DBOO_${v//+/ -DBOO_}" "$boo" driver \
+        --backend boo -t 0 -V 1 --csv "$R/numerics-$name.csv" \
         --commands-file tests/gpu/conv_pointwise.txt
     done
     ;;

@@ -64,7 +64,8 @@ TEST(ConvPointwisePlan, SharedMemoryFitsAndTheWarpKernelNeverHoldsFewerBlocks) {
       EXPECT_TRUE(fits(warp, 1)) << warp;
       // Where the warp kernel runs, its two slices a warp take less than the block kernel's
       // output buffers and stages: an SM holds at least as many of its blocks.
-      if (pointwise_in_place(p) && kPointwiseSlices == 2) {
+      // (The experiments' forms take more: three slices, or 128 bytes of mbarriers.)
+      if (pointwise_in_place(p) && kPointwiseSlices == 2 && !BOO_POINTWISE_BULK_LOAD) {
         EXPECT_LT(warp, block);
       }
       // The tables come first and keep what follows them 16-byte aligned.
