@@ -12,6 +12,10 @@
 #   round:   (call 2) the tf32 lines rounded in shared memory
 #            (base, landed after the call) against truncated by the mma (WGRAD_TF32_ROUND=0,
 #            what the call measured), boo only, two rounds;
+#   onebyone: (not run yet; for the next session) the four fp32 1x1 backward-weight lines a rule
+#            "direct kernel before the GEMM behind copies" would move (-onebyone-lines.txt):
+#            dispatch's pick (the GEMM) with cuDNN against the direct kernel first, -V 1, two
+#            rounds;
 #   shares:  (call 2) the direct kernel forced on layers whose taps leave warp groups idle
 #            (1x1, 1D x3, C = 32 and C = 16 3x3) and one that has none idle (stride 2, C = 64: a
 #            control), idle groups taking pixel shares (WGRAD_SHARES=1) against base, boo only.
@@ -42,6 +46,20 @@ for phase in "$@"; do
   ab) ab ab base ;;
   round) ab round "base WGRAD_TF32_ROUND=0" ;;
   shares) ab shares "base WGRAD_SHARES=1" ;;
+  onebyone)
+    lines=$J-onebyone-lines.txt
+    step preload-1x1 120 "$boo" preload -j 16 --commands-file $lines
+    step preload-1x1-first 120 env BOO_CONV_WGRAD_DIRECT=first "$boo" preload -j 16 \
+      --commands-file $lines
+    for rep in 1 2; do
+      step "onebyone-pick$rep" 120 "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 \
+        --explain --csv "$R/onebyone-pick$rep.csv" --commands-file $lines
+      step "onebyone-direct$rep" 120 env BOO_CONV_WGRAD_DIRECT=first "$boo" driver --backend boo \
+        -t 1 --iter 100 -V 1 --explain --csv "$R/onebyone-direct$rep.csv" --commands-file $lines
+      grep -E "^>>> (boo|cudnn): min" "$L/onebyone-pick$rep.log" "$L/onebyone-direct$rep.log" |
+        cut -c1-140
+    done
+    ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
