@@ -362,30 +362,27 @@ TEST_F(CliTest, DriverFlagsAfterTheCommandWorkAsMIOpenDriverUsersWriteThem) {
 // cannot start (a GPU backend without a GPU) leaves an existing --csv file as it was.
 TEST_F(CliTest, BadOptionValuesAreNamedAndLeaveFilesAlone) {
   const std::filesystem::path dir = tmp("bad-usage");
+  // Bad usage: exit status 2 and a message that says `text`.
+  const auto usage_error = [](const RunResult& r, const std::string& text) {
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  };
   std::filesystem::create_directories(dir);
   RunResult r = run_command({"driver"}, std::string(kSmallConv) + " --csv");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--csv: the value is missing"), std::string::npos) << r.err;
+  usage_error(r, "--csv: the value is missing");
   EXPECT_FALSE(std::filesystem::exists("convbfp16"));
   r = run_command({"parse", "--bogus"}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown option '--bogus'"), std::string::npos) << r.err;
+  usage_error(r, "unknown option '--bogus'");
   r = run_command({"parse", "--candidates", "0"}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--candidates: must be > 0, got 0"), std::string::npos) << r.err;
+  usage_error(r, "--candidates: must be > 0, got 0");
   r = run_command({"driver", "--cpu-max-gflop", "nan"}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--cpu-max-gflop: expected a number > 0, got 'nan'"), std::string::npos)
-      << r.err;
+  usage_error(r, "--cpu-max-gflop: expected a number > 0, got 'nan'");
   r = run_command({"driver", "--seed", "-1"}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--seed: must be >= 0"), std::string::npos) << r.err;
+  usage_error(r, "--seed: must be >= 0");
   r = run_command({"driver", "--backend", "reference,reference"}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("'reference' is named twice"), std::string::npos) << r.err;
+  usage_error(r, "'reference' is named twice");
   r = run_command({"driver", "--csv", ""}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--csv: expected a file name"), std::string::npos) << r.err;
+  usage_error(r, "--csv: expected a file name");
   r = run_command({"parse", "--candidates", "1"}, kSmallConv);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = run_boo({"parse", "--candidates", "1", "conv", "-n", "1", "-c", "8", "-k", "8"}, dir,
@@ -393,8 +390,7 @@ TEST_F(CliTest, BadOptionValuesAreNamedAndLeaveFilesAlone) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("dispatch unavailable"), std::string::npos) << r.err;
   r = run_command({"driver", "--csv", (dir / "no" / "x.csv").string()}, kSmallConv);
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--csv: cannot write"), std::string::npos) << r.err;
+  usage_error(r, "--csv: cannot write");
   const RunResult probe = run_command({"driver", "--backend", "reference"}, kSmallConv);
   if (probe.err.find("no usable CUDA GPU") == std::string::npos) return;  // a GPU: no more
   const std::filesystem::path kept = dir / "kept.csv";
