@@ -11,13 +11,7 @@
 # the caller's prefix J, two rounds) and `vendor` (a jobs file's lines with dispatch's pick
 # against a vendor);
 # and builds boo where it is not there yet.
-# The GPU machine has no network: without the carried headers every step would fail late.
-if [ ! -f .deps/device/cutlass/include/cutlass/cutlass.h ]; then
-  echo "error: .deps/device/cutlass is missing: run scripts/device-deps.sh on the development" \
-    "machine and name .deps/device in the device call's carry" >&2
-  exit 2
-fi
-export BOO_CUTLASS_DIR="$PWD/.deps/device/cutlass"
+source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
 boo=build/device/tools/boo/boo
 R="${OUT:-/tmp/$1}"
