@@ -540,8 +540,8 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WAR
     __syncwarp();  // the slice is free for a later fetch
     b = nb;
   }
-  // Before the block's shared memory goes: the stores complete (1, as measured), or have read
-  // their slices (2: what CUTLASS's TMA-store epilogues wait for; not measured yet).
+  // Before the block's shared memory goes: the stores have read their slices (2, the default: what
+  // CUTLASS's TMA-store epilogues wait for), or complete (1).
   if (BOO_POINTWISE_BULK_STORE == 1 && lane == 0) tma_store_wait<0>();
   if (BOO_POINTWISE_BULK_STORE == 2 && lane == 0) tma_store_wait_read<0>();
 }

@@ -30,22 +30,23 @@ constexpr int kPointwiseTileRows = 128;  // super-rows per tile: 16 per warp
 constexpr int kPointwiseStages = BOO_POINTWISE_STAGES;
 static_assert(kPointwiseStages >= 2, "the block kernel keeps a tile in flight while it multiplies");
 
-// An experiment (1): each unit's outputs leave the warp kernel by one bulk copy (cp.async.bulk)
-// from lane 0 instead of 16-byte stores from every lane, three slices a warp (a slice's store has
-// two units' time to read it before the slice is refilled), and lane 0 waits for its stores to
-// complete before the kernel ends. H200, one call
-// (bench/results/2026-11-29-pointwise-lean-h200.md): the public C = 35 line 16.2 -> 15.3 us, n64
-// c35 56x56 -4%, but a 1D line of one unit a warp 10% slower (the final wait on the global writes,
-// probably: CUTLASS's TMA-store epilogues wait for the reads of shared memory only); 6 of 6 lines
-// passed -V 1. Not on by default: the full GPU list has not run on it. 2: the same with lane 0
-// waiting for its stores' reads of shared memory only (not measured).
+// Each unit's outputs leave the warp kernel by one bulk copy (cp.async.bulk) from lane 0 instead
+// of 16-byte stores from every lane, three slices a warp (a slice's store has two units' time to
+// read it before the slice is refilled). 2 (the default): lane 0 waits for its stores' reads of
+// shared memory only before the kernel ends, as CUTLASS's TMA-store epilogues do; 1: for their
+// global writes too; 0: the lanes' stores. H200 (bench/results/2026-11-29-pointwise-lean-h200.md,
+// sections 2 and 5): over six lines against 0, 1 is 1.021x and 2 1.024x; the public C = 35 line
+// 15.20 -> 14.50 (1) and 14.45 us (2), a 1D line of one unit a warp 2% slower;
+// tests/gpu/conv_pointwise.txt passes 22/22 on each.
 #ifndef BOO_POINTWISE_BULK_STORE
-#define BOO_POINTWISE_BULK_STORE 0
+#define BOO_POINTWISE_BULK_STORE 2
 #endif
 constexpr int kPointwiseSlices = BOO_POINTWISE_BULK_STORE ? 3 : 2;
-// An experiment (1; not measured yet): each whole unit arrives by one bulk copy (cp.async.bulk
-// from lane 0, completing on an mbarrier of its slice) instead of about 5 16-byte cp.async a
-// lane; a partial last unit keeps the lanes' zero-filling copies.
+// An experiment (1): each whole unit arrives by one bulk copy (cp.async.bulk from lane 0,
+// completing on an mbarrier of its slice) instead of about 5 16-byte cp.async a lane; a partial
+// last unit keeps the lanes' zero-filling copies. H200 (same results, section 5): 1.014x alone
+// and 1.021x with BULK_STORE=2 over six lines, against 1.024x for BULK_STORE=2 alone; the public
+// line gains nothing from it (15.22 and 14.49 us). Off; passes the 22-line list.
 #ifndef BOO_POINTWISE_BULK_LOAD
 #define BOO_POINTWISE_BULK_LOAD 0
 #endif

@@ -24,8 +24,9 @@
 #   last:   (not run: the session's device time was spent; for the next session) the bulk
 #           jobs on the lanes' stores (base), bulk stores waited for in full (1, call 6's) and for
 #           their shared-memory reads only (2), bulk loads (BULK_LOAD=1) alone and with BULK_STORE=2,
-#           with cuDNN, two rounds; then the whole tests/gpu/conv_pointwise.txt gate on each new
-#           form;
+#           with cuDNN, two rounds;
+#   lastgates: the whole tests/gpu/conv_pointwise.txt gate (-V 1) on each bulk form, its kernels
+#           compiled first;
 #   public: both public lists against their vendors (-V 1), compiled first;
 #   final:  (call 5, the landed tree: warp kernel with one unit before the set-up) the public
 #           C = 35 line three times against cuDNN, after `gates`.
@@ -106,7 +107,16 @@ for phase in "$@"; do
   last)
     step preload-last 60 "$boo" preload -j 16 --commands-file tests/gpu/conv_pointwise.txt
     ab bulk "base POINTWISE_BULK_STORE=1 POINTWISE_BULK_STORE=2 POINTWISE_BULK_LOAD=1 POINTWISE_BULK_LOAD=1+POINTWISE_BULK_STORE=2" boo,cudnn
-    for v in POINTWISE_BULK_STORE=2 POINTWISE_BULK_LOAD=1 POINTWISE_BULK_LOAD=1+POINTWISE_BULK_STORE=2; do
+    ;;
+  lastgates)
+    # Every bulk form's kernels for the whole list compiled first (in parallel), then its gate.
+    forms="POINTWISE_BULK_STORE=1 POINTWISE_BULK_STORE=2 POINTWISE_BULK_LOAD=1 POINTWISE_BULK_LOAD=1+POINTWISE_BULK_STORE=2"
+    for v in $forms; do
+      step "preload-${v//[=+]/_}" 300 env BOO_NVCC_FLAGS="-DBOO_${v//+/ -DBOO_}" "$boo" preload \
+        -j 4 --commands-file tests/gpu/conv_pointwise.txt &
+    done
+    wait
+    for v in $forms; do
       name=${v//[=+]/_}
       step "gate-$name" 120 env BOO_NVCC_FLAGS="-DBOO_${v//+/ -DBOO_}" "$boo" driver \
         --backend boo -t 0 -V 1 --csv "$R/numerics-$name.csv" \
