@@ -1426,6 +1426,44 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                              p.in_layout != core::Layout::kChannelsLast &&
                              core::dtype_bytes(p.dtype) == 2 &&
                              !gemm_sm90_alignment(gemm_1x1->gemm).is_ok();
+  // conv.split_wgrad's direct kernel (backward weight): built before the GEMM, which it may
+  // precede.
+  const core::Status direct_supports = conv_split_wgrad_direct_supports(p);
+  const bool rank_direct =
+      direct_supports.is_ok() && options_.rank_conv_wgrad_direct && options_.rank_conv_split_wgrad;
+  ConvCandidate wgrad_direct;
+  if (rank_direct) {
+    wgrad_direct = own_candidate(kConvSplitWgrad, codegen::kConvSplitWgradDirectPrefix, p,
+                                 gemm_.device_model(), &predict_conv_split_wgrad_direct_us);
+  }
+  // A 1x1 backward weight whose GEMM would run on gemm.sm90_unaligned (fp32: both operands
+  // transposed into K-major copies for tf32) takes the direct kernel first where it is predicted
+  // faster than the GEMM's first pick: on four such fp32 lines the direct kernel measured
+  // 1.10-1.46x faster (H200, bench/results/2026-11-29-forced-lines-h200.md). With
+  // BOO_CONV_WGRAD_DIRECT=first it goes before the GEMM wherever it applies.
+  bool direct_before_gemm = gemm_1x1 && rank_direct && options_.conv_wgrad_direct_first;
+  if (direct_before_gemm) {
+    wgrad_direct.reason += "; first: BOO_CONV_WGRAD_DIRECT=first";
+    out.push_back(wgrad_direct);
+  } else if (gemm_1x1 && rank_direct && p.direction == ConvDirection::kBackwardWeight) {
+    auto picks = gemm_.candidates(gemm_1x1->gemm, nullptr);
+    if (picks) {
+      const auto pick = std::find_if(picks->begin(), picks->end(),
+                                     [](const GemmCandidate& x) { return x.predicted_us > 0.0; });
+      direct_before_gemm = pick != picks->end() &&
+                           pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0 &&
+                           wgrad_direct.predicted_us < pick->predicted_us;
+      if (direct_before_gemm) {
+        char text[160];
+        std::snprintf(text, sizeof(text),
+                      "; before conv.gemm_1x1, whose GEMM runs behind copies on "
+                      "gemm.sm90_unaligned (predicted %.1f us)",
+                      pick->predicted_us);
+        wgrad_direct.reason += text;
+        out.push_back(wgrad_direct);
+      }
+    }
+  }
   ConvCandidate gemm_1x1_candidate;
   if (gemm_1x1) {
     // The GEMM algorithms have persistent, stream-K and split-K schedulers that the
@@ -1448,17 +1486,14 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   // where they are predicted faster than the best of those.
   const core::Status split_wgrad = conv_split_wgrad_supports(p);
   const bool rank_split = split_wgrad.is_ok() && options_.rank_conv_split_wgrad;
-  ConvCandidate wgrad_direct;
-  bool wgrad_direct_first = false;
-  if (const core::Status w = conv_split_wgrad_direct_supports(p); !w.is_ok()) {
-    if (p.direction == ConvDirection::kBackwardWeight) note(w.message());
-  } else if (!options_.rank_conv_wgrad_direct || !options_.rank_conv_split_wgrad) {
+  bool wgrad_direct_first = direct_before_gemm;
+  if (!direct_supports.is_ok()) {
+    if (p.direction == ConvDirection::kBackwardWeight) note(direct_supports.message());
+  } else if (!rank_direct) {
     note(std::string("conv.split_wgrad's direct kernel is not ranked: ") +
          (options_.rank_conv_split_wgrad ? "BOO_CONV_WGRAD_DIRECT=0" : "BOO_CONV_SPLIT_WGRAD=0") +
          " leaves it out");
-  } else {
-    wgrad_direct = own_candidate(kConvSplitWgrad, codegen::kConvSplitWgradDirectPrefix, p,
-                                 gemm_.device_model(), &predict_conv_split_wgrad_direct_us);
+  } else if (!direct_before_gemm) {
     double others = sm90.is_ok() ? best_sm90(predict_conv_sm90_us) : kNoLimit;
     if (rank_split) others = std::min(others, best_split_wgrad());
     wgrad_direct_first = options_.conv_wgrad_direct_first || wgrad_direct.predicted_us < others;
