@@ -157,6 +157,16 @@ core::Status check_sm90_sizes(const ops::GemmProblem& p) {
   return core::Status::ok();
 }
 
+// The default rule set's 96-wide tiles are there for wave quantization: the same problem in tiles
+// 128 wide leaves a last wave partly idle. H200, 2026-11-29 (bench/results/
+// 2026-11-29-forced-lines-h200.md): 96 wide measured 1.09x faster on 3136x2048x512 (a 7x7 1x1
+// convolution: 528 tiles, 4 waves, against 400) and 1.10x on a tf32 2048x1536x1024; where the
+// 128-wide tiles already fit in one wave, 0.93x on 960x1088x1000 (bias, GELU) and 1.06x on a
+// batch of 8 512x384x64, so they are left out there.
+bool wave_tail_of_128(const ops::GemmProblem& p, const GemmSm90Config& c, const DeviceModel& d) {
+  return ceil_div(p.m, c.tile_m) * ceil_div(p.n, 128) * p.batch > d.sm_count;
+}
+
 // Valid configs of the rule set, best first by the model; the unaligned variant adds the
 // copies' traffic (each byte read and written, at ~70% of the copy rate) and their launches.
 std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d,
@@ -170,6 +180,9 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     // Split-K only where the K loop is long enough to split.
     if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
     if (c.swap_ab && (unaligned || !swap_pays(p))) continue;
+    if (rules == space::RuleSet::kDefault && c.tile_n == 96 && !wave_tail_of_128(p, c, d)) {
+      continue;
+    }
     if (c.scheduler == GemmScheduler::kSplitKParallel) {
       if (unaligned) continue;
       c.splits = parallel_splits_for(p, c, d);
