@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Device script of bench/results/2026-11-29-forced-lines-h200.md (repository root, .deps/device
+# carried):
+#   bash bench/results/2026-11-29-forced-lines-run.sh PHASE...
+#   forced: -forced-jobs.txt, two rounds, cuDNN beside each, each job -V 1 first: the public 7x7
+#           1x1 K = 2048 line on dispatch's pick and five tilings of 96 output columns (cuDNN's
+#           kernel is a 256x96 2x1-cluster cooperative one: 8 x 33 = 264 tiles, two waves on 132
+#           SMs); the four fp32 1x1 backward-weight lines on the pick (the GEMM behind transposed
+#           copies) and conv.split_wgrad's direct tf32 kernel; the 1D n7 c33 w1001 k7 line on the
+#           pick (conv.pointwise) and gemm.skinny through conv.gemm_1x1;
+#   public: both public lists against their vendors (-V 1), compiled first;
+#   t96:    (128x96 tiles in the default rule set) the five lines whose pick moves to them, on the
+#           new pick and the old one forced (-t96conv-jobs.txt with cuDNN, -t96gemm-jobs.txt with
+#           cuBLASLt), two rounds, -V 1 first;
+#   gates:  tests/gpu/gemm_tf32_transposed.txt, conv_tf32_1x1.txt and conv_wgrad_tf32.txt
+#           against the reference (boo, -V 1), each list's kernels compiled first;
+#   conv:   the public conv list against cuDNN (-V 1), compiled first.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source bench/device_steps.sh forced-lines
+J=bench/results/2026-11-29-forced-lines
+for phase in "$@"; do
+  case "$phase" in
+  forced) ab forced base boo,cudnn ;;
+  public) public_lists 300 ;;
+  t96)
+    ab t96conv base boo,cudnn
+    ab t96gemm base boo,cublaslt
+    ;;
+  gates)
+    for l in gemm_tf32_transposed conv_tf32_1x1 conv_wgrad_tf32; do
+      numerics "$l" "tests/gpu/$l.txt"
+    done
+    ;;
+  conv)
+    preload_public conv
+    public_list conv conv-public.csv 240
+    ;;
+  *) echo "unknown phase $phase" ;;
+  esac
+done
