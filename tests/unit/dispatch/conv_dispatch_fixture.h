@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <variant>
@@ -33,6 +34,14 @@ class ConvDispatchFixture : public boo::testing::FakeCacheTest {
     DispatchOptions o;
     o.force_config = force;
     return ConvDispatcher(*cache_, nullptr, *gemm_, o);
+  }
+  // A dispatcher built with the environment variable `name` set to `value` (unset again after):
+  // the BOO_CONV_* switches are read when a dispatcher is built.
+  ConvDispatcher dispatcher_with(const char* name, const char* value) {
+    setenv(name, value, 1);
+    ConvDispatcher d = dispatcher();
+    unsetenv(name);
+    return d;
   }
   std::unique_ptr<GemmDispatcher> gemm_;
 };

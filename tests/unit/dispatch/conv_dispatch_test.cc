@@ -159,22 +159,16 @@ TEST_F(ConvDispatchTest, PersistentConfigsRankByTheModelAndTheSwitch) {
            x.config.find("_pingpong") != std::string::npos;
   };
   EXPECT_FALSE(persistent(s->front())) << s->front().config;
-  setenv("BOO_CONV_PERSISTENT", "first", 1);
-  auto first = dispatcher().candidates(small, nullptr);
-  unsetenv("BOO_CONV_PERSISTENT");
+  auto first = dispatcher_with("BOO_CONV_PERSISTENT", "first").candidates(small, nullptr);
   ASSERT_TRUE(first.has_value());
   EXPECT_TRUE(persistent(first->front())) << first->front().config;
   for (const char* schedule : {"coop", "pingpong"}) {
-    setenv("BOO_CONV_PERSISTENT", schedule, 1);
-    auto only = dispatcher().candidates(small, nullptr);
-    unsetenv("BOO_CONV_PERSISTENT");
+    auto only = dispatcher_with("BOO_CONV_PERSISTENT", schedule).candidates(small, nullptr);
     ASSERT_TRUE(only.has_value());
     EXPECT_NE(only->front().config.find(std::string("_") + schedule), std::string::npos)
         << only->front().config;
   }
-  setenv("BOO_CONV_PERSISTENT", "0", 1);
-  auto off = dispatcher().candidates(dilated, nullptr);
-  unsetenv("BOO_CONV_PERSISTENT");
+  auto off = dispatcher_with("BOO_CONV_PERSISTENT", "0").candidates(dilated, nullptr);
   ASSERT_TRUE(off.has_value());
   for (const ConvCandidate& x : *off) EXPECT_FALSE(persistent(x)) << x.config;
 }
@@ -470,9 +464,7 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
       "-l 1 -j 1 -F ";
   // (conv.padded_channels' direct kernel, first on the forward stem, is left out: this checks
   // the padded configs; FewChannelsKernelRanksByTheModelAndTheSwitch checks the kernel.)
-  setenv("BOO_CONV_FEW_CHANNELS", "0", 1);
-  const ConvDispatcher padded_only = dispatcher();
-  unsetenv("BOO_CONV_FEW_CHANNELS");
+  const ConvDispatcher padded_only = dispatcher_with("BOO_CONV_FEW_CHANNELS", "0");
   for (const std::string dir : {"1", "4"}) {
     const ops::ConvProblem p = conv(stem + dir + kNhwc);
     ASSERT_TRUE(conv_padded_supports(p).is_ok()) << dir;
@@ -600,9 +592,8 @@ TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   }));
   // BOO_CONV_GROUPED=0 leaves it out: conv.direct, with a note that says why.
   notes.clear();
-  setenv("BOO_CONV_GROUPED", "0", 1);
-  auto off = dispatcher().candidates(conv(resnext + "1" + kNhwc), &notes);
-  unsetenv("BOO_CONV_GROUPED");
+  auto off =
+      dispatcher_with("BOO_CONV_GROUPED", "0").candidates(conv(resnext + "1" + kNhwc), &notes);
   ASSERT_TRUE(off.has_value());
   EXPECT_EQ(algorithms(*off), std::vector<std::string>{std::string(kConvDirect)});
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
@@ -631,18 +622,14 @@ TEST_F(ConvDispatchTest, SplitWgradSplitsBackwardWeightWithFewTilesOverTheImages
   const ops::ConvProblem p = resnet3x3(" -F 4");
   ASSERT_TRUE(conv_split_wgrad_supports(p).is_ok());
   std::vector<std::string> notes;
-  setenv("BOO_CONV_SPLIT_WGRAD", "0", 1);
-  auto off = dispatcher().candidates(p, &notes);
-  unsetenv("BOO_CONV_SPLIT_WGRAD");
+  auto off = dispatcher_with("BOO_CONV_SPLIT_WGRAD", "0").candidates(p, &notes);
   ASSERT_TRUE(off.has_value());
   EXPECT_EQ(off->front().algorithm, kConvSm90Implicit);
   EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
     return n.find("BOO_CONV_SPLIT_WGRAD=0") != std::string::npos;
   }));
   // (Without the direct kernel, which goes first here: its own test below.)
-  setenv("BOO_CONV_WGRAD_DIRECT", "0", 1);
-  ConvDispatcher ranked = dispatcher();
-  unsetenv("BOO_CONV_WGRAD_DIRECT");
+  ConvDispatcher ranked = dispatcher_with("BOO_CONV_WGRAD_DIRECT", "0");
   auto list = ranked.candidates(p, nullptr);
   ASSERT_TRUE(list.has_value());
   EXPECT_EQ(list->front().algorithm, kConvSplitWgrad);
@@ -709,11 +696,8 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRanksByTheModelAndTheSwitch) {
   EXPECT_TRUE(std::any_of(small->begin(), small->end(), [](const ConvCandidate& c) {
     return c.config == "conv.split_wgrad_bf16_f32acc_wgrad_2d_nobias.none";
   }));
-  setenv("BOO_CONV_WGRAD_DIRECT", "first", 1);
-  ConvDispatcher first = dispatcher();
-  setenv("BOO_CONV_WGRAD_DIRECT", "0", 1);
-  ConvDispatcher off = dispatcher();
-  unsetenv("BOO_CONV_WGRAD_DIRECT");
+  ConvDispatcher first = dispatcher_with("BOO_CONV_WGRAD_DIRECT", "first");
+  ConvDispatcher off = dispatcher_with("BOO_CONV_WGRAD_DIRECT", "0");
   auto forced_first = first.candidates(tiny, nullptr);
   ASSERT_TRUE(forced_first.has_value());
   EXPECT_EQ(forced_first->front().config, "conv.split_wgrad_bf16_f32acc_wgrad_2d_nobias.none");
@@ -845,9 +829,7 @@ TEST_F(ConvDispatchTest, OneByOneFp32BackwardWeightTakesTheDirectKernelBeforeThe
   auto list = dispatcher().candidates(half, nullptr);
   ASSERT_TRUE(list.has_value()) << list.status().message();
   EXPECT_EQ(list->front().algorithm, kConvGemm1x1);
-  setenv("BOO_CONV_WGRAD_DIRECT", "first", 1);
-  ConvDispatcher first = dispatcher();
-  unsetenv("BOO_CONV_WGRAD_DIRECT");
+  ConvDispatcher first = dispatcher_with("BOO_CONV_WGRAD_DIRECT", "first");
   auto forced_first = first.candidates(half, nullptr);
   ASSERT_TRUE(forced_first.has_value());
   EXPECT_EQ(forced_first->front().config, "conv.split_wgrad_bf16_f32acc_wgrad_2d_nobias.none");
@@ -882,9 +864,7 @@ TEST_F(ConvDispatchTest, FewChannelsKernelRanksByTheModelAndTheSwitch) {
   EXPECT_TRUE(std::any_of(list->begin(), list->end(), [](const ConvCandidate& c) {
     return c.algorithm == kConvPaddedChannels && c.config.find("_s2d") != std::string::npos;
   }));
-  setenv("BOO_CONV_FEW_CHANNELS", "0", 1);
-  ConvDispatcher off = dispatcher();
-  unsetenv("BOO_CONV_FEW_CHANNELS");
+  ConvDispatcher off = dispatcher_with("BOO_CONV_FEW_CHANNELS", "0");
   std::vector<std::string> notes;
   auto without = off.candidates(stem, &notes);
   ASSERT_TRUE(without.has_value());
@@ -978,11 +958,8 @@ TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
                                [](const ConvCandidate& c) { return c.algorithm == kConvSm90Taps; });
   ASSERT_NE(at, later->end());
   EXPECT_NE(at->reason.find("x 2 chunks of 64 channels"), std::string::npos) << at->reason;
-  setenv("BOO_CONV_TAPS", "first", 1);
-  ConvDispatcher first = dispatcher();
-  setenv("BOO_CONV_TAPS", "0", 1);
-  ConvDispatcher off = dispatcher();
-  unsetenv("BOO_CONV_TAPS");
+  ConvDispatcher first = dispatcher_with("BOO_CONV_TAPS", "first");
+  ConvDispatcher off = dispatcher_with("BOO_CONV_TAPS", "0");
   auto ahead = first.candidates(wide, nullptr);
   ASSERT_TRUE(ahead.has_value());
   EXPECT_EQ(ahead->front().algorithm, kConvSm90Taps);
