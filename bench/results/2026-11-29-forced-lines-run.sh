@@ -14,7 +14,10 @@
 #           cuBLASLt), two rounds, -V 1 first;
 #   gates:  tests/gpu/gemm_tf32_transposed.txt, conv_tf32_1x1.txt and conv_wgrad_tf32.txt
 #           against the reference (boo, -V 1), each list's kernels compiled first;
-#   conv:   the public conv list against cuDNN (-V 1), compiled first.
+#   conv:   the public conv list against cuDNN (-V 1), compiled first;
+#   k2048:  (call 5, the landed tree) the 7x7 1x1 K = 2048 line on its new pick (128x96 c2x1
+#           pingpong) and its neighbours (K 128 a k-block, strips of 8 by either raster, 2x2 and
+#           1x2 clusters, cooperative), -k2048-jobs.txt, with cuDNN, two rounds, -V 1 first.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -32,6 +35,7 @@ for phase in "$@"; do
       numerics "$l" "tests/gpu/$l.txt"
     done
     ;;
+  k2048) ab k2048 base boo,cudnn ;;
   conv)
     preload_public conv
     public_list conv conv-public.csv 240
