@@ -118,6 +118,43 @@ TEST_F(CliTest, ParseKeysOfGemmLogPrintsOneKeyPerProblem) {
   for (const std::string& key : keys) EXPECT_EQ(key.rfind("gemm_", 0), 0u) << key;
 }
 
+// Every commands file the GPU machine runs (tests/gpu/, bench/workloads/) parses here, and dispatch
+// ranks a first candidate for each of its GEMMs and convolutions: a bad line costs no device
+// time.
+TEST_F(CliTest, EveryGpuListParsesAndRanksWithoutAGpu) {
+  std::vector<std::filesystem::path> lists;
+  for (const char* dir : {"/tests/gpu", "/bench/workloads"}) {
+    for (const auto& e : std::filesystem::directory_iterator(std::string(BOO_SOURCE_DIR) + dir)) {
+      const std::string ext = e.path().extension().string();
+      if (ext == ".txt" || ext == ".log") lists.push_back(e.path());
+    }
+  }
+  ASSERT_GE(lists.size(), 20u);
+  for (const auto& list : lists) {
+    const RunResult keys = run({"parse", "--keys", "--commands-file", list.string()});
+    EXPECT_EQ(keys.exit_code, 0) << list << ": " << keys.err;
+    const size_t problems = lines_of(keys.out).size();
+    EXPECT_GT(problems, 0u) << list;
+    if (list.filename().string().rfind("layernorm", 0) == 0) continue;  // (no candidates shown)
+    const RunResult ranked = run({"parse", "--candidates", "1", "--commands-file", list.string()});
+    EXPECT_EQ(ranked.exit_code, 0) << list << ": " << ranked.err;
+    // Each problem's block (from its key line) has a first candidate.
+    size_t blocks = 0, ranked_blocks = 0;
+    bool first_seen = false;
+    for (const std::string& line : lines_of(ranked.out)) {
+      if (line.rfind("  key ", 0) == 0) {
+        ++blocks;
+        first_seen = false;
+      } else if (line.rfind("  #1 ", 0) == 0 && !first_seen) {
+        first_seen = true;
+        ++ranked_blocks;
+      }
+    }
+    EXPECT_EQ(blocks, problems) << list;
+    EXPECT_EQ(ranked_blocks, problems) << list << ":\n" << ranked.out.substr(0, 4000);
+  }
+}
+
 TEST_F(CliTest, ParseOfBadCommandFailsWithOneLineErrorNamingTheFlag) {
   const RunResult r = run_command({"parse"}, "conv -n 1 -c 8 -k 0");
   EXPECT_NE(r.exit_code, 0);
