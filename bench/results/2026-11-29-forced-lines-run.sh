@@ -17,7 +17,10 @@
 #   conv:   the public conv list against cuDNN (-V 1), compiled first;
 #   k2048:  (call 5, the landed tree) the 7x7 1x1 K = 2048 line on its new pick (128x96 c2x1
 #           pingpong) and its neighbours (K 128 a k-block, strips of 8 by either raster, 2x2 and
-#           1x2 clusters, cooperative), -k2048-jobs.txt, with cuDNN, two rounds, -V 1 first.
+#           1x2 clusters, cooperative), -k2048-jobs.txt, with cuDNN, two rounds, -V 1 first;
+#   tiles96: (not run yet: for the next session) tests/gpu/gemm_tiles96.txt's gate (boo and
+#           cuBLASLt, -V 1), then each of its lines on dispatch's pick (128x96) against the
+#           best-ranked config of another width (-tiles96-jobs.txt), with cuBLASLt, two rounds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -36,6 +39,12 @@ for phase in "$@"; do
     done
     ;;
   k2048) ab k2048 base boo,cudnn ;;
+  tiles96)
+    step tiles96-preload 240 "$boo" preload -j 16 --commands-file tests/gpu/gemm_tiles96.txt
+    step tiles96-gate 200 "$boo" driver --backend boo,cublaslt -t 0 -V 1 --explain \
+      --csv "$R/numerics-tiles96.csv" --commands-file tests/gpu/gemm_tiles96.txt
+    ab tiles96 base boo,cublaslt
+    ;;
   conv)
     preload_public conv
     public_list conv conv-public.csv 240
