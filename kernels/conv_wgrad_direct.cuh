@@ -33,6 +33,7 @@
 // grouped_row).
 #include "conv_common.cuh"
 #include "conv_grouped_direct.cuh"
+#include "conv_wgrad_1x1.cuh"
 #include "conv_wgrad_wgmma.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
@@ -542,8 +543,18 @@ struct ConvWgradDirectRunner {
     return sizeof(T) == 2 && BOO_WGRAD_WGMMA != 0 && wgmma_wgrad_plan(a, plan) == nullptr;
   }
 
-  // The fp32 partial dw a plan writes: a slice each (the wgmma kernel), or a share of a slice.
+  // Whether the fp32 1x1 kernel takes `a` (which reject() accepted; BOO_WGRAD_1X1, an
+  // experiment), and its plan.
+  static bool use_onebyone(const BooConvArgs& a, OneByOneWgradPlan* plan) {
+    return sizeof(T) == 4 && BOO_WGRAD_1X1 != 0 && onebyone_wgrad_geometry(a) &&
+           onebyone_wgrad_plan(a.n * a.out[0] * a.out[1] * a.out[2], a.k, a.c, a.sm_count, plan) ==
+               nullptr;
+  }
+
+  // The fp32 partial dw a plan writes: a slice each (the wgmma and 1x1 kernels), or a share of a
+  // slice.
   static int partials(const WgmmaWgradPlan& plan) { return plan.slices; }
+  static int partials(const OneByOneWgradPlan& plan) { return plan.slices; }
   static int partials(const WgradPlan& plan) { return plan.slices * plan.shares; }
 
   template <class Plan>
@@ -560,7 +571,10 @@ struct ConvWgradDirectRunner {
     WgradPlan plan{};
     if (reject(a, &plan) != nullptr) return -1;
     WgmmaWgradPlan wide{};
-    return use_wgmma(a, &wide) ? slices_bytes(wide) : slices_bytes(plan);
+    OneByOneWgradPlan flat{};
+    return use_wgmma(a, &wide)      ? slices_bytes(wide)
+           : use_onebyone(a, &flat) ? slices_bytes(flat)
+                                    : slices_bytes(plan);
   }
 
   // The launch of `kernel` (a, plan, slices, extra...) on `blocks` of `threads` and the plan's
@@ -588,9 +602,14 @@ struct ConvWgradDirectRunner {
     WgradPlan plan{};
     if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
     WgmmaWgradPlan wide{};
+    OneByOneWgradPlan flat{};
     const bool wgmma = use_wgmma(a, &wide);
-    if (const char* e =
-            conv_workspace_error(ws, wgmma ? slices_bytes(wide) : slices_bytes(plan), ws_bytes)) {
+    const bool onebyone = !wgmma && use_onebyone(a, &flat);
+    if (const char* e = conv_workspace_error(ws,
+                                             wgmma      ? slices_bytes(wide)
+                                             : onebyone ? slices_bytes(flat)
+                                                        : slices_bytes(plan),
+                                             ws_bytes)) {
       write_why(why, len, e);
       return BOO_ERROR;
     }
@@ -599,6 +618,15 @@ struct ConvWgradDirectRunner {
     float* slices = static_cast<float*>(ws);
     if constexpr (sizeof(T) == 2) {
       if (wgmma) return launch_wgmma(a, wide, slices, s, why, len);
+    }
+    if constexpr (sizeof(T) == 4 && BOO_WGRAD_1X1 != 0) {
+      if (onebyone) {
+        const auto kernel = flat.kb == 32 ? conv_wgrad_1x1_tf32_kernel<2>
+                                          : conv_wgrad_1x1_tf32_kernel<kWgradMaxMTiles>;
+        const unsigned blocks =
+            static_cast<unsigned>(flat.chunks) * static_cast<unsigned>(flat.slices);
+        return launch(a, kernel, flat, blocks, 32 * flat.warps, slices, s, why, len);
+      }
     }
     auto kernel = conv_wgrad_mma_kernel<T, 2>;
     if constexpr (kWgradWarpRows == 64) {

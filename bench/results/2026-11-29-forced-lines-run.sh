@@ -20,7 +20,12 @@
 #           1x2 clusters, cooperative), -k2048-jobs.txt, with cuDNN, two rounds, -V 1 first;
 #   tiles96: (not run yet: for the next session) tests/gpu/gemm_tiles96.txt's gate (boo and
 #           cuBLASLt, -V 1), then each of its lines on dispatch's pick (128x96) against the
-#           best-ranked config of another width (-tiles96-jobs.txt), with cuBLASLt, two rounds.
+#           best-ranked config of another width (-tiles96-jobs.txt), with cuBLASLt, two rounds;
+#   wgrad1x1: (not run yet: for the next session) conv.split_wgrad's fp32 1x1 kernel
+#           (-DBOO_WGRAD_1X1=1): tests/gpu/conv_wgrad_1x1.txt's gate with it (boo and cuDNN,
+#           -V 1), then -wgrad1x1-jobs.txt (that list and three more 1x1 lines, the direct
+#           kernel forced) on the direct kernel's 3x3 plan (base) against the 1x1 kernel, with
+#           cuDNN, two rounds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -39,6 +44,14 @@ for phase in "$@"; do
     done
     ;;
   k2048) ab k2048 base boo,cudnn ;;
+  wgrad1x1)
+    step w1x1-preload 240 env BOO_NVCC_FLAGS=-DBOO_WGRAD_1X1=1 BOO_CONV_WGRAD_DIRECT=first \
+      "$boo" preload -j 16 --commands-file tests/gpu/conv_wgrad_1x1.txt
+    step w1x1-gate 150 env BOO_NVCC_FLAGS=-DBOO_WGRAD_1X1=1 BOO_CONV_WGRAD_DIRECT=first \
+      "$boo" driver --backend boo,cudnn -t 0 -V 1 --explain --csv "$R/numerics-wgrad1x1.csv" \
+      --commands-file tests/gpu/conv_wgrad_1x1.txt
+    ab wgrad1x1 "base WGRAD_1X1=1" boo,cudnn
+    ;;
   tiles96)
     step tiles96-preload 240 "$boo" preload -j 16 --commands-file tests/gpu/gemm_tiles96.txt
     step tiles96-gate 200 "$boo" driver --backend boo,cublaslt -t 0 -V 1 --explain \

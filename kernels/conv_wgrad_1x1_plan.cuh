@@ -1,0 +1,70 @@
+// The plan of conv.split_wgrad's fp32 1x1 kernel (kernels/conv_wgrad_1x1.cuh), in plain C++ so
+// that host unit tests check it (tests/unit/jit/conv_wgrad_1x1_plan_test.cc).
+//
+// A 1x1, stride-1, unpadded backward weight is dw = dy^T x over the pixels, dy and x packed
+// channels-last: a tile of consecutive pixels is one contiguous run of each tensor. A block takes
+// kb output channels (rows of dw: 32, or 64 where K > 32) by cb input channels (a warp per 16,
+// at most 256: dy is read once per chunk of 256 of C) and walks the tiles of its slice of the
+// pixels; each slice writes its fp32 dw into the workspace, summed in a fixed order after.
+#pragma once
+
+#include <cstdint>
+
+namespace boo_kernels {
+
+constexpr int kOneByOneMaxChannels = 256;  // x's channels a block: 16 warps of 16
+constexpr int kOneByOneMaxShared = 200 * 1024;
+constexpr int kOneByOneMaxTile = 128;  // pixels a tile, at most
+constexpr int kOneByOneMinTile = 32;   // where smaller tiles would only add partial sums
+
+struct OneByOneWgradPlan {
+  int kb;     // output channels (dw rows) a block: 32 or 64 (2 or 4 m-tiles of 16)
+  int cb;     // input channels a block: a multiple of 16, at most 256
+  int warps;  // cb / 16: a warp takes 16 of x's channels and all kb rows
+  int k_chunks, c_chunks, chunks;
+  int tile;          // pixels a tile: a multiple of 8 (one tf32 k-step)
+  int x_row, y_row;  // shared-memory rows (floats) of a pixel: cb + 8, kb + 8
+  int slices;        // blocks a chunk, each its own fp32 dw
+  int shared_bytes;  // two stages of a tile of x and of dy
+  int64_t pixels, tiles, total;
+};
+
+inline int64_t onebyone_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The plan for `pixels` output pixels (N times the image), K output and C input channels
+// (multiples of 8) on `sm_count` SMs, or why not.
+inline const char* onebyone_wgrad_plan(int64_t pixels, int64_t k, int64_t c, int sm_count,
+                                       OneByOneWgradPlan* p) {
+  if (pixels < 1 || k < 8 || c < 8 || k % 8 != 0 || c % 8 != 0) {
+    return "conv.split_wgrad's 1x1 kernel needs pixels, and C and K multiples of 8";
+  }
+  p->kb = k <= 32 ? 32 : 64;
+  p->k_chunks = static_cast<int>(onebyone_ceil(k, p->kb));
+  p->c_chunks = static_cast<int>(onebyone_ceil(c, kOneByOneMaxChannels));
+  p->cb = static_cast<int>(onebyone_ceil(onebyone_ceil(c, p->c_chunks), 16) * 16);
+  p->warps = p->cb / 16;
+  p->chunks = p->k_chunks * p->c_chunks;
+  // Rows 8 words past a multiple of 16: the 64-bit loads of 4 pixels by 8 lanes meet every bank
+  // once (as conv.split_wgrad's tf32 direct kernel).
+  p->x_row = p->cb + 8;
+  p->y_row = p->kb + 8;
+  p->pixels = pixels;
+  p->total = k * c;
+  const int sms = sm_count > 0 ? sm_count : 132;
+  // The largest tile whose two stages fit, halved while the chunks' tiles would leave SMs idle.
+  int tile = kOneByOneMaxTile;
+  while (tile > 8 && 2 * tile * (p->x_row + p->y_row) * 4 > kOneByOneMaxShared) tile /= 2;
+  while (tile > kOneByOneMinTile && onebyone_ceil(pixels, tile) * p->chunks < sms) tile /= 2;
+  p->tile = tile;
+  p->shared_bytes = 2 * tile * (p->x_row + p->y_row) * 4;
+  p->tiles = onebyone_ceil(pixels, tile);
+  if (p->tiles >= (int64_t{1} << 31)) {
+    return "conv.split_wgrad's 1x1 kernel takes fewer than 2^31 pixel tiles";
+  }
+  int64_t slices = sms / p->chunks;
+  slices = slices < 1 ? 1 : slices;
+  p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+  return nullptr;
+}
+
+}  // namespace boo_kernels
