@@ -39,6 +39,7 @@
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
+#include "split_slices.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
 
@@ -134,9 +135,7 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
   }
   p->k_chunks = static_cast<int>(a.k / kTapsChannels);
   const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
-  int64_t slices = sms / p->k_chunks;
-  slices = slices < 1 ? 1 : slices;
-  p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+  p->slices = slices_per_chunk(sms, p->k_chunks, p->tiles);
   return nullptr;
 }
 

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "split_slices.cuh"
+
 namespace boo_kernels {
 
 constexpr int kOneByOneMaxChannels = 256;  // x's channels a block: 16 warps of 16
@@ -61,9 +63,7 @@ inline const char* onebyone_wgrad_plan(int64_t pixels, int64_t k, int64_t c, int
   if (p->tiles >= (int64_t{1} << 31)) {
     return "conv.split_wgrad's 1x1 kernel takes fewer than 2^31 pixel tiles";
   }
-  int64_t slices = sms / p->chunks;
-  slices = slices < 1 ? 1 : slices;
-  p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+  p->slices = slices_per_chunk(sms, p->chunks, p->tiles);
   return nullptr;
 }
 

@@ -153,9 +153,7 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes
     if (p->tiles >= (int64_t{1} << 31)) {
       return "conv.split_wgrad's direct kernel takes fewer than 2^31 pixel tiles";
     }
-    int64_t slices = sms / p->chunks;
-    slices = slices < 1 ? 1 : slices;
-    p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+    p->slices = slices_per_chunk(sms, p->chunks, p->tiles);
     return nullptr;
   }
   return "conv.split_wgrad's direct kernel: the input tile of 16 pixels exceeds its shared memory "

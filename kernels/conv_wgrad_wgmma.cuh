@@ -35,6 +35,7 @@
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
+#include "split_slices.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
 
@@ -193,9 +194,7 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   const int by_threads = kWgmmaWgradGroups / p->groups;
   const int per_sm = by_shared < by_threads ? by_shared : by_threads;
   const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
-  int64_t slices = sms * (per_sm > 0 ? per_sm : 1) / p->chunks;
-  slices = slices < 1 ? 1 : slices;
-  p->slices = static_cast<int>(slices < p->tiles ? slices : p->tiles);
+  p->slices = slices_per_chunk(sms * (per_sm > 0 ? per_sm : 1), p->chunks, p->tiles);
   return nullptr;
 }
 
