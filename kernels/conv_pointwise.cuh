@@ -430,9 +430,6 @@ __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? 3 : 2)
 #ifndef BOO_POINTWISE_WARP
 #define BOO_POINTWISE_WARP 1
 #endif
-#ifndef BOO_POINTWISE_WARP_BLOCKS
-#define BOO_POINTWISE_WARP_BLOCKS 3
-#endif
 
 template <class T, int kNs, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kPointwiseThreads, kNs < 8 ? BOO_POINTWISE_WARP_BLOCKS : 2)
@@ -588,10 +585,11 @@ struct ConvPointwiseRunner {
     const int c = static_cast<int>(a.c), k = static_cast<int>(a.k);
     if constexpr (sizeof(T) == 2) {
       const PointwisePlan plan = pointwise_plan(pixels, c, k);
-      // Warps of their own where the outputs fit over the inputs (R K <= R C + 1); the block
-      // kernel elsewhere (few input channels and many outputs: a warp's unit is then a few
-      // hundred bytes of x against kilobytes of y).
-      if (BOO_POINTWISE_WARP && pointwise_in_place(plan)) {  // a wave of blocks at most
+      // Warps of their own where the outputs fit over the inputs (R K <= R C + 1) and an SM
+      // holds as many of its blocks (pointwise_warp_kernel); the block kernel elsewhere (few
+      // input channels and many outputs: a warp's unit is then a few hundred bytes of x against
+      // kilobytes of y). A wave of blocks at most either way.
+      if (BOO_POINTWISE_WARP && pointwise_warp_kernel(plan, kK / 8, c, k, sizeof(T))) {
         return launch_tile_wave(
             conv_pointwise_mma_warp_kernel<T, kK / 8, kHasBias, kAct>, kPointwiseThreads,
             static_cast<int>(pointwise_warp_shared_bytes(plan, kK / 8, c, k, sizeof(T))),

@@ -109,4 +109,31 @@ BOO_POINTWISE_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan&
          (BOO_POINTWISE_BULK_LOAD ? kPointwiseThreads / 32 * kPointwiseSlices * 8 : 0);
 }
 
+// The warp kernel's blocks an SM at most (its launch bounds below 8 n-tiles; 2 from 8 on, as the
+// block kernel's). BOO_POINTWISE_WARP_BLOCKS=4 is for measuring (conv_pointwise.cuh).
+#ifndef BOO_POINTWISE_WARP_BLOCKS
+#define BOO_POINTWISE_WARP_BLOCKS 3
+#endif
+
+// Blocks of `shared_bytes` an SM holds (sm_90: 228 KB, 1 KB of it reserved for each block), at
+// most `budget` (the kernel's launch bounds: its registers).
+BOO_POINTWISE_HD inline int pointwise_blocks_per_sm(int64_t shared_bytes, int budget) {
+  const int64_t by_shared = 228 * 1024 / (shared_bytes + 1024);
+  return static_cast<int>(by_shared < budget ? by_shared : budget);
+}
+
+// Whether the warp kernel runs: where a unit's outputs fit over its slice and an SM holds at
+// least as many of its blocks as of the block kernel's. With three slices a warp
+// (BOO_POINTWISE_BULK_STORE) the second fails on 379 of the 2080 in-place classes (C from 38 up,
+// K near C): there the warp kernel would hold one block fewer (C = 38, K = 33: 2 against 3).
+BOO_POINTWISE_HD inline bool pointwise_warp_kernel(const PointwisePlan& p, int n_tiles, int c,
+                                                   int k, int element_bytes) {
+  const bool narrow = n_tiles < 8;
+  return pointwise_in_place(p) &&
+         pointwise_blocks_per_sm(pointwise_warp_shared_bytes(p, n_tiles, c, k, element_bytes),
+                                 narrow ? BOO_POINTWISE_WARP_BLOCKS : 2) >=
+             pointwise_blocks_per_sm(pointwise_shared_bytes(p, n_tiles, c, k, element_bytes),
+                                     narrow ? 3 : 2);
+}
+
 }  // namespace boo_kernels

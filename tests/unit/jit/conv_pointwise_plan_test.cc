@@ -75,6 +75,28 @@ TEST(ConvPointwisePlan, SharedMemoryFitsAndTheWarpKernelNeverHoldsFewerBlocks) {
       EXPECT_EQ(pointwise_warp_out_elements(p) * 2 % 16, 0);
     }
   }
+  // The runner's choice: the warp kernel in place where an SM holds as many of its blocks.
+  int warp_classes = 0;
+  for (int c = 1; c <= kPointwiseMaxChannels; ++c) {
+    for (int k = 1; k <= kPointwiseMaxChannels; ++k) {
+      const PointwisePlan p = pointwise_plan(4096, c, k);
+      const int n_tiles = (k + 7) / 8;
+      if (!pointwise_warp_kernel(p, n_tiles, c, k, 2)) continue;
+      ++warp_classes;
+      EXPECT_TRUE(pointwise_in_place(p)) << c << " " << k;
+      const int budget = n_tiles < 8 ? 3 : 2;
+      EXPECT_GE(pointwise_blocks_per_sm(pointwise_warp_shared_bytes(p, n_tiles, c, k, 2), budget),
+                pointwise_blocks_per_sm(pointwise_shared_bytes(p, n_tiles, c, k, 2), budget))
+          << c << " " << k;
+    }
+  }
+  EXPECT_GT(warp_classes, 1000);
+  // The lines the warp kernel was measured on take it (C = K = 35, C = 35 K = 13, C = 33 K = 7);
+  // C = 38, K = 33 (two blocks of the warp kernel against three of the block kernel's) does not.
+  EXPECT_TRUE(pointwise_warp_kernel(pointwise_plan(196608, 35, 35), 5, 35, 35, 2));
+  EXPECT_TRUE(pointwise_warp_kernel(pointwise_plan(78400, 35, 13), 2, 35, 13, 2));
+  EXPECT_TRUE(pointwise_warp_kernel(pointwise_plan(7007, 33, 7), 1, 33, 7, 2));
+  EXPECT_FALSE(pointwise_warp_kernel(pointwise_plan(4096, 38, 33), 5, 38, 33, 2));
   // The public C = K = 35 line: three blocks an SM (its launch bounds' budget) on either kernel.
   const PointwisePlan pub = pointwise_plan(196608, 35, 35);
   EXPECT_TRUE(fits(pointwise_shared_bytes(pub, 5, 35, 35, 2), 3));
