@@ -25,7 +25,11 @@
 #           (-DBOO_WGRAD_1X1=1): tests/gpu/conv_wgrad_1x1.txt's gate with it (boo and cuDNN,
 #           -V 1), then -wgrad1x1-jobs.txt (that list and three more 1x1 lines, the direct
 #           kernel forced) on the direct kernel's 3x3 plan (base) against the 1x1 kernel, with
-#           cuDNN, two rounds.
+#           cuDNN, two rounds;
+#   pwblock: four conv.pointwise lines in place whose warp kernel an SM would hold one block fewer
+#           of than the block kernel (24daac7 runs the block kernel there), -pwblock-jobs.txt:
+#           the block kernel (base) against the warp kernel of two slices a warp (the lanes'
+#           stores, POINTWISE_BULK_STORE=0), with cuDNN, two rounds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -52,6 +56,7 @@ for phase in "$@"; do
       --commands-file tests/gpu/conv_wgrad_1x1.txt
     ab wgrad1x1 "base WGRAD_1X1=1" boo,cudnn
     ;;
+  pwblock) ab pwblock "base POINTWISE_BULK_STORE=0" boo,cudnn ;;
   tiles96)
     step tiles96-preload 240 "$boo" preload -j 16 --commands-file tests/gpu/gemm_tiles96.txt
     step tiles96-gate 200 "$boo" driver --backend boo,cublaslt -t 0 -V 1 --explain \
