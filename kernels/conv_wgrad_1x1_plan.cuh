@@ -14,6 +14,12 @@
 
 namespace boo_kernels {
 
+// Slices an SM, at most (0: as many as it holds blocks). For measuring: many slices of a small
+// dw leave its fixed-order reduction a long serial sum a thread.
+#ifndef BOO_WGRAD_1X1_SLICES_PER_SM
+#define BOO_WGRAD_1X1_SLICES_PER_SM 0
+#endif
+
 constexpr int kOneByOneMaxChannels = 256;  // x's channels a block: 16 warps of 16
 constexpr int kOneByOneMaxShared = 200 * 1024;
 constexpr int kOneByOneMaxTile = 128;  // pixels a tile, at most
@@ -28,10 +34,25 @@ struct OneByOneWgradPlan {
   int x_row, y_row;  // shared-memory rows (floats) of a pixel: cb + 8, kb + 8
   int slices;        // blocks a chunk, each its own fp32 dw
   int shared_bytes;  // two stages of a tile of x and of dy
+  int per_sm;        // blocks an SM holds (shared memory; at most 16 warps an SM)
   int64_t pixels, tiles, total;
 };
 
 inline int64_t onebyone_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Two stages of a tile of x and of dy, in bytes.
+inline int onebyone_shared(int tile, const OneByOneWgradPlan& p) {
+  return 2 * tile * (p.x_row + p.y_row) * 4;
+}
+
+// The blocks an SM holds: as many as its 228 KB of shared memory take (1 KB each reserved), at
+// most 16 warps (the kernel may use 128 registers a thread).
+inline int onebyone_blocks_per_sm(int tile, const OneByOneWgradPlan& p) {
+  const int by_shared = 228 * 1024 / (onebyone_shared(tile, p) + 1024);
+  const int by_warps = 16 / p.warps;
+  const int blocks = by_shared < by_warps ? by_shared : by_warps;
+  return blocks < 1 ? 1 : blocks;
+}
 
 // The plan for `pixels` output pixels (N times the image), K output and C input channels
 // (multiples of 8) on `sm_count` SMs, or why not.
@@ -53,17 +74,27 @@ inline const char* onebyone_wgrad_plan(int64_t pixels, int64_t k, int64_t c, int
   p->pixels = pixels;
   p->total = k * c;
   const int sms = sm_count > 0 ? sm_count : 132;
-  // The largest tile whose two stages fit, halved while the chunks' tiles would leave SMs idle.
+  // The largest tile whose two stages fit; then, for blocks of fewer than 8 warps, halved while an
+  // SM would hold fewer than 8 of their warps (n64 c16 56x56 k16, one warp a block and one block
+  // an SM on 128-pixel tiles, measured 66 us against 48 for the 3x3 plan); then halved while the
+  // chunks' tiles would leave resident blocks idle.
   int tile = kOneByOneMaxTile;
-  while (tile > 8 && 2 * tile * (p->x_row + p->y_row) * 4 > kOneByOneMaxShared) tile /= 2;
-  while (tile > kOneByOneMinTile && onebyone_ceil(pixels, tile) * p->chunks < sms) tile /= 2;
+  while (tile > 8 && onebyone_shared(tile, *p) > kOneByOneMaxShared) tile /= 2;
+  while (tile > kOneByOneMinTile && onebyone_blocks_per_sm(tile, *p) * p->warps < 8) tile /= 2;
+  while (tile > kOneByOneMinTile && onebyone_ceil(pixels, tile) * p->chunks <
+                                        int64_t{sms} * onebyone_blocks_per_sm(tile, *p)) {
+    tile /= 2;
+  }
   p->tile = tile;
-  p->shared_bytes = 2 * tile * (p->x_row + p->y_row) * 4;
+  p->shared_bytes = onebyone_shared(tile, *p);
+  p->per_sm = onebyone_blocks_per_sm(tile, *p);
   p->tiles = onebyone_ceil(pixels, tile);
   if (p->tiles >= (int64_t{1} << 31)) {
     return "conv.split_wgrad's 1x1 kernel takes fewer than 2^31 pixel tiles";
   }
-  p->slices = slices_per_chunk(sms, p->chunks, p->tiles);
+  const int cap = BOO_WGRAD_1X1_SLICES_PER_SM;
+  p->slices = slices_per_chunk(int64_t{sms} * (cap > 0 && cap < p->per_sm ? cap : p->per_sm),
+                               p->chunks, p->tiles);
   return nullptr;
 }
 

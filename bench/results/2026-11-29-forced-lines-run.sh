@@ -30,6 +30,11 @@
 #           of than the block kernel (24daac7 runs the block kernel there), -pwblock-jobs.txt:
 #           the block kernel (base) against the warp kernel of two slices a warp (the lanes'
 #           stores, POINTWISE_BULK_STORE=0), with cuDNN, two rounds.
+#   w1x1pick: (this session's call 2: the 1x1 kernel on by default, small blocks several an SM)
+#           tests/gpu/conv_wgrad_1x1.txt's and conv_wgrad_tf32.txt's gates (boo and cuDNN, -V 1),
+#           then -w1x1pick-jobs.txt: the wgrad1x1 lines on dispatch's pick and on the direct
+#           kernel forced, the slices an SM as planned (base) and at most one
+#           (WGRAD_1X1_SLICES_PER_SM=1), with cuDNN, two rounds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -57,6 +62,14 @@ for phase in "$@"; do
     ab wgrad1x1 "base WGRAD_1X1=1" boo,cudnn
     ;;
   pwblock) ab pwblock "base POINTWISE_BULK_STORE=0" boo,cudnn ;;
+  w1x1pick)
+    for l in conv_wgrad_1x1 conv_wgrad_tf32; do
+      step "$l-preload" 240 "$boo" preload -j 16 --commands-file "tests/gpu/$l.txt"
+      step "$l" 150 "$boo" driver --backend boo,cudnn -t 0 -V 1 --explain \
+        --csv "$R/numerics-$l.csv" --commands-file "tests/gpu/$l.txt"
+    done
+    ab w1x1pick "base WGRAD_1X1_SLICES_PER_SM=1" boo,cudnn
+    ;;
   tiles96)
     step tiles96-preload 240 "$boo" preload -j 16 --commands-file tests/gpu/gemm_tiles96.txt
     step tiles96-gate 200 "$boo" driver --backend boo,cublaslt -t 0 -V 1 --explain \

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "../../kernels/conv_wgrad_1x1_plan.cuh"
 #include "boo/codegen/conv_codegen.h"
 #include "boo/dispatch/conv_dgrad_phases.h"
 #include "boo/dispatch/gemm_algorithms.h"
@@ -93,6 +94,19 @@ constexpr WgmmaWgradCosts kWgmmaWgradCopied = {10.7, 0.0296, 128.4, 0.191};
 constexpr WgmmaWgradCosts kWgmmaWgradTma = {9.99, 0.0, 176.5, 0.2417};
 constexpr double kWgradDirectTileUs = 1.03;
 constexpr double kWgradDirectPartialShare = 1.5;
+// Its fp32 1x1 kernel (kernels/conv_wgrad_1x1.cuh): a fixed cost a tile (two barriers, the
+// rounding pass, the first loads' latency), the bytes a block of 4 or more warps stages per us
+// and an SM's at most, the latency of 32 slices summed in the reduction, and a fixed cost past
+// the two launches. Fitted on an H200 to 12 lines of bench/results/2026-11-29-forced-lines-h200.md
+// (the wgrad1x1 call: 56.4 us for n32 c256 56x56 k64, 23.6 for n8 c1000 7x7 k520, 6.5-13.6 for
+// small ones; within about 15% on 10 of them) and to n64 c16 56x56 k16 on one one-warp block an
+// SM (66.1 us: 4.8 us a 128-pixel tile); the sum's latency from that line on 13 one-warp blocks
+// an SM and 1716 slices (24.2 us).
+constexpr double kOneByOneWgradTileUs = 1.0;
+constexpr double kOneByOneWgradCopyRate = 25e3;  // bytes per us
+constexpr double kOneByOneWgradSmRate = 30e3;
+constexpr double kOneByOneWgradSumUs = 0.05;
+constexpr double kOneByOneWgradFixedUs = 0.5;
 // conv.sm90_taps (kernels/conv_taps_wgmma.cuh): its wgmma's share of the 16-bit tensor peak per
 // SM while a tile's taps issue; a warpgroup's epilogue (bias, activation, stmatrix, the TMA store
 // reading the stage), which runs under the other warpgroup's mma where those take longer; a fixed
@@ -684,6 +698,53 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
   return cost.fixed_us + compute_us + reduce_us + copy_us;
 }
 
+// The fp32 1x1 kernel's time where it takes `p` (kernels/conv_wgrad_1x1_plan.cuh's plan), or a
+// negative value: per slice its tiles, each a fixed cost and its staged bytes at a block's copy
+// rate (fewer than 4 warps copy slower) or its share of the SM's; the slices' fp32 partials
+// written and summed (a thread sums slices / 8 of them, 4 loads in flight); two launches.
+double predict_onebyone_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, double copy_us,
+                                 std::string* why) {
+  if (p.dtype != core::DType::kF32) return -1.0;
+  for (size_t i = 0; i < p.filter.size(); ++i) {
+    if (p.filter[i] != 1 || p.stride[i] != 1 || p.padding[i] != 0) return -1.0;
+  }
+  const std::vector<int64_t> out = p.output();
+  boo_kernels::OneByOneWgradPlan plan{};
+  if (boo_kernels::onebyone_wgrad_plan(p.n * product(out), p.k, p.c, static_cast<int>(d.sm_count),
+                                       &plan) != nullptr) {
+    return -1.0;
+  }
+  const int64_t blocks = int64_t{plan.chunks} * plan.slices;
+  const int64_t resident = std::clamp<int64_t>(ceil_div(blocks, d.sm_count), 1, plan.per_sm);
+  const double block_rate =
+      kOneByOneWgradCopyRate * std::min(1.0, static_cast<double>(plan.warps) / 4.0);
+  const double rate = std::min(block_rate, kOneByOneWgradSmRate / static_cast<double>(resident));
+  const double tile_bytes = static_cast<double>(plan.tile) * (plan.cb + plan.kb) * 4.0;
+  const double tile_us = kOneByOneWgradTileUs + tile_bytes / rate;
+  const int64_t rounds = ceil_div(plan.tiles, plan.slices) *
+                         ceil_div(blocks, d.sm_count * static_cast<int64_t>(plan.per_sm));
+  const double compute_us = static_cast<double>(rounds) * tile_us;
+  const double memory_us = static_cast<double>(p.min_bytes()) *
+                           static_cast<double>(std::max(plan.k_chunks, plan.c_chunks)) /
+                           (d.bandwidth_gbs * 1e3);
+  const double partial_bytes =
+      2.0 * static_cast<double>(plan.slices) * 4.0 * static_cast<double>(plan.total);
+  const double reduce_us =
+      std::max(partial_bytes / (kWgradDirectPartialShare * d.bandwidth_gbs * 1e3),
+               static_cast<double>(ceil_div(plan.slices, 32)) * kOneByOneWgradSumUs);
+  if (why != nullptr) {
+    char costs[160];
+    std::snprintf(costs, sizeof(costs),
+                  "1x1 tf32 kernel, %d-pixel tiles, %lld a slice: %.1f us, %.1f us memory, %.1f "
+                  "us fp32 slices",
+                  plan.tile, static_cast<long long>(ceil_div(plan.tiles, plan.slices)), compute_us,
+                  memory_us, reduce_us);
+    *why = wgrad_reason(plan.tiles, plan.slices, plan.chunks, costs, copy_us > 0);
+  }
+  return std::max(compute_us, memory_us) + reduce_us + copy_us + 2.0 * d.launch_us +
+         kOneByOneWgradFixedUs;
+}
+
 }  // namespace
 
 double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const DeviceModel& d,
@@ -692,6 +753,7 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const double copy_us =
       copies > 0 ? static_cast<double>(copies) / (d.bandwidth_gbs * 1e3) + d.launch_us : 0.0;
   if (const double wide = predict_wgmma_wgrad_us(p, d, copy_us, why); wide >= 0.0) return wide;
+  if (const double flat = predict_onebyone_wgrad_us(p, d, copy_us, why); flat >= 0.0) return flat;
   // Elsewhere the mma.sync kernel's plan (kernels/conv_wgrad_direct.cuh, wgrad_plan): blocks of 32
   // or 64 output channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up
   // to 256 output pixels of one plane where every slice walks at least 4 of them, else 128 or
@@ -1439,8 +1501,12 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   // A 1x1 backward weight whose GEMM would run on gemm.sm90_unaligned (fp32: both operands
   // transposed into K-major copies for tf32) takes the direct kernel first where it is predicted
   // faster than the GEMM's first pick: on four such fp32 lines the direct kernel measured
-  // 1.10-1.46x faster (H200, bench/results/2026-11-29-forced-lines-h200.md). With
-  // BOO_CONV_WGRAD_DIRECT=first it goes before the GEMM wherever it applies.
+  // 1.10-1.46x faster (H200, bench/results/2026-11-29-forced-lines-h200.md), its 1x1 kernel
+  // faster still. An fp32 one whose GEMM would run on gemm.skinny takes it first always: the
+  // skinny kernel gathers both MN-major operands and measured 1.9-13.7x slower than the 1x1
+  // kernel on three such lines (333 against 24 us on n64 c16 56x56 k16) and 0.85x on a
+  // one-pixel one (same results). With BOO_CONV_WGRAD_DIRECT=first it goes before the GEMM
+  // wherever it applies.
   bool direct_before_gemm = gemm_1x1 && rank_direct && options_.conv_wgrad_direct_first;
   if (direct_before_gemm) {
     wgrad_direct.reason += "; first: BOO_CONV_WGRAD_DIRECT=first";
@@ -1450,14 +1516,19 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     if (picks) {
       const auto pick = std::find_if(picks->begin(), picks->end(),
                                      [](const GemmCandidate& x) { return x.predicted_us > 0.0; });
-      direct_before_gemm = pick != picks->end() &&
-                           pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0 &&
-                           wgrad_direct.predicted_us < pick->predicted_us;
+      const bool copied =
+          pick != picks->end() && pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0;
+      const bool gathered = pick != picks->end() && p.dtype == core::DType::kF32 &&
+                            pick->config.rfind(space::kGemmSkinnyPrefix, 0) == 0;
+      direct_before_gemm = gathered || (copied && wgrad_direct.predicted_us < pick->predicted_us);
       if (direct_before_gemm) {
-        char text[160];
+        char text[200];
         std::snprintf(text, sizeof(text),
-                      "; before conv.gemm_1x1, whose GEMM runs behind copies on "
-                      "gemm.sm90_unaligned (predicted %.1f us)",
+                      copied ? "; before conv.gemm_1x1, whose GEMM runs behind copies on "
+                               "gemm.sm90_unaligned (predicted %.1f us)"
+                             : "; before conv.gemm_1x1, whose GEMM would gather both MN-major "
+                               "fp32 operands on gemm.skinny (predicted %.1f us, measured up "
+                               "to 14x slower)",
                       pick->predicted_us);
         wgrad_direct.reason += text;
         out.push_back(wgrad_direct);

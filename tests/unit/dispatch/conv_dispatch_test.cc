@@ -801,9 +801,10 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRunsFp32InTf32) {
 }
 
 // A 1x1 fp32 backward weight: the GEMM would run behind K-major copies on gemm.sm90_unaligned,
-// so the direct tf32 kernel goes first where it is predicted faster (measured 1.10-1.46x on four
-// such lines); a bf16 one keeps conv.gemm_1x1 first (gemm.sm90, no copies); with
-// BOO_CONV_WGRAD_DIRECT=first the direct kernel goes before the GEMM there too.
+// so the direct tf32 kernel goes first where it is predicted faster (its 3x3 plan measured
+// 1.10-1.46x faster on four such lines, the 1x1 kernel 1.4-2.9x faster than that); a bf16 one keeps
+// conv.gemm_1x1 first (gemm.sm90, no copies); with BOO_CONV_WGRAD_DIRECT=first the direct kernel
+// goes before the GEMM there too.
 TEST_F(ConvDispatchTest, OneByOneFp32BackwardWeightTakesTheDirectKernelBeforeTheCopiedGemm) {
   for (const char* shape : {" -n 4 -c 64 -H 7 -W 7 -k 96", " -n 32 -c 256 -H 56 -W 56 -k 64"}) {
     const ops::ConvProblem p =
@@ -814,6 +815,9 @@ TEST_F(ConvDispatchTest, OneByOneFp32BackwardWeightTakesTheDirectKernelBeforeThe
     EXPECT_EQ(list->front().config, "conv.split_wgrad_fp32_tf32_wgrad_2d_nobias.none") << shape;
     EXPECT_NE(list->front().reason.find("before conv.gemm_1x1"), std::string::npos)
         << list->front().reason;
+    // Predicted on the 1x1 kernel's plan (kernels/conv_wgrad_1x1_plan.cuh), not the 3x3 one's.
+    EXPECT_NE(list->front().reason.find("1x1 tf32 kernel"), std::string::npos)
+        << list->front().reason;
     EXPECT_EQ((*list)[1].algorithm, kConvGemm1x1) << shape;
     // Listed once.
     EXPECT_EQ(std::count_if(list->begin(), list->end(),
@@ -823,6 +827,16 @@ TEST_F(ConvDispatchTest, OneByOneFp32BackwardWeightTakesTheDirectKernelBeforeThe
               1)
         << shape;
   }
+  // Where the GEMM would run on gemm.skinny, which gathers both MN-major fp32 operands (measured
+  // 333 us against the 1x1 kernel's 24 on this line), the direct kernel goes first regardless.
+  const ops::ConvProblem narrow =
+      conv("conv -n 64 -c 16 -H 56 -W 56 -k 16 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 4" +
+           std::string(kNhwc));
+  auto narrow_list = dispatcher().candidates(narrow, nullptr);
+  ASSERT_TRUE(narrow_list.has_value()) << narrow_list.status().message();
+  EXPECT_EQ(narrow_list->front().config, "conv.split_wgrad_fp32_tf32_wgrad_2d_nobias.none");
+  EXPECT_NE(narrow_list->front().reason.find("gemm.skinny"), std::string::npos)
+      << narrow_list->front().reason;
   const ops::ConvProblem half =
       conv("convbfp16 -n 32 -c 256 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 4" +
            std::string(kNhwc));

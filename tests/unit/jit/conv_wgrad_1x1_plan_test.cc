@@ -43,8 +43,16 @@ TEST(ConvWgrad1x1Plan, ChunksCopiesTilesAndSlicesHold) {
         EXPECT_LT((p.tiles - 1) * p.tile, pixels);
         EXPECT_GE(p.slices, 1);
         EXPECT_LE(p.slices, p.tiles);
-        if (p.chunks <= 132) {
-          EXPECT_LE(int64_t{p.slices} * p.chunks, 132);
+        // An SM holds per_sm blocks (shared memory, 16 warps); the slices fill no more.
+        EXPECT_GE(p.per_sm, 1);
+        EXPECT_LE(p.per_sm * p.warps, 16);
+        EXPECT_LE(int64_t{p.per_sm} * (p.shared_bytes + 1024), 228 * 1024);
+        if (p.chunks <= 132 * p.per_sm) {
+          EXPECT_LE(int64_t{p.slices} * p.chunks, 132 * p.per_sm);
+        }
+        // Small blocks come several an SM: at least 8 warps, unless the tile is the smallest.
+        if (p.tile > kOneByOneMinTile) {
+          EXPECT_GE(p.per_sm * p.warps, 8);
         }
         EXPECT_EQ(p.total, k * c);
       }
@@ -67,6 +75,21 @@ TEST(ConvWgrad1x1Plan, TheCliffLineReadsDyOnceOnEverySm) {
   EXPECT_EQ(small.tile, kOneByOneMinTile);
   EXPECT_EQ(small.k_chunks, 2);
   EXPECT_EQ(small.slices, 7);
+}
+
+// n64 c16 56x56 k16 (one warp a block) measured 66 us on one 128-pixel block an SM: its plan
+// now holds 8 or more blocks an SM on smaller tiles, and slices for all of them.
+TEST(ConvWgrad1x1Plan, OneWarpBlocksComeSeveralAnSm) {
+  OneByOneWgradPlan p{};
+  ASSERT_EQ(onebyone_wgrad_plan(64 * 56 * 56, 16, 16, 132, &p), nullptr);
+  EXPECT_EQ(p.warps, 1);
+  EXPECT_EQ(p.tile, kOneByOneMinTile);
+  EXPECT_GE(p.per_sm, 8);
+  EXPECT_EQ(p.slices, 132 * p.per_sm);
+  // Four warps (C = 64 at 56x56): three blocks an SM of 64-pixel tiles, not one of 128.
+  ASSERT_EQ(onebyone_wgrad_plan(32 * 56 * 56, 64, 64, 132, &p), nullptr);
+  EXPECT_EQ(p.tile, 64);
+  EXPECT_EQ(p.per_sm, 3);
 }
 
 TEST(ConvWgrad1x1Plan, ChannelsThatAreNotVectorsAreRefused) {
