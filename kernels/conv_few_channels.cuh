@@ -18,15 +18,18 @@
 //   1. the input points the tile's taps reach go to shared memory (zero outside the image),
 //      rows of `row_len` elements, a warp a row with 16 loads in flight a lane;
 //   2. each of the 8 warps takes 32 pixels (two m-tiles) and every output channel; per k16 step
-//      it loads its A words (lds.32, the word past a filter row's end masked to zero) and every
-//      filter fragment of the step (ldmatrix.x4), then the mma.sync m16n8k16 with fp32
-//      accumulators;
+//      it loads its A words (lds.32, the word past a filter row's end masked to zero) into
+//      mma.sync's A layout, which is also warpgroup MMA's register A: each of the two
+//      warpgroups issues one wgmma m64n64k16 per m-tile, B the step's filters (MN-major, 128-byte
+//      swizzled), fp32 accumulators (-DBOO_FEW_WGMMA=0: ldmatrix.x4 and mma.sync m16n8k16, for
+//      measuring);
 //   3. bias and activation are applied, the tile goes to shared memory and out in 16-byte
 //      vectors.
 // Two blocks share an SM, so one stages or stores while the other multiplies. Sums run in a
 // fixed order: deterministic. On an H200 the public stem measured 121.4 us against space-to-
 // depth's 261.9 and cuDNN's 457.4 (bench/results/2026-11-26-conv-few-channels-h200.md: the mma
-// phase about half of it, at 50% of the issue slots).
+// phase about half of it, at 50% of the issue slots); on warpgroup MMA 107.9 against 122.3 on
+// mma.sync in the same call (2026-11-29-few-wgmma-h200.md).
 //
 // ConvFewChannelsRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, w
 // and y arrive packed channels-last, y 16-byte aligned.
@@ -44,6 +47,13 @@
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
+#include "wgmma.cuh"
+
+// The GEMM on warpgroup MMA (wgmma.mma_async m64n64k16, A from the same registers, the filters
+// as an MN-major 128-byte swizzled B); BOO_NVCC_FLAGS=-DBOO_FEW_WGMMA=0: mma.sync, for measuring.
+#ifndef BOO_FEW_WGMMA
+#define BOO_FEW_WGMMA 1
+#endif
 
 namespace boo_kernels {
 
@@ -107,7 +117,8 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p) {
   p->w_elements = p->steps * 4 * 256;
   p->y_row = grouped_row(p->kb);
   const int pixels = p->tile.th * p->tile.tw;
-  const int64_t bytes = 16 * grouped_ceil(p->kb, 4) + 16 * 4 * p->steps +
+  // (1024: the filters start at a 1024-byte boundary, wgmma's swizzle atom.)
+  const int64_t bytes = 1024 + 16 * grouped_ceil(p->kb, 4) + 16 * 4 * p->steps +
                         2 * (static_cast<int64_t>(p->w_elements) + p->x_elements +
                              static_cast<int64_t>(pixels) * p->y_row) +
                         16;
@@ -128,6 +139,13 @@ __host__ __device__ __forceinline__ int few_filter_at(int n, int k) {
   return ((k / 16 * 4 + n / 16) * 16 + n % 16) * 16 + half * 8 + k % 8;
 }
 
+// The same filters as wgmma's B (BOO_FEW_WGMMA): a 128-byte row of 64 output channels per
+// reduction element k, its 16-byte vector v at v ^ (k % 8) (wgmma_desc_sw128), a k16 step every
+// 2048 bytes.
+__host__ __device__ __forceinline__ int few_filter_wgmma_at(int n, int k) {
+  return k * 64 + ((n / 8) ^ (k % 8)) * 8 + n % 8;
+}
+
 template <class T, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
     conv_few_channels_kernel(BooConvArgs a, FewPlan p) {
@@ -137,15 +155,17 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   const int64_t tile_step = gridDim.x / p.chunks;
   const int64_t tiles = a.n * a.out[0] * tp.tiles_h * tp.tiles_w;
   const int pixels = tp.th * tp.tw;
-  // Shared memory: the bias (fp32), the pair table (per step and t: offset and mask of pairs
-  // 8 step + t and + 4), the filters, the input tile, the output tile.
-  float4* at = shared4;
+  // Shared memory: the filters (at a 1024-byte boundary), the bias (fp32), the pair table (per
+  // step and t: offset and mask of pairs 8 step + t and + 4), the input tile, the output tile.
+  const uint32_t shared_at = shared_address(shared4);
+  T* filter =
+      reinterpret_cast<T*>(reinterpret_cast<char*>(shared4) + (1024 - shared_at % 1024) % 1024);
+  float4* at = reinterpret_cast<float4*>(filter + p.w_elements);
   float* bias = reinterpret_cast<float*>(at);
   at += (p.kb + 3) / 4;
   int4* table = reinterpret_cast<int4*>(at);
   at += 4 * p.steps;
-  T* filter = reinterpret_cast<T*>(at);
-  T* xs = filter + p.w_elements;
+  T* xs = reinterpret_cast<T*>(at);
   T* ys = xs + p.x_elements;
   const T* __restrict__ x = static_cast<const T*>(a.x);
   const T* __restrict__ w = static_cast<const T*>(a.w);
@@ -180,10 +200,14 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
         if (i >= total) break;
         const int n = i / per_k, rest = i - n * per_k, row = rest / per_row;
         const int j = rest - row * per_row, s = j / c;
-        filter[few_filter_at(n, row * p.lp + s * p.cs + (j - s * c))] = v[u];
+        const int k = row * p.lp + s * p.cs + (j - s * c);
+        filter[BOO_FEW_WGMMA ? few_filter_wgmma_at(n, k) : few_filter_at(n, k)] = v[u];
       }
     }
   }
+  // (wgmma reads the filters through the async proxy: this thread's stores made visible to it
+  // before the barrier that publishes them.)
+  if (BOO_FEW_WGMMA) fence_proxy_async_shared();
   for (int n = threadIdx.x; n < p.kb; n += kFewThreads) {
     bias[n] = kHasBias && n < kn ? to_float(static_cast<const T*>(a.bias)[k0 + n]) : 0.0f;
   }
@@ -228,7 +252,10 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   const int n_pairs = (kn + 15) / 16;  // ldmatrix.x4 per step: two n-tiles each
   const int y_vectors = kn / 8, y_step = kFewThreads / y_vectors;
   const int y_v = threadIdx.x % y_vectors, y_first = threadIdx.x / y_vectors;
-  const bool computes = warp * kFewMTiles * 16 < pixels;
+  // (wgmma: a warpgroup computes where any of its warps has pixels; the others' rows are pixel
+  // 0's, dropped.)
+  const bool computes = (BOO_FEW_WGMMA ? warp / 4 * 4 : warp) * kFewMTiles * 16 < pixels;
+  const uint64_t w_desc = wgmma_desc_sw128(shared_address(filter));
 
   // The staging of one input row: elements e = column x cs + channel.
   const int64_t in_d = a.in[0], in_h = a.in[1], in_w = a.in[2];
@@ -280,12 +307,9 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
 #pragma unroll
         for (int n = 0; n < 8; ++n) acc[m][n][0] = acc[m][n][1] = acc[m][n][2] = acc[m][n][3] = 0;
       }
-      // (Not unrolled: two steps unrolled measured no faster,
-      // 2026-11-26-conv-few-channels-h200.md.)
-#pragma unroll 1
-      for (int step = 0; step < p.steps; ++step) {
+      // This lane's A words of a step, both m-tiles.
+      const auto load_a = [&](uint32_t(&af)[kFewMTiles][4], int step) {
         const int4 e = table[4 * step + t];
-        uint32_t af[kFewMTiles][4];
 #pragma unroll
         for (int m = 0; m < kFewMTiles; ++m) {
           af[m][0] = lds32(a_at[m][0] + e.x) & static_cast<uint32_t>(e.y);
@@ -293,22 +317,62 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
           af[m][2] = lds32(a_at[m][0] + e.z) & static_cast<uint32_t>(e.w);
           af[m][3] = lds32(a_at[m][1] + e.z) & static_cast<uint32_t>(e.w);
         }
-        // Every filter fragment of the step before the first mma (one block of 16 output
-        // channels each, 512 bytes apart).
-        uint32_t bf[4][4];
-        const uint32_t b_step = b_at + step * 4 * 512;
-#pragma unroll
-        for (int np = 0; np < 4; ++np) {
-          if (np < n_pairs) ldmatrix_x4(bf[np], b_step + np * 512);
-        }
-#pragma unroll
-        for (int np = 0; np < 4; ++np) {
-          if (np >= n_pairs) break;
-          const uint32_t b0[2] = {bf[np][0], bf[np][1]}, b1[2] = {bf[np][2], bf[np][3]};
+      };
+      if constexpr (BOO_FEW_WGMMA != 0) {
+        // Per step and m-tile one m64n64k16 of the warpgroup (rows 16 w' of warp w' = this
+        // warp's m-tile m; acc[m] is its 32-register accumulator in the same order). A fragment
+        // buffer is loaded again two steps later, after the group that read it retired.
+        const auto issue = [&](uint32_t(&af)[kFewMTiles][4], int step) {
+          wgmma_fence();
 #pragma unroll
           for (int m = 0; m < kFewMTiles; ++m) {
-            mma_16816<T>(acc[m][2 * np], af[m], b0);
-            mma_16816<T>(acc[m][2 * np + 1], af[m], b1);
+            wgmma_m64n64k16_rs<T>(reinterpret_cast<float(&)[32]>(acc[m]), af[m],
+                                  w_desc + 128 * step, 1);
+          }
+          wgmma_commit();
+        };
+        uint32_t af[2][kFewMTiles][4];
+        int step = 0;
+#pragma unroll 1
+        for (; step + 1 < p.steps; step += 2) {
+#pragma unroll
+          for (int u = 0; u < 2; ++u) {
+            load_a(af[u], step + u);
+            issue(af[u], step + u);
+            wgmma_wait<1>();
+          }
+        }
+        if (step < p.steps) {
+          load_a(af[0], step);
+          issue(af[0], step);
+        }
+        wgmma_wait<0>();
+#pragma unroll
+        for (int m = 0; m < kFewMTiles; ++m) wgmma_hold(reinterpret_cast<float(&)[32]>(acc[m]));
+      } else {
+        // (Not unrolled: two steps unrolled measured no faster,
+        // 2026-11-26-conv-few-channels-h200.md.)
+#pragma unroll 1
+        for (int step = 0; step < p.steps; ++step) {
+          uint32_t af[kFewMTiles][4];
+          load_a(af, step);
+          // Every filter fragment of the step before the first mma (one block of 16 output
+          // channels each, 512 bytes apart).
+          uint32_t bf[4][4];
+          const uint32_t b_step = b_at + step * 4 * 512;
+#pragma unroll
+          for (int np = 0; np < 4; ++np) {
+            if (np < n_pairs) ldmatrix_x4(bf[np], b_step + np * 512);
+          }
+#pragma unroll
+          for (int np = 0; np < 4; ++np) {
+            if (np >= n_pairs) break;
+            const uint32_t b0[2] = {bf[np][0], bf[np][1]}, b1[2] = {bf[np][2], bf[np][3]};
+#pragma unroll
+            for (int m = 0; m < kFewMTiles; ++m) {
+              mma_16816<T>(acc[m][2 * np], af[m], b0);
+              mma_16816<T>(acc[m][2 * np + 1], af[m], b1);
+            }
           }
         }
       }

@@ -1,6 +1,7 @@
-// The sm_90a warpgroup tensor-core primitives that conv.split_wgrad's wgmma kernel uses
-// (wgmma.mma_async, PTX ISA 9.7.15): four warps (a warpgroup) multiply a 64 x 16 A by a 16 x 64
-// B into a 64 x 64 fp32 accumulator, 32 registers a thread.
+// The sm_90a warpgroup tensor-core primitives of boo's own kernels (conv.split_wgrad's wgmma
+// kernel, conv.sm90_taps, conv.padded_channels' direct kernel; wgmma.mma_async, PTX ISA 9.7.15):
+// four warps (a warpgroup) multiply a 64 x 16 A by a 16 x 64 B into a 64 x 64 fp32 accumulator,
+// 32 registers a thread.
 //   - A in registers: warp w of the warpgroup holds rows 16 w to 16 w + 15 in mma.sync's m16n8k16
 //     A layout (mma_sync.cuh: a[0] row g, k 2t and 2t + 1; a[1] row g + 8; a[2], a[3] k + 8).
 //   - B in shared memory, described by a 64-bit matrix descriptor (wgmma_desc_sw128), here

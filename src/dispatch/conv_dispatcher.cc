@@ -131,10 +131,12 @@ constexpr double kTapsTurnUs = 1.6;
 // block's filter set-up per batch of 2048 weights (eight loads in flight a thread), and per
 // tile a block walks: per warp step (four mma.sync of 16 output channels), per staged input
 // element a thread, per 16-byte output vector a thread. (The per-tile costs come from the C = 3
-// stem with the staging, the mma and the stores each left out in turn.)
+// stem with the staging, the mma and the stores each left out in turn.) The step cost, 0.11 us
+// on mma.sync, is 0.08 on warpgroup MMA: the stem went 122.3 -> 107.9 us (12 tiles a block; the
+// other seven lines 0-9% faster, bench/results/2026-11-29-few-wgmma-h200.md).
 constexpr double kFewChannelsFixedUs = 4.25;
 constexpr double kFewChannelsSetupUs = 1.04;
-constexpr double kFewChannelsStepUs = 0.11;
+constexpr double kFewChannelsStepUs = 0.08;
 constexpr double kFewChannelsStageUs = 0.118;
 constexpr double kFewChannelsStoreUs = 0.216;
 
@@ -1022,8 +1024,8 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
       kFewChannelsFixedUs +
       kFewChannelsSetupUs * static_cast<double>(ceil_div(kb * rows * fs * p.c, 2048));
   const double compute_us = setup_us + static_cast<double>(per_block) * tile_us;
-  return predict_direct_us(p, d, 1.0, compute_us, "few-channel mma.sync kernel", "set-up and tiles",
-                           why);
+  return predict_direct_us(p, d, 1.0, compute_us, "few-channel warpgroup-MMA kernel",
+                           "set-up and tiles", why);
 }
 
 double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Config& c,
