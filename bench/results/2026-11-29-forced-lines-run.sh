@@ -35,6 +35,11 @@
 #           then -w1x1pick-jobs.txt: the wgrad1x1 lines on dispatch's pick and on the direct
 #           kernel forced, the slices an SM as planned (base) and at most one
 #           (WGRAD_1X1_SLICES_PER_SM=1), with cuDNN, two rounds.
+#   k2048b: (this session's call 5) the 7x7 1x1 K = 2048 line on dispatch's pick (128x96 c2x1
+#           pingpong) against stream-K (128x128 1x1 and 2x1, 256x128 2x1, 128x96 2x1: the 4 tiles
+#           past three waves spread over every SM) and whole-wave tilings (256x64 1x1 and 2x1:
+#           392 tiles, 2.97 waves; 128x64 2x1 pingpong: 784, 5.94), -k2048b-jobs.txt, with
+#           cuDNN, two rounds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -53,6 +58,7 @@ for phase in "$@"; do
     done
     ;;
   k2048) ab k2048 base boo,cudnn ;;
+  k2048b) ab k2048b base boo,cudnn ;;
   wgrad1x1)
     step w1x1-preload 240 env BOO_NVCC_FLAGS=-DBOO_WGRAD_1X1=1 BOO_CONV_WGRAD_DIRECT=first \
       "$boo" preload -j 16 --commands-file tests/gpu/conv_wgrad_1x1.txt
