@@ -1504,11 +1504,10 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   // transposed into K-major copies for tf32) takes the direct kernel first where it is predicted
   // faster than the GEMM's first pick: on four such fp32 lines the direct kernel measured
   // 1.10-1.46x faster (H200, bench/results/2026-11-29-forced-lines-h200.md), its 1x1 kernel
-  // faster still. An fp32 one whose GEMM would run on gemm.skinny takes it first always: the
-  // skinny kernel gathers both MN-major operands and measured 1.9-13.7x slower than the 1x1
-  // kernel on three such lines (333 against 24 us on n64 c16 56x56 k16) and 0.85x on a
-  // one-pixel one (same results). With BOO_CONV_WGRAD_DIRECT=first it goes before the GEMM
-  // wherever it applies.
+  // faster still. (Where gemm.skinny's split loop would gather both MN-major operands its model
+  // predicts it slow, so the copied GEMM or the direct kernel wins there: 333 us measured on
+  // n64 c16 56x56 k16 against the 1x1 kernel's 24.) With BOO_CONV_WGRAD_DIRECT=first it goes
+  // before the GEMM wherever it applies.
   bool direct_before_gemm = gemm_1x1 && rank_direct && options_.conv_wgrad_direct_first;
   if (direct_before_gemm) {
     wgrad_direct.reason += "; first: BOO_CONV_WGRAD_DIRECT=first";
@@ -1518,19 +1517,14 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     if (picks) {
       const auto pick = std::find_if(picks->begin(), picks->end(),
                                      [](const GemmCandidate& x) { return x.predicted_us > 0.0; });
-      const bool copied =
-          pick != picks->end() && pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0;
-      const bool gathered = pick != picks->end() && p.dtype == core::DType::kF32 &&
-                            pick->config.rfind(space::kGemmSkinnyPrefix, 0) == 0;
-      direct_before_gemm = gathered || (copied && wgrad_direct.predicted_us < pick->predicted_us);
+      direct_before_gemm = pick != picks->end() &&
+                           pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0 &&
+                           wgrad_direct.predicted_us < pick->predicted_us;
       if (direct_before_gemm) {
-        char text[200];
+        char text[160];
         std::snprintf(text, sizeof(text),
-                      copied ? "; before conv.gemm_1x1, whose GEMM runs behind copies on "
-                               "gemm.sm90_unaligned (predicted %.1f us)"
-                             : "; before conv.gemm_1x1, whose GEMM would gather both MN-major "
-                               "fp32 operands on gemm.skinny (predicted %.1f us, measured up "
-                               "to 14x slower)",
+                      "; before conv.gemm_1x1, whose GEMM runs behind copies on "
+                      "gemm.sm90_unaligned (predicted %.1f us)",
                       pick->predicted_us);
         wgrad_direct.reason += text;
         out.push_back(wgrad_direct);

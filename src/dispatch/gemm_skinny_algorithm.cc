@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "boo/dispatch/gemm_algorithms.h"
 #include "boo/space/gemm_skinny.h"
@@ -21,6 +22,7 @@ constexpr double kStreamBandwidthShare = 0.878;  // measured, see stream_us()
 constexpr double kStreamGatherShare = 0.03;      // element gathers: 1000 x 16 x 777 at 19 us
 constexpr double kBulkBandwidthShare = 1.09;     // measured, see bulk_us()
 constexpr double kBulkFixedUs = 4.5;             // measured, see bulk_us()
+constexpr double kGatherBlockGbs = 3.0;          // a split block, NT operands: see rank()
 
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
@@ -245,8 +247,18 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       const int64_t splits =
           c.splits > 0 ? c.splits : auto_splits(blocks, cols, p.k, d.sm_count, pipelined_layout(p));
       const double partial_bytes = splits > 1 ? 2.0 * splits * rows * cols * p.batch * 4 : 0.0;
-      const double memory_us = (static_cast<double>(p.min_bytes()) + partial_bytes) /
-                               (kBandwidthShare * d.bandwidth_gbs * 1e9) * 1e6;
+      // With both operands MN-major (NT) each block gathers its columns element by element: about
+      // 3 GB/s a block, whatever the size (H200: fp32 16 x 16 x 200704 on 29 blocks 333 us,
+      // 24 x 16 x 5005 on 20 blocks 22.6 us, 40 x 24 x 663 on 6 blocks 14.8 us, the GEMMs of
+      // three 1x1 backward weights; bench/results/2026-11-29-forced-lines-h200.md, section 5b).
+      const bool gathered = !pipelined_layout(p) && p.trans_a == ops::Transpose::kN &&
+                            p.trans_b == ops::Transpose::kT;
+      const double rate_gbs =
+          std::min(kBandwidthShare * d.bandwidth_gbs,
+                   gathered ? kGatherBlockGbs * static_cast<double>(blocks * splits)
+                            : std::numeric_limits<double>::infinity());
+      const double memory_us =
+          (static_cast<double>(p.min_bytes()) + partial_bytes) / (rate_gbs * 1e9) * 1e6;
       const bool scalar = p.a_type == core::DType::kF32;
       const double compute_us =
           scalar ? p.flops() / (0.5 * d.tflops_tf32 / 7.4 * 1e12) * 1e6 : p.flops() / 200e12 * 1e6;

@@ -827,15 +827,16 @@ TEST_F(ConvDispatchTest, OneByOneFp32BackwardWeightTakesTheDirectKernelBeforeThe
               1)
         << shape;
   }
-  // Where the GEMM would run on gemm.skinny, which gathers both MN-major fp32 operands (measured
-  // 333 us against the 1x1 kernel's 24 on this line), the direct kernel goes first regardless.
+  // n64 c16 56x56 k16: gemm.skinny gathers both MN-major fp32 operands there (measured 333 us
+  // against the 1x1 kernel's 24); its model now says so and the GEMM would be copied instead, and
+  // where gemm.skinny is the GEMM's pick the direct kernel goes first regardless.
   const ops::ConvProblem narrow =
       conv("conv -n 64 -c 16 -H 56 -W 56 -k 16 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 4" +
            std::string(kNhwc));
   auto narrow_list = dispatcher().candidates(narrow, nullptr);
   ASSERT_TRUE(narrow_list.has_value()) << narrow_list.status().message();
   EXPECT_EQ(narrow_list->front().config, "conv.split_wgrad_fp32_tf32_wgrad_2d_nobias.none");
-  EXPECT_NE(narrow_list->front().reason.find("gemm.skinny"), std::string::npos)
+  EXPECT_NE(narrow_list->front().reason.find("before conv.gemm_1x1"), std::string::npos)
       << narrow_list->front().reason;
   const ops::ConvProblem half =
       conv("convbfp16 -n 32 -c 256 -H 56 -W 56 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 4" +

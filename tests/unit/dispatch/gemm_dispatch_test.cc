@@ -574,6 +574,39 @@ TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
   EXPECT_FALSE(has_stream(fp32, space::RuleSet::kFull));
 }
 
+// With both operands MN-major (NT, the GEMM of a 1x1 backward weight) the split loop gathers its
+// columns at about 3 GB/s a block: fp32 16 x 16 x 200704 on 29 blocks measured 333 us (H200,
+// bench/results/2026-11-29-forced-lines-h200.md, 5b), which the bandwidth share alone put at 25.
+TEST(Heuristic, TheSkinnySplitLoopGathersNtOperandsSlowly) {
+  ops::GemmProblem nt;
+  nt.m = 16;
+  nt.n = 16;
+  nt.k = 200704;
+  nt.trans_a = ops::Transpose::kN;
+  nt.trans_b = ops::Transpose::kT;
+  nt.lda = nt.ldb = nt.ldc = nt.ldd = 16;
+  nt.a_type = nt.b_type = nt.c_type = nt.d_type = nt.bias_type = core::DType::kF32;
+  nt.math = core::MathMode::kTF32;
+  GemmSkinnyAlgorithmProbe probe;
+  bool split = false;
+  for (const Candidate& x : probe.algorithm->rank(nt, DeviceModel{}, space::RuleSet::kDefault)) {
+    if (x.config.find("_splitauto") == std::string::npos) continue;
+    split = true;
+    EXPECT_GT(x.predicted_us, 200.0) << x.config << ": " << x.why;
+  }
+  EXPECT_TRUE(split);
+  // The same shape with K contiguous (TN) keeps the bandwidth share's rate.
+  ops::GemmProblem tn = nt;
+  tn.trans_a = ops::Transpose::kT;
+  tn.trans_b = ops::Transpose::kN;
+  tn.lda = tn.ldb = nt.k;
+  for (const Candidate& x : probe.algorithm->rank(tn, DeviceModel{}, space::RuleSet::kDefault)) {
+    if (x.config.find("_splitauto") != std::string::npos) {
+      EXPECT_LT(x.predicted_us, 100.0) << x.why;
+    }
+  }
+}
+
 // The streaming configs' auto count runs the bulk-copy loop (kernels/gemm_skinny_bulk.cuh) on one
 // column over at least 256 KB of R for each block of one wave (two an SM, shared by a batch),
 // rows of 2 to 40 KB in whole 16-byte vectors (H200, 2026-11-28: 14336 x 1 x 4096 33.0 us
