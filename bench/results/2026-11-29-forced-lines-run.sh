@@ -40,6 +40,9 @@
 #           past three waves spread over every SM) and whole-wave tilings (256x64 1x1 and 2x1:
 #           392 tiles, 2.97 waves; 128x64 2x1 pingpong: 784, 5.94), -k2048b-jobs.txt, with
 #           cuDNN, two rounds.
+#   t96b:   (this session's call 9, the device time left) the first four lines of
+#           -tiles96-jobs.txt only (-t96b-jobs.txt): dispatch's pick (128x96) against the
+#           best-ranked config of another width, with cuBLASLt, two rounds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh forced-lines
@@ -59,6 +62,7 @@ for phase in "$@"; do
     ;;
   k2048) ab k2048 base boo,cudnn ;;
   k2048b) ab k2048b base boo,cudnn ;;
+  t96b) ab t96b base boo,cublaslt ;;
   wgrad1x1)
     step w1x1-preload 240 env BOO_NVCC_FLAGS=-DBOO_WGRAD_1X1=1 BOO_CONV_WGRAD_DIRECT=first \
       "$boo" preload -j 16 --commands-file tests/gpu/conv_wgrad_1x1.txt
