@@ -6,7 +6,9 @@
 #           direct kernel first (BOO_CONV_FEW_CHANNELS=first), its kernels compiled first;
 #   ab:     -ab-jobs.txt (conv.padded_channels' direct kernel forced on eight lines, the public stem
 #           first) on warpgroup MMA (base) against mma.sync (FEW_WGMMA=0), with cuDNN, two rounds;
-#   public: the public conv list against cuDNN (-V 1), compiled first.
+#   public: the public conv list against cuDNN (-V 1), compiled first;
+#   prof:   the public stem on the direct kernel under ncu (speed of light, warp states, memory
+#           workload, occupancy; one launch): -stem-ncu.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh few-wgmma
@@ -23,6 +25,15 @@ for phase in "$@"; do
   public)
     preload_public conv
     public_list conv conv-public.csv 240
+    ;;
+  prof)
+    stem=$(grep -- '-c 3 -H 224' bench/workloads/conv_public.txt | head -1)
+    step stem-preload 120 "$boo" preload -j 4 "$stem"
+    timeout 150 ncu --clock-control none -k regex:few_channels --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section Occupancy --section LaunchStats \
+      "$boo" driver --backend boo -t 0 "$stem" >"$R/stem-ncu.txt" 2>&1
+    grep -E "Duration|Throughput|Stall|Issued|Occupancy|Registers" "$R/stem-ncu.txt" | head -40
     ;;
   *) echo "unknown phase $phase" ;;
   esac
