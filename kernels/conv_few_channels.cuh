@@ -42,6 +42,7 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_few_channels_stage.cuh"
 #include "conv_grouped_direct.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
@@ -150,43 +151,10 @@ __host__ __device__ __forceinline__ int few_filter_wgmma_at(int n, int k) {
 // is inserted (cs = C) a lane stages 32-bit words, two elements each, instead of single elements
 // (half the loads and stores, no per-element branch between the two layouts): ncu found the stem
 // bound by its instruction issue at 4 warps a scheduler, DRAM at 19%
-// (bench/results/2026-11-29-few-wgmma-h200.md).
+// (bench/results/2026-11-29-few-wgmma-h200.md). The row's staging: conv_few_channels_stage.cuh.
 #ifndef BOO_FEW_STAGE_WORDS
 #define BOO_FEW_STAGE_WORDS 0
 #endif
-
-// One staged row as 32-bit words: word j of `dst` holds elements 2 j and 2 j + 1 of the row that
-// starts at `src` (element e of the row is src[e]), zero outside [e_lo, e_hi) or when the row is
-// not `inside`. Where src sits at an odd 2-byte slot, a word is funnelled out of the two aligned
-// words around it; a word whose aligned reads would touch an element outside [e_lo, e_hi) (at
-// the row's edges) is read element by element, so that nothing outside the image is read.
-template <class T>
-__device__ __forceinline__ void few_stage_row_words(const T* src, uint32_t* dst, int words,
-                                                    bool inside, int e_lo, int e_hi, int lane) {
-  const auto* s16 = reinterpret_cast<const uint16_t*>(src);
-  const int shift = static_cast<int>((reinterpret_cast<uintptr_t>(src) >> 1) & 1);
-  const auto word = [&](int e) { return __ldg(reinterpret_cast<const unsigned int*>(s16 + e)); };
-  for (int j0 = lane; j0 < words; j0 += 32 * kFewStageBatch) {
-    uint32_t v[kFewStageBatch];
-#pragma unroll
-    for (int u = 0; u < kFewStageBatch; ++u) {
-      const int e = 2 * (j0 + 32 * u);
-      v[u] = 0;
-      if (!inside || j0 + 32 * u >= words || e + 1 < e_lo || e >= e_hi) continue;
-      if (e >= e_lo + shift && e + 1 + shift < e_hi) {
-        v[u] = shift == 0 ? word(e) : __byte_perm(word(e - 1), word(e + 1), 0x5432);
-      } else {
-        const uint32_t lo = e >= e_lo ? s16[e] : 0u;
-        const uint32_t hi = e + 1 >= e_lo && e + 1 < e_hi ? s16[e + 1] : 0u;
-        v[u] = lo | hi << 16;
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kFewStageBatch; ++u) {
-      if (j0 + 32 * u < words) dst[j0 + 32 * u] = v[u];
-    }
-  }
-}
 
 template <class T, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
@@ -321,8 +289,9 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
         T* dst = xs + row * p.row_len;
         const int64_t base = ((o.n * in_d + d) * in_h + h) * in_w * c + w0 * c;
         if (BOO_FEW_STAGE_WORDS && p.cs == c) {
-          few_stage_row_words(x + base, reinterpret_cast<uint32_t*>(dst), p.row_len / 2, inside,
-                              e_lo, e_hi, lane);
+          few_stage_row_words<kFewStageBatch>(reinterpret_cast<const uint16_t*>(x + base),
+                                              reinterpret_cast<uint32_t*>(dst), p.row_len / 2,
+                                              inside, e_lo, e_hi, lane);
           continue;
         }
         for (int e0 = lane; e0 < p.row_len; e0 += 32 * kFewStageBatch) {
