@@ -800,6 +800,29 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRunsFp32InTf32) {
   EXPECT_EQ(list->front().algorithm, kConvDirect);
 }
 
+// The fp32 1x1 kernel's model (predict_onebyone_wgrad_us) near what it measured on an H200
+// (bench/results/2026-11-29-forced-lines-h200.md, section 5): the ResNet line 56.4 us on one
+// 16-warp block an SM, n64 c16 56x56 k16 24.2 on 13 one-warp blocks an SM and 1716 slices,
+// n8 c1000 7x7 k520 23.6 over 36 chunks.
+TEST_F(ConvDispatchTest, OneByOneWgradModelIsNearItsMeasurements) {
+  const struct {
+    const char* shape;
+    double measured_us;
+  } lines[] = {{" -n 32 -c 256 -H 56 -W 56 -k 64", 56.4},
+               {" -n 64 -c 16 -H 56 -W 56 -k 16", 24.2},
+               {" -n 8 -c 1000 -H 7 -W 7 -k 520", 23.6},
+               {" -n 8 -c 72 -H 14 -W 14 -k 40", 7.6}};
+  for (const auto& line : lines) {
+    const ops::ConvProblem p = conv(std::string("conv") + line.shape +
+                                    " -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 4" + kNhwc);
+    std::string why;
+    const double us = predict_conv_split_wgrad_direct_us(p, DeviceModel{}, &why);
+    EXPECT_NE(why.find("1x1 tf32 kernel"), std::string::npos) << why;
+    EXPECT_GT(us, 0.8 * line.measured_us) << line.shape << ": " << why;
+    EXPECT_LT(us, 1.25 * line.measured_us) << line.shape << ": " << why;
+  }
+}
+
 // A 1x1 fp32 backward weight: the GEMM would run behind K-major copies on gemm.sm90_unaligned,
 // so the direct tf32 kernel goes first where it is predicted faster (its 3x3 plan measured
 // 1.10-1.46x faster on four such lines, the 1x1 kernel 1.4-2.9x faster than that); a bf16 one keeps
