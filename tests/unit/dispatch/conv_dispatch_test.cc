@@ -825,7 +825,7 @@ TEST_F(ConvDispatchTest, OneByOneWgradModelIsNearItsMeasurements) {
 
 // A 1x1 fp32 backward weight: the GEMM would run behind K-major copies on gemm.sm90_unaligned,
 // so the direct tf32 kernel goes first where it is predicted faster (its 3x3 plan measured
-// 1.10-1.46x faster on four such lines, the 1x1 kernel 1.4-2.9x faster than that); a bf16 one keeps
+// 1.10-1.46x faster on four such lines, the 1x1 kernel 1.2-3.0x faster than that); a bf16 one keeps
 // conv.gemm_1x1 first (gemm.sm90, no copies); with BOO_CONV_WGRAD_DIRECT=first the direct kernel
 // goes before the GEMM there too.
 TEST_F(ConvDispatchTest, OneByOneFp32BackwardWeightTakesTheDirectKernelBeforeTheCopiedGemm) {
