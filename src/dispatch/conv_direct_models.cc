@@ -128,7 +128,7 @@ constexpr double kTapsTurnUs = 1.6;
 // element a thread, per 16-byte output vector a thread. (The per-tile costs come from the C = 3
 // stem with the staging, the mma and the stores each left out in turn.) The step cost, 0.11 us
 // on mma.sync, is 0.08 on warpgroup MMA: the stem went 122.3 -> 107.9 us (12 tiles a block; the
-// other seven lines 0-9% faster, bench/results/2026-11-29-few-wgmma-h200.md).
+// other seven lines 2-13% faster, bench/results/2026-11-29-few-wgmma-h200.md).
 constexpr double kFewChannelsFixedUs = 4.25;
 constexpr double kFewChannelsSetupUs = 1.04;
 constexpr double kFewChannelsStepUs = 0.08;
