@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "split_slices.cuh"
+
 #if defined(__CUDACC__)
 #define BOO_POINTWISE_HD __host__ __device__
 #else
@@ -115,10 +117,10 @@ BOO_POINTWISE_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan&
 #define BOO_POINTWISE_WARP_BLOCKS 3
 #endif
 
-// Blocks of `shared_bytes` an SM holds (sm_90: 228 KB, 1 KB of it reserved for each block), at
-// most `budget` (the kernel's launch bounds: its registers).
+// Blocks of `shared_bytes` an SM holds (blocks_by_shared_memory), at most `budget` (the kernel's
+// launch bounds: its registers).
 BOO_POINTWISE_HD inline int pointwise_blocks_per_sm(int64_t shared_bytes, int budget) {
-  const int64_t by_shared = 228 * 1024 / (shared_bytes + 1024);
+  const int64_t by_shared = blocks_by_shared_memory(shared_bytes);
   return static_cast<int>(by_shared < budget ? by_shared : budget);
 }
 

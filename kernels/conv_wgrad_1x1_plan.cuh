@@ -45,10 +45,10 @@ inline int onebyone_shared(int tile, const OneByOneWgradPlan& p) {
   return 2 * tile * (p.x_row + p.y_row) * 4;
 }
 
-// The blocks an SM holds: as many as its 228 KB of shared memory take (1 KB each reserved), at
-// most 16 warps (the kernel may use 128 registers a thread).
+// The blocks an SM holds: as many as its shared memory takes (blocks_by_shared_memory), at most
+// 16 warps (the kernel may use 128 registers a thread).
 inline int onebyone_blocks_per_sm(int tile, const OneByOneWgradPlan& p) {
-  const int by_shared = 228 * 1024 / (onebyone_shared(tile, p) + 1024);
+  const int by_shared = static_cast<int>(blocks_by_shared_memory(onebyone_shared(tile, p)));
   const int by_warps = 16 / p.warps;
   const int blocks = by_shared < by_warps ? by_shared : by_warps;
   return blocks < 1 ? 1 : blocks;

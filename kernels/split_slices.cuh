@@ -1,12 +1,25 @@
-// The slices of a persistent tile walk (plain C++: host plans, and the host unit tests that
-// include them): conv.split_wgrad's kernels and conv.sm90_taps give each chunk of their output
-// `blocks / chunks` blocks, each walking tiles slice, slice + slices, ... (conv.split_wgrad's
-// blocks each into their own fp32 partial sums).
+// What the persistent kernels' plans share (plain C++: host plans, and the host unit tests that
+// include them): the slices of a tile walk (conv.split_wgrad's kernels and conv.sm90_taps give
+// each chunk of their output `blocks / chunks` blocks, each walking tiles slice, slice + slices,
+// ...; conv.split_wgrad's blocks each into their own fp32 partial sums), and the blocks an SM's
+// shared memory holds.
 #pragma once
 
 #include <cstdint>
 
+#if defined(__CUDACC__)
+#define BOO_SLICES_HD __host__ __device__
+#else
+#define BOO_SLICES_HD
+#endif
+
 namespace boo_kernels {
+
+// Blocks of `shared_bytes` of dynamic shared memory an SM holds (sm_90: 228 KB, 1 KB of it
+// reserved for each block).
+BOO_SLICES_HD inline int64_t blocks_by_shared_memory(int64_t shared_bytes) {
+  return 228 * 1024 / (shared_bytes + 1024);
+}
 
 // Blocks a chunk: `blocks` (the resident blocks of the device) shared by the chunks, at least
 // one, at most one a tile.

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 #include "boo/dispatch/gemm_algorithms.h"
 #include "boo/space/gemm_skinny.h"
@@ -253,10 +252,10 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
       // three 1x1 backward weights; bench/results/2026-11-29-forced-lines-h200.md, section 5b).
       const bool gathered = !pipelined_layout(p) && p.trans_a == ops::Transpose::kN &&
                             p.trans_b == ops::Transpose::kT;
-      const double rate_gbs =
-          std::min(kBandwidthShare * d.bandwidth_gbs,
-                   gathered ? kGatherBlockGbs * static_cast<double>(blocks * splits)
-                            : std::numeric_limits<double>::infinity());
+      double rate_gbs = kBandwidthShare * d.bandwidth_gbs;
+      if (gathered) {
+        rate_gbs = std::min(rate_gbs, kGatherBlockGbs * static_cast<double>(blocks * splits));
+      }
       const double memory_us =
           (static_cast<double>(p.min_bytes()) + partial_bytes) / (rate_gbs * 1e9) * 1e6;
       const bool scalar = p.a_type == core::DType::kF32;
