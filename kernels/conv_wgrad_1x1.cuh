@@ -12,7 +12,7 @@
 // cp.async into two stages, rounded to tf32 in place, and multiplied on m16n8k8 tf32 mma.sync
 // with the direct kernel's fragment order (wgrad_tf32_steps: 64-bit shared loads of channel
 // pairs). Measured (same results file): 56.4 us on that line (cuDNN 40.0), 1.2-3.0x faster than
-// the 3x3 plan on 12 of 13 lines, 24.2 us on n64 c16 56x56 k16 (cuDNN 26.7) once its one-warp
+// the 3x3 plan on 12 of 13 lines, 24.2 us on n64 c16 56x56 k16 (cuDNN 26.9) once its one-warp
 // blocks came 13 an SM. A review counted about 570 KB of shared traffic a 64-pixel tile on the
 // big line (every warp reloads all kb rows of dy; then the rounding pass and the copies): warps
 // of 32 rows by 32 channels would halve the dy reloads, the next step there.
