@@ -29,6 +29,7 @@
 #include "activation.cuh"
 #include "conv_common.cuh"
 #include "conv_depthwise_planes.cuh"
+#include "conv_depthwise_rolling.cuh"
 #include "conv_depthwise_rows.cuh"
 #include "conv_depthwise_vector.cuh"
 #include "conv_relayout.cuh"
@@ -476,8 +477,10 @@ struct ConvDepthwiseRunner {
     if (supports(a, why, len) != BOO_OK) return BOO_UNSUPPORTED;
     if (a.dry_run) return BOO_OK;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    using Rolling = DepthwiseRolling<T, kHasBias, kAct>;
     using Rows = DepthwiseRows<T, kHasBias, kAct>;
-    const cudaError_t e = Rows::fits(a)             ? Rows::launch(a, s)
+    const cudaError_t e = Rolling::fits(a)          ? Rolling::launch(a, s)
+                          : Rows::fits(a)           ? Rows::launch(a, s)
                           : tiled(a)                ? launch_tiles(a, s)
                           : vector_of(a) == kVector ? launch_strips<kVector>(a, s)
                                                     : launch_strips<1>(a, s);

@@ -44,12 +44,15 @@ struct alignas(sizeof(T) * kVec) DepthwiseVector {
     for (int e = 0; e < kVec; ++e) out[e] = to_float(v[e]);
   }
 
-  // One store of 8 or 16 bytes.
+  // One store of 4, 8 or 16 bytes.
   __device__ __forceinline__ void store(T* p) const {
-    static_assert(kBytes == 8 || kBytes == 16, "store() writes 8- or 16-byte vectors");
+    static_assert(kBytes == 4 || kBytes == 8 || kBytes == 16,
+                  "store() writes 4-, 8- or 16-byte vectors");
     uint32_t w[kBytes / 4];
     memcpy(w, this, sizeof(w));
-    if constexpr (kBytes == 8) {
+    if constexpr (kBytes == 4) {
+      asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(w[0]) : "memory");
+    } else if constexpr (kBytes == 8) {
       asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(w[0]), "r"(w[1]) : "memory");
     } else {
       asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w[0]), "r"(w[1]),

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../../kernels/conv_depthwise_rolling_plan.cuh"
 #include "../../kernels/conv_wgrad_1x1_plan.cuh"
 #include "boo/dispatch/conv_dispatcher.h"
 #include "conv_model_util.h"
@@ -33,6 +34,14 @@ constexpr double kDepthwiseTapRate = 2.2e12;
 // public 3x3 at 61% of its floor, 5x5 and 7x7 layers at 5.2-5.7e12 taps per second).
 constexpr double kDepthwiseRowsBandwidthShare = 0.6;
 constexpr double kDepthwiseRowsTapRate = 5.5e12;
+// Its rolling kernel (kernels/conv_depthwise_rolling.cuh: 3x3, stride 1), where it applies: the
+// taps it computes (its plan's segments take 2 steps more than their rows, its strips are 8
+// columns wide) at a rate a 16-bit vector of two channels sets (fp32: one channel, half the
+// rate), and the share of the copy bandwidth its loads and stores reach. Fitted on an H200
+// (bench/results/2026-11-29-depthwise-rolling-h200.md: six lines from 7x7 to 112x112, predicted
+// / measured 0.88-1.14).
+constexpr double kDepthwiseRollingBandwidthShare = 0.72;
+constexpr double kDepthwiseRollingTapRate = 7.5e12;
 // conv.pointwise (kernels/conv_pointwise.cuh). The tensor-core kernel (16-bit types): a fixed
 // cost past the launch (a block's filter tables and the first tile's latency) and the share of
 // the copy bandwidth it streams at, fitted on an H100 over tests/gpu/conv_pointwise.txt (16.5 us
@@ -215,6 +224,24 @@ bool depthwise_rows_apply(const ops::ConvProblem& p) {
   return taps * ((vectors + chunks - 1) / chunks) * vector * 4 <= 96 * 1024;
 }
 
+// Whether conv.depthwise runs its rolling kernel: DepthwiseRolling::fits in
+// kernels/conv_depthwise_rolling.cuh on the channels-last tensors the kernel sees (multiplier 1,
+// a 3x3 filter of depth 1, stride 1 and no dilation along H and W, 4-byte channel vectors;
+// backward data is the forward convolution of dy).
+bool depthwise_rolling_apply(const ops::ConvProblem& p) {
+  const size_t d = p.filter.size();
+  if (p.direction == ConvDirection::kBackwardWeight || d < 2 || p.groups != p.c || p.k != p.c ||
+      p.k % (4 / static_cast<int64_t>(core::dtype_bytes(p.dtype))) != 0) {
+    return false;
+  }
+  for (size_t i = 0; i < d; ++i) {
+    const bool plane = i + 2 >= d;  // H and W
+    if (plane && (p.filter[i] != 3 || p.stride[i] != 1 || p.dilation[i] != 1)) return false;
+    if (!plane && p.filter[i] != 1) return false;
+  }
+  return true;
+}
+
 // Whether conv.depthwise's forward pass runs its plane kernel on the caller's tensors:
 // DepthwisePlanes::fits in kernels/conv_depthwise_planes.cuh (packed NCHW x and y, "same"
 // filters 3-9 wide along W, W in whole 16-byte vectors).
@@ -230,18 +257,48 @@ bool depthwise_planes_apply(const ops::ConvProblem& p) {
          p.input.back() % vector == 0;
 }
 
+namespace {
+
+// The rolling kernel's taps, with the steps its segments add above and below and the columns its
+// last strip computes past the image, in 16-bit-vector units (an fp32 tap counts twice).
+double depthwise_rolling_taps(const ops::ConvProblem& p, double taps) {
+  // The kernel's output: y forward, dx for backward data (the forward pass over dy).
+  const std::vector<int64_t> out = p.direction == ConvDirection::kForward ? p.output() : p.input;
+  const size_t d = out.size();
+  const int64_t out_h = out[d - 2], out_w = out[d - 1];
+  const int64_t images = p.n * (d == 3 ? out[0] : 1);
+  const int64_t bytes = static_cast<int64_t>(core::dtype_bytes(p.dtype));
+  const boo_kernels::RollingPlan plan =
+      boo_kernels::rolling_plan(p.k, 4 / bytes, images, out_h, out_w, 132);
+  const double steps =
+      static_cast<double>(plan.segments) * (plan.rows + boo_kernels::kRollTaps - 1);
+  const double columns = static_cast<double>(plan.strips) * boo_kernels::kRollOutputs;
+  return taps * steps / static_cast<double>(out_h) * columns / static_cast<double>(out_w) *
+         (bytes == 4 ? 2.0 : 1.0);
+}
+
+}  // namespace
+
 double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
-  const double taps =
+  double taps =
       static_cast<double>(p.y_desc().element_count()) * static_cast<double>(product(p.filter));
   const bool planes = depthwise_planes_apply(p);
-  const bool rows = planes || depthwise_rows_apply(p);
-  return predict_direct_us(
-      p, d, rows ? kDepthwiseRowsBandwidthShare : kDepthwiseBandwidthShare,
-      taps / ((rows ? kDepthwiseRowsTapRate : kDepthwiseTapRate) * d.sm_count / 132.0) * 1e6,
-      planes ? "direct depthwise kernel (NCHW planes)"
-             : (rows ? "direct depthwise kernel (rows)" : "direct depthwise kernel"),
-      "taps", why, planes);
+  const bool rolling = !planes && depthwise_rolling_apply(p);
+  const bool rows = planes || (!rolling && depthwise_rows_apply(p));
+  if (rolling) taps = depthwise_rolling_taps(p, taps);
+  const double share = rolling ? kDepthwiseRollingBandwidthShare
+                       : rows  ? kDepthwiseRowsBandwidthShare
+                               : kDepthwiseBandwidthShare;
+  const double rate = rolling ? kDepthwiseRollingTapRate
+                      : rows  ? kDepthwiseRowsTapRate
+                              : kDepthwiseTapRate;
+  return predict_direct_us(p, d, share, taps / (rate * d.sm_count / 132.0) * 1e6,
+                           planes    ? "direct depthwise kernel (NCHW planes)"
+                           : rolling ? "direct depthwise kernel (rolling rows)"
+                           : rows    ? "direct depthwise kernel (rows)"
+                                     : "direct depthwise kernel",
+                           "taps", why, planes);
 }
 
 core::Status conv_pointwise_supports(const ops::ConvProblem& p) {

@@ -1090,6 +1090,31 @@ TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
   EXPECT_NE(unknown.status().message().find("no convolution algorithm"), std::string::npos);
 }
 
+// conv.depthwise's rolling kernel against its measurements on an H200 (the device model at the
+// copy bandwidth measured in the same call, 4250 GB/s;
+// bench/results/2026-11-29-depthwise-rolling-h200.md, call 3, dispatch's cuts): within 25%.
+TEST_F(ConvDispatchTest, DepthwiseRollingModelIsNearItsMeasurements) {
+  DeviceModel h200;
+  h200.bandwidth_gbs = 4250.0;
+  const struct {
+    const char* line;
+    double measured_us;
+  } lines[] = {{"convbfp16 -n 64 -c 144 -H 56 -W 56 -k 144 -y 3 -x 3 -p 1 -q 1 -g 144 -F 1", 47.7},
+               {"convbfp16 -n 64 -c 144 -H 56 -W 56 -k 144 -y 3 -x 3 -p 1 -q 1 -g 144 -F 2", 48.6},
+               {"convbfp16 -n 64 -c 32 -H 112 -W 112 -k 32 -y 3 -x 3 -p 1 -q 1 -g 32 -F 1", 36.4},
+               {"convfp16 -n 128 -c 672 -H 14 -W 14 -k 672 -y 3 -x 3 -p 1 -q 1 -g 672 -F 1", 32.2},
+               {"convbfp16 -n 128 -c 960 -H 7 -W 7 -k 960 -y 3 -x 3 -p 1 -q 1 -g 960 -F 1", 21.9},
+               {"conv -n 32 -c 64 -H 56 -W 56 -k 64 -y 3 -x 3 -p 1 -q 1 -g 64 -F 1", 20.1}};
+  for (const auto& line : lines) {
+    std::string why;
+    const double us = predict_conv_depthwise_us(
+        conv(std::string(line.line) + " -u 1 -v 1 -l 1 -j 1" + kNhwc), h200, &why);
+    EXPECT_NE(why.find("(rolling rows)"), std::string::npos) << line.line << ": " << why;
+    EXPECT_GT(us, 0.8 * line.measured_us) << line.line << ": " << why;
+    EXPECT_LT(us, 1.25 * line.measured_us) << line.line << ": " << why;
+  }
+}
+
 TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
   const std::string dw =
       "convbfp16 -n 64 -c 144 -H 56 -W 56 -k 144 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 144";
@@ -1100,13 +1125,18 @@ TEST_F(ConvDispatchTest, DepthwiseForwardRunsItsOwnKernelBeforeTheFallback) {
             (std::vector<std::string>{std::string(kConvDepthwise), std::string(kConvDirect)}));
   EXPECT_EQ(c->front().config, "conv.depthwise_bf16_f32acc_fprop_2d_nobias.none");
   EXPECT_NE(c->front().reason.find("heuristic: predicted"), std::string::npos);
-  // The row kernel, measured at 62.8 us on an H100
-  // (bench/results/2026-11-27-conv-depthwise-rows-h100.md): the model says within 25%, with
-  // layout copies charged for NCHW.
-  EXPECT_GT(c->front().predicted_us, 62.8 / 1.25);
-  EXPECT_LT(c->front().predicted_us, 62.8 * 1.25);
-  EXPECT_NE(c->front().reason.find("(rows)"), std::string::npos) << c->front().reason;
-  // C = 35 (not whole 8-byte vectors) and W dilation run the older kernels, modelled apart.
+  // The rolling kernel (3x3, stride 1; its model: DepthwiseRollingModelIsNearItsMeasurements).
+  EXPECT_NE(c->front().reason.find("(rolling rows)"), std::string::npos) << c->front().reason;
+  // Stride 2 and a 5x5 filter run the row kernel; C = 35 (not whole 8-byte vectors) and W
+  // dilation the older kernels, each modelled apart.
+  for (const char* rows :
+       {"convbfp16 -n 64 -c 144 -H 56 -W 56 -k 144 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 144",
+        "convbfp16 -n 64 -c 144 -H 56 -W 56 -k 144 -y 5 -x 5 -p 2 -q 2 -u 1 -v 1 -l 1 -j 1 -g "
+        "144"}) {
+    auto r = dispatcher().candidates(conv(rows + std::string(" -F 1") + kNhwc), nullptr);
+    ASSERT_TRUE(r.has_value()) << rows;
+    EXPECT_NE(r->front().reason.find("(rows)"), std::string::npos) << r->front().reason;
+  }
   for (const char* other :
        {"convbfp16 -n 64 -c 36 -H 56 -W 56 -k 36 -y 3 -x 3 -p 1 -q 2 -u 1 -v 1 -l 1 -j 2 -g 36",
         "convbfp16 -n 64 -c 35 -H 56 -W 56 -k 35 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 35"}) {

@@ -1,0 +1,90 @@
+// The plan of conv.depthwise's rolling kernel (kernels/conv_depthwise_rolling.cuh), in plain C++
+// so that dispatch's model and host unit tests (tests/unit/jit/conv_depthwise_rolling_plan_test.cc)
+// share it: channel vectors a block, (segment, strip) items a block, and the segments of output
+// rows each thread walks.
+#pragma once
+
+#include <cstdint>
+
+namespace boo_kernels {
+
+// Blocks an SM the kernel's registers are capped for: 3 (80 registers) or 2 (128).
+#ifndef BOO_DEPTHWISE_ROLLING_BLOCKS
+#define BOO_DEPTHWISE_ROLLING_BLOCKS 2
+#endif
+// Output pixels along W a thread: 8 (or 4, for measuring).
+#ifndef BOO_DEPTHWISE_ROLLING_OUTPUTS
+#define BOO_DEPTHWISE_ROLLING_OUTPUTS 8
+#endif
+// BOO_DEPTHWISE_ROLLING_ROWS=N (through BOO_NVCC_FLAGS) cuts segments of N output rows, for
+// measuring; by default rolling_plan chooses.
+constexpr int kRollThreads = 256;
+constexpr int kRollBlocksPerSm = BOO_DEPTHWISE_ROLLING_BLOCKS;
+constexpr int kRollOutputs = BOO_DEPTHWISE_ROLLING_OUTPUTS;
+constexpr int kRollMaxVectors = 64;  // channel vectors a block at most
+constexpr int kRollTaps = 3;         // the filter's rows and columns
+
+struct RollingPlan {
+  int vectors = 0, chunks = 0, per_block = 0, strips = 0, segments = 0, rows = 0;
+  int64_t blocks = 0;  // along x (the grid: blocks x chunks x planes)
+  int64_t planes = 0;  // images x output depths x chunks
+};
+
+// The plan for K / vector channel vectors (vector elements each), an output of images x out_h x
+// out_w pixels (images: batch x output depth) and sm_count SMs.
+// Channel vectors per block as the row kernel's (all, or the fewest equal chunks of at most
+// kRollMaxVectors); the block's 256 / vectors (segment, strip) items; and segments of `rows`
+// output rows. A segment of r rows takes r + 2 steps, so a block's time goes as r + 2 and the
+// kernel's as that times the waves of blocks: the rows minimise ceil(blocks / slots) (r + 2),
+// slots being the blocks all SMs hold at once, among the cuts that fill the slots where any
+// does (ties: the more blocks). H200, 2026-11-29 (bench/results/2026-11-29-depthwise-rolling-
+// h200.md, us by rows a segment, * the rule's): n64 c32 112x112 *13 rows 36.4, 12 38.6, 7 41.1;
+// fp16 n128 c672 14x14 *7 30.7, 5 38.8 (1536 blocks, half of them half idle), 12 37.0; fp32 n32
+// c64 56x56 *7 18.9, 6 19.9, 3 21.5; n128 c960 7x7 *2 20.4-23.3, 7 27.0; but the public n64 c144
+// 56x56 layer *14 47.4-48.6 against 45.5-47.8 in 7 (cost 36 against 32; 12 49.9, 4 50.2).
+inline RollingPlan rolling_plan(int64_t k, int64_t vector, int64_t images, int64_t out_h,
+                                int64_t out_w, int64_t sm_count) {
+  RollingPlan p;
+  const int64_t vectors = k / vector;
+  const int64_t chunks = (vectors + kRollMaxVectors - 1) / kRollMaxVectors;
+  p.vectors = static_cast<int>((vectors + chunks - 1) / chunks);
+  p.chunks = static_cast<int>((vectors + p.vectors - 1) / p.vectors);
+  p.per_block = kRollThreads / p.vectors;
+  p.strips = static_cast<int>((out_w + kRollOutputs - 1) / kRollOutputs);
+  p.planes = images * p.chunks;
+  const int64_t slots = int64_t{kRollBlocksPerSm} * (sm_count > 0 ? sm_count : 132);
+  const auto blocks_of = [&](int64_t rows) {
+    const int64_t segments = (out_h + rows - 1) / rows;
+    return (p.strips * segments + p.per_block - 1) / p.per_block * p.planes;
+  };
+#ifdef BOO_DEPTHWISE_ROLLING_ROWS
+  int64_t best = out_h < BOO_DEPTHWISE_ROLLING_ROWS ? out_h : BOO_DEPTHWISE_ROLLING_ROWS;
+#else
+  // Each distinct cut (rows = ceil(H / segments)) while the blocks stay within 16 waves.
+  int64_t cuts[64], blocks[64];
+  int count = 0;
+  bool any_fills = false;
+  for (int64_t segs = 1; segs <= out_h && count < 64; ++segs) {
+    const int64_t rows = (out_h + segs - 1) / segs;
+    if (count > 0 && rows == cuts[count - 1]) continue;
+    cuts[count] = rows;
+    blocks[count] = blocks_of(rows);
+    any_fills = any_fills || blocks[count] >= slots;
+    if (blocks[count++] > 16 * slots) break;
+  }
+  int64_t best = out_h;
+  double least = 0.0;
+  for (int i = 0; i < count; ++i) {
+    if (any_fills && blocks[i] < slots) continue;
+    const double cost =
+        static_cast<double>((blocks[i] + slots - 1) / slots) * (cuts[i] + kRollTaps - 1);
+    if (least == 0.0 || cost <= least) best = cuts[i], least = cost;
+  }
+#endif
+  p.rows = static_cast<int>(best);
+  p.segments = static_cast<int>((out_h + p.rows - 1) / p.rows);
+  p.blocks = (int64_t{p.strips} * p.segments + p.per_block - 1) / p.per_block;
+  return p;
+}
+
+}  // namespace boo_kernels

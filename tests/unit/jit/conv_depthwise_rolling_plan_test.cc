@@ -1,0 +1,70 @@
+// conv.depthwise's rolling kernel's plan (kernels/conv_depthwise_rolling_plan.cuh): chunks of at
+// most 64 channel vectors that cover K, items that fit a block, segments that cover the output's
+// rows once, blocks that fill the SMs' slots where any cut does, and the cuts measured on an H200.
+#include "../../../kernels/conv_depthwise_rolling_plan.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+namespace boo_kernels {
+namespace {
+
+TEST(ConvDepthwiseRollingPlan, ChunksItemsAndSegmentsCoverTheOutput) {
+  const int64_t slots = int64_t{kRollBlocksPerSm} * 132;
+  for (int64_t vector : {1, 2}) {
+    for (int64_t k : {2, 6, 24, 130, 144, 520, 960}) {
+      for (int64_t images : {1, 3, 64, 4096}) {
+        for (int64_t h : {1, 2, 7, 14, 56, 150, 1000}) {
+          for (int64_t w : {1, 7, 9, 56, 203}) {
+            SCOPED_TRACE("vector " + std::to_string(vector) + " K " + std::to_string(k) +
+                         " images " + std::to_string(images) + " " + std::to_string(h) + "x" +
+                         std::to_string(w));
+            const RollingPlan p = rolling_plan(k, vector, images, h, w, 132);
+            const int64_t vectors = k / vector;
+            EXPECT_LE(p.vectors, kRollMaxVectors);
+            EXPECT_GE(int64_t{p.vectors} * p.chunks, vectors);
+            EXPECT_LT(int64_t{p.vectors} * (p.chunks - 1), vectors);
+            EXPECT_EQ(p.per_block, kRollThreads / p.vectors);
+            EXPECT_EQ(int64_t{p.strips} * kRollOutputs >= w, true);
+            EXPECT_LT(int64_t{p.strips - 1} * kRollOutputs, w);
+            // Segments cover the rows once: the last one holds at least one.
+            EXPECT_GE(p.rows, 1);
+            EXPECT_GE(int64_t{p.segments} * p.rows, h);
+            EXPECT_LT(int64_t{p.segments - 1} * p.rows, h);
+            EXPECT_EQ(p.blocks, (int64_t{p.strips} * p.segments + p.per_block - 1) / p.per_block);
+            EXPECT_EQ(p.planes, images * p.chunks);
+            // Where one segment a row would fill the slots, the chosen cut fills them too.
+            const int64_t finest =
+                (int64_t{p.strips} * h + p.per_block - 1) / p.per_block * p.planes;
+            if (finest >= slots && h <= 64) {
+              EXPECT_GE(p.blocks * p.planes, slots);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The cuts measured in bench/results/2026-11-29-depthwise-rolling-h200.md, where the rule's was
+// the fastest or within 5% of it.
+TEST(ConvDepthwiseRollingPlan, CutsTheMeasuredLayersAsMeasuredBest) {
+  const struct {
+    const char* layer;
+    int64_t k, vector, images, h, w;
+    int rows;
+  } cases[] = {{"bf16 n64 c32 112x112", 32, 2, 64, 112, 112, 13},
+               {"fp16 n128 c672 14x14", 672, 2, 128, 14, 14, 7},
+               {"fp32 n32 c64 56x56", 64, 1, 32, 56, 56, 7},
+               {"bf16 n128 c960 7x7", 960, 2, 128, 7, 7, 2},
+               {"bf16 n64 c144 56x56 (public)", 144, 2, 64, 56, 56, 14}};
+  for (const auto& c : cases) {
+    const RollingPlan p = rolling_plan(c.k, c.vector, c.images, c.h, c.w, 132);
+    EXPECT_EQ(p.rows, c.rows) << c.layer;
+  }
+}
+
+}  // namespace
+}  // namespace boo_kernels
