@@ -11,7 +11,10 @@
 #   rows:   (call 3) -ab-jobs.txt on plan_of's segments (base) against segments of 7 and 12 rows
 #           and the row kernel, boo only, two rounds (-rows.csv);
 #   public: the public conv list against cuDNN (-V 1), compiled first;
-#   vendor: (call 4, the final tree) -ab-jobs.txt's lines on dispatch's pick against cuDNN (-V 1).
+#   vendor: (call 4, the final tree) -ab-jobs.txt's lines on dispatch's pick against cuDNN (-V 1);
+#   images: (call 5, after `git apply bench/results/2026-11-29-depthwise-rolling-images-
+#           experiments.diff`) -ab-jobs.txt with images sharing blocks (base) against the row
+#           kernel, boo only, two rounds (-images.csv).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh depthwise-rolling rolling-logs.tgz
@@ -37,6 +40,10 @@ for phase in "$@"; do
   rows)  # (the ab phase's jobs)
     cp "$J-ab-jobs.txt" /tmp/depthwise-rolling-rows-jobs.txt
     J=/tmp/depthwise-rolling ab rows "base DEPTHWISE_ROLLING_ROWS=7 DEPTHWISE_ROLLING_ROWS=12 DEPTHWISE_ROLLING=0" boo
+    ;;
+  images)  # (the ab phase's jobs)
+    cp "$J-ab-jobs.txt" /tmp/depthwise-rolling-images-jobs.txt
+    J=/tmp/depthwise-rolling ab images "base DEPTHWISE_ROLLING=0" boo
     ;;
   vendor)
     vendor cudnn-final "$J-ab-jobs.txt" cudnn -V 1
