@@ -42,7 +42,6 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
-#include "conv_few_channels_stage.cuh"
 #include "conv_grouped_direct.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
@@ -146,15 +145,6 @@ __host__ __device__ __forceinline__ int few_filter_at(int n, int k) {
 __host__ __device__ __forceinline__ int few_filter_wgmma_at(int n, int k) {
   return k * 64 + ((n / 8) ^ (k % 8)) * 8 + n % 8;
 }
-
-// BOO_NVCC_FLAGS=-DBOO_FEW_STAGE_WORDS=1 (an experiment, not measured yet): where no zero channel
-// is inserted (cs = C) a lane stages 32-bit words, two elements each, instead of single elements
-// (half the loads and stores, no per-element branch between the two layouts): ncu found the stem
-// bound by its instruction issue at 4 warps a scheduler, DRAM at 19%
-// (bench/results/2026-11-29-few-wgmma-h200.md). The row's staging: conv_few_channels_stage.cuh.
-#ifndef BOO_FEW_STAGE_WORDS
-#define BOO_FEW_STAGE_WORDS 0
-#endif
 
 template <class T, bool kHasBias, int kAct>
 __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
@@ -288,12 +278,6 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
         const bool inside = d >= 0 && d < in_d && h >= 0 && h < in_h;
         T* dst = xs + row * p.row_len;
         const int64_t base = ((o.n * in_d + d) * in_h + h) * in_w * c + w0 * c;
-        if (BOO_FEW_STAGE_WORDS && p.cs == c) {
-          few_stage_row_words<kFewStageBatch>(reinterpret_cast<const uint16_t*>(x + base),
-                                              reinterpret_cast<uint32_t*>(dst), p.row_len / 2,
-                                              inside, e_lo, e_hi, lane);
-          continue;
-        }
         for (int e0 = lane; e0 < p.row_len; e0 += 32 * kFewStageBatch) {
           T v[kFewStageBatch];
 #pragma unroll

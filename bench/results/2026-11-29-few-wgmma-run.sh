@@ -7,7 +7,8 @@
 #   ab:     -ab-jobs.txt (conv.padded_channels' direct kernel forced on eight lines, the public stem
 #           first) on warpgroup MMA (base) against mma.sync (FEW_WGMMA=0), with cuDNN, two rounds;
 #   public: the public conv list against cuDNN (-V 1), compiled first;
-#   words:  (for the next session) the word-staging experiment (-DBOO_FEW_STAGE_WORDS=1):
+#   words:  (after `git apply bench/results/2026-11-29-few-wgmma-words-experiments.diff`; run
+#           2026-11-29, rejected) the word-staging experiment (-DBOO_FEW_STAGE_WORDS=1):
 #           tests/gpu/conv_few_channels.txt's gate with it, as laid out and with operands one
 #           element past a 16-byte boundary (--misalign: x at an odd 2-byte slot), then -words-jobs.txt
 #           on element staging (base) against it, with cuDNN, two rounds;
