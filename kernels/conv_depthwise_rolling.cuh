@@ -10,19 +10,27 @@
 // memory round trips in a row per block: 55 us, DRAM 37% busy, 0.61 instructions issued a
 // scheduler cycle.
 //
-// Here a thread owns kRollOutputs (4) output pixels along W and one 4-byte channel vector (two
+// Here a thread owns kRollOutputs (8) output pixels along W and one 4-byte channel vector (two
 // 16-bit channels, one fp32), and walks down a segment of output rows: each input row is loaded
 // once (its kSpan columns, all in flight), widened once, and added into the three output rows it
 // reaches, whose sums stay in registers (a ring of three; an output row is stored when its last
 // input row has been added). Loads run two input rows ahead of the sums, so a warp waits on
 // memory only at the start of its segment. The thread's taps stay in registers for the whole
 // segment (read from shared memory at every step, as the row kernel reads them, they would keep
-// shared memory as busy as the FMA pipe: one 16-byte load a lane per 16 FMA). About 14
-// instructions an output element: 9 FMA, 1.5 widenings, 0.75 loads and the stores. No shared
-// memory and no barrier; the sums run over the taps in a fixed order: deterministic.
+// shared memory as busy as the FMA pipe: one 16-byte load a lane per 16 FMA). About 250
+// instructions a step of 16 outputs in the SASS (144 FMA, 20 widenings, 10 loads of 3
+// instructions, the stores): 16 an output element; 23.7 M warp instructions on the public layer
+// against the row kernel's 35 M (ncu). An earlier rolling kernel (2026-11-28-memory-lines-h200.md
+// section 3) lost to the row kernel: it spilled at 128 registers and rebuilt each load's address
+// from the kernel parameters; here addresses come from registers the compiler cannot
+// rematerialise (opaque_u64), rows inside the image load with no test a column, and the ring of
+// three input rows needs no copies. No shared memory and no barrier; the sums run over the taps in
+// a fixed order: deterministic.
 //
 // Blocks of 256 threads: the channel vectors of up to 256 / vectors (segment, strip) items of one
-// image; plan_of cuts the output rows into segments.
+// image; rolling_plan (conv_depthwise_rolling_plan.cuh) cuts the output rows into segments. H200,
+// 2026-11-29 (bench/results/2026-11-29-depthwise-rolling-h200.md): the public n64 c144 56x56 layer
+// 59 -> 46-48 us, n64 c32 112x112 55 -> 35-36, fp16 n128 c672 14x14 42-45 -> 30-32.
 #pragma once
 
 #include <cuda_runtime.h>
