@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(kRollThreads, kRollBlocksPerSm)
   const bool depth_in = i0 >= 0 && i0 < a.in[0];
   const unsigned in_h = static_cast<unsigned>(a.in[1]);
   const int64_t xs3 = a.x_stride[3];
-  const int xs4 = static_cast<int>(a.x_stride[4]);  // (fits: the span's offsets are ints)
+  const int xs4 = static_cast<int>(a.x_stride[4]);  // (fits: the span's bytes are 32-bit)
   unsigned columns = 0;                             // bit c: span column c lies inside the image
 #pragma unroll
   for (int c = 0; c < kSpan; ++c) {
@@ -232,7 +232,13 @@ struct DepthwiseRolling {
         return false;
       }
     }
-    if (a.n * a.out[0] > 65535 || a.x_stride[4] > INT32_MAX / 16) return false;
+    // The span's last column lies kSpan - 1 columns of x_stride[4] elements past its first: a
+    // 32-bit byte offset in the kernel.
+    constexpr int64_t kLastColumn =
+        int64_t{kRollOutputs + kF - 2} * static_cast<int64_t>(sizeof(T));
+    if (a.n * a.out[0] > 65535 || a.x_stride[4] < 1 || a.x_stride[4] > UINT32_MAX / kLastColumn) {
+      return false;
+    }
     const RollingPlan p = plan_of(a);
     return p.blocks <= INT32_MAX && p.chunks <= 65535 &&
            int64_t{p.strips} * p.segments <= INT32_MAX / 2;

@@ -58,27 +58,33 @@ inline RollingPlan rolling_plan(int64_t k, int64_t vector, int64_t images, int64
     return (p.strips * segments + p.per_block - 1) / p.per_block * p.planes;
   };
 #ifdef BOO_DEPTHWISE_ROLLING_ROWS
+  static_assert(BOO_DEPTHWISE_ROLLING_ROWS >= 1, "segments hold at least one row");
   int64_t best = out_h < BOO_DEPTHWISE_ROLLING_ROWS ? out_h : BOO_DEPTHWISE_ROLLING_ROWS;
 #else
-  // Each distinct cut (rows = ceil(H / segments)) while the blocks stay within 16 waves.
-  int64_t cuts[64], blocks[64];
-  int count = 0;
+  // The cuts rows = ceil(H / segments): every count of segments up to 128, then every 1/16th more
+  // (tall images: the host loop stays short) and H, while the blocks stay within 16 waves. The
+  // first pass asks whether any fills the slots, the second takes the least cost.
+  const auto next = [&](int64_t segs) {
+    const int64_t more = segs < 128 ? segs + 1 : segs + segs / 16;
+    return segs < out_h && more > out_h ? out_h : more;  // (one-row segments are a cut too)
+  };
   bool any_fills = false;
-  for (int64_t segs = 1; segs <= out_h && count < 64; ++segs) {
-    const int64_t rows = (out_h + segs - 1) / segs;
-    if (count > 0 && rows == cuts[count - 1]) continue;
-    cuts[count] = rows;
-    blocks[count] = blocks_of(rows);
-    any_fills = any_fills || blocks[count] >= slots;
-    if (blocks[count++] > 16 * slots) break;
+  for (int64_t segs = 1; segs <= out_h; segs = next(segs)) {
+    const int64_t blocks = blocks_of((out_h + segs - 1) / segs);
+    any_fills = any_fills || blocks >= slots;
+    if (blocks > 16 * slots) break;
   }
   int64_t best = out_h;
   double least = 0.0;
-  for (int i = 0; i < count; ++i) {
-    if (any_fills && blocks[i] < slots) continue;
-    const double cost =
-        static_cast<double>((blocks[i] + slots - 1) / slots) * (cuts[i] + kRollTaps - 1);
-    if (least == 0.0 || cost <= least) best = cuts[i], least = cost;
+  for (int64_t segs = 1; segs <= out_h; segs = next(segs)) {
+    const int64_t rows = (out_h + segs - 1) / segs;
+    const int64_t blocks = blocks_of(rows);
+    if (!any_fills || blocks >= slots) {
+      const double cost =
+          static_cast<double>((blocks + slots - 1) / slots) * (rows + kRollTaps - 1);
+      if (least == 0.0 || cost <= least) best = rows, least = cost;
+    }
+    if (blocks > 16 * slots) break;
   }
 #endif
   p.rows = static_cast<int>(best);

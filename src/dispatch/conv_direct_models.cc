@@ -239,7 +239,9 @@ bool depthwise_rolling_apply(const ops::ConvProblem& p) {
     if (plane && (p.filter[i] != 3 || p.stride[i] != 1 || p.dilation[i] != 1)) return false;
     if (!plane && p.filter[i] != 1) return false;
   }
-  return true;
+  // The kernel's images (batch x output depth) along the grid's z.
+  const std::vector<int64_t> out = p.direction == ConvDirection::kForward ? p.output() : p.input;
+  return p.n * (d == 3 ? out[0] : 1) <= 65535;
 }
 
 // Whether conv.depthwise's forward pass runs its plane kernel on the caller's tensors:
@@ -259,22 +261,23 @@ bool depthwise_planes_apply(const ops::ConvProblem& p) {
 
 namespace {
 
-// The rolling kernel's taps, with the steps its segments add above and below and the columns its
-// last strip computes past the image, in 16-bit-vector units (an fp32 tap counts twice).
-double depthwise_rolling_taps(const ops::ConvProblem& p, double taps) {
-  // The kernel's output: y forward, dx for backward data (the forward pass over dy).
+// The rolling kernel's taps: its output's (y forward, dx for backward data, the forward pass
+// over dy) times the 9 of the filter, with the steps its plan's segments add above and below and
+// the columns its last strip computes past the image, in 16-bit-vector units (an fp32 tap counts
+// twice).
+double depthwise_rolling_taps(const ops::ConvProblem& p, const DeviceModel& d) {
   const std::vector<int64_t> out = p.direction == ConvDirection::kForward ? p.output() : p.input;
-  const size_t d = out.size();
-  const int64_t out_h = out[d - 2], out_w = out[d - 1];
-  const int64_t images = p.n * (d == 3 ? out[0] : 1);
+  const size_t dims = out.size();
+  const int64_t out_h = out[dims - 2], out_w = out[dims - 1];
+  const int64_t images = p.n * (dims == 3 ? out[0] : 1);
   const int64_t bytes = static_cast<int64_t>(core::dtype_bytes(p.dtype));
   const boo_kernels::RollingPlan plan =
-      boo_kernels::rolling_plan(p.k, 4 / bytes, images, out_h, out_w, 132);
+      boo_kernels::rolling_plan(p.k, 4 / bytes, images, out_h, out_w, d.sm_count);
   const double steps =
       static_cast<double>(plan.segments) * (plan.rows + boo_kernels::kRollTaps - 1);
   const double columns = static_cast<double>(plan.strips) * boo_kernels::kRollOutputs;
-  return taps * steps / static_cast<double>(out_h) * columns / static_cast<double>(out_w) *
-         (bytes == 4 ? 2.0 : 1.0);
+  return static_cast<double>(images * p.k) * boo_kernels::kRollTaps * boo_kernels::kRollTaps *
+         steps * columns * (bytes == 4 ? 2.0 : 1.0);
 }
 
 }  // namespace
@@ -286,7 +289,7 @@ double predict_conv_depthwise_us(const ops::ConvProblem& p, const DeviceModel& d
   const bool planes = depthwise_planes_apply(p);
   const bool rolling = !planes && depthwise_rolling_apply(p);
   const bool rows = planes || (!rolling && depthwise_rows_apply(p));
-  if (rolling) taps = depthwise_rolling_taps(p, taps);
+  if (rolling) taps = depthwise_rolling_taps(p, d);
   const double share = rolling ? kDepthwiseRollingBandwidthShare
                        : rows  ? kDepthwiseRowsBandwidthShare
                                : kDepthwiseBandwidthShare;

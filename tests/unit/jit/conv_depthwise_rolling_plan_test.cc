@@ -48,6 +48,24 @@ TEST(ConvDepthwiseRollingPlan, ChunksItemsAndSegmentsCoverTheOutput) {
   }
 }
 
+// Tall, narrow images (one strip, few channels) are cut into enough segments to fill the SMs
+// where one-row segments would, else into the shortest segments.
+TEST(ConvDepthwiseRollingPlan, TallImagesFillTheSms) {
+  const int64_t slots = int64_t{kRollBlocksPerSm} * 132;
+  for (int64_t h : {20000, 1000000}) {
+    for (int64_t k : {2, 64}) {
+      const RollingPlan p = rolling_plan(k, 2, 1, h, 8, 132);
+      const int64_t finest = (h + p.per_block - 1) / p.per_block * p.chunks;
+      if (finest >= slots) {
+        EXPECT_GE(p.blocks * p.chunks, slots) << "H " << h << " K " << k;
+        EXPECT_LE(p.blocks * p.chunks, 17 * slots) << "H " << h << " K " << k;
+      } else {
+        EXPECT_LE(p.rows, 2) << "H " << h << " K " << k;
+      }
+    }
+  }
+}
+
 // The cuts measured in bench/results/2026-11-29-depthwise-rolling-h200.md, where the rule's was
 // the fastest or within 5% of it.
 TEST(ConvDepthwiseRollingPlan, CutsTheMeasuredLayersAsMeasuredBest) {
