@@ -17,6 +17,7 @@ namespace boo::dispatch {
 namespace {
 
 using conv_model::ceil_div;
+using conv_model::planes_of;
 using conv_model::product;
 using conv_model::relayout_bytes;
 using ops::ConvDirection;
@@ -224,6 +225,16 @@ bool depthwise_rows_apply(const ops::ConvProblem& p) {
   return taps * ((vectors + chunks - 1) / chunks) * vector * 4 <= 96 * 1024;
 }
 
+namespace {
+
+// The output of conv.depthwise's forward kernels: y, or dx for backward data (the forward pass
+// over dy).
+std::vector<int64_t> depthwise_kernel_output(const ops::ConvProblem& p) {
+  return p.direction == ConvDirection::kForward ? p.output() : p.input;
+}
+
+}  // namespace
+
 // Whether conv.depthwise runs its rolling kernel: DepthwiseRolling::fits in
 // kernels/conv_depthwise_rolling.cuh on the channels-last tensors the kernel sees (multiplier 1,
 // a 3x3 filter of depth 1, stride 1 and no dilation along H and W, 4-byte channel vectors;
@@ -240,8 +251,7 @@ bool depthwise_rolling_apply(const ops::ConvProblem& p) {
     if (!plane && p.filter[i] != 1) return false;
   }
   // The kernel's images (batch x output depth) along the grid's z.
-  const std::vector<int64_t> out = p.direction == ConvDirection::kForward ? p.output() : p.input;
-  return p.n * (d == 3 ? out[0] : 1) <= 65535;
+  return planes_of(p, depthwise_kernel_output(p)) <= 65535;
 }
 
 // Whether conv.depthwise's forward pass runs its plane kernel on the caller's tensors:
@@ -266,10 +276,9 @@ namespace {
 // the columns its last strip computes past the image, in 16-bit-vector units (an fp32 tap counts
 // twice).
 double depthwise_rolling_taps(const ops::ConvProblem& p, const DeviceModel& d) {
-  const std::vector<int64_t> out = p.direction == ConvDirection::kForward ? p.output() : p.input;
-  const size_t dims = out.size();
-  const int64_t out_h = out[dims - 2], out_w = out[dims - 1];
-  const int64_t images = p.n * (dims == 3 ? out[0] : 1);
+  const std::vector<int64_t> out = depthwise_kernel_output(p);
+  const int64_t out_h = out[out.size() - 2], out_w = out.back();
+  const int64_t images = planes_of(p, out);
   const int64_t bytes = static_cast<int64_t>(core::dtype_bytes(p.dtype));
   const boo_kernels::RollingPlan plan =
       boo_kernels::rolling_plan(p.k, 4 / bytes, images, out_h, out_w, d.sm_count);
@@ -460,7 +469,7 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
     if (shared <= 220 * 1024) break;
   }
   if (shared > 220 * 1024) return -1.0;
-  const int64_t tiles = p.n * (dims == 3 ? out[0] : 1) * tiles_h * tiles_w;
+  const int64_t tiles = planes_of(p, out) * tiles_h * tiles_w;
   const int64_t chunks = (p.k / 64) * (p.c / 64);
   const int64_t per_sm =
       std::max<int64_t>(1, std::min<int64_t>(232448 / (shared + 1024), 3 / groups));
@@ -562,7 +571,7 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   const size_t dims = p.filter.size();
   const std::vector<int64_t> out = p.output();
   const int64_t ho = dims >= 2 ? out[dims - 2] : 1, wo = out.back();
-  const int64_t planes = p.n * (dims == 3 ? out[0] : 1);
+  const int64_t planes = planes_of(p, out);
   // (In double: the input tile's extents are bounded by 2^41 each, their product is not.)
   auto reach = [&](size_t i, int64_t extent) {
     return static_cast<double>(extent - 1) * static_cast<double>(p.stride[i]) +
@@ -649,7 +658,7 @@ TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
       tiles_w = ceil_div(out_w, budget - reach_w);
       t.pitch = ceil_div(out_w, tiles_w) + reach_w;
     }
-    t.tiles = p.n * (dims == 3 ? out[0] : 1) * tiles_h * tiles_w;
+    t.tiles = planes_of(p, out) * tiles_h * tiles_w;
     const int64_t stage =
         std::max(ceil_div((t.th + reach_h) * t.pitch * 128, 1024) * 1024, kPositions * 128);
     const int64_t slack =
@@ -777,7 +786,7 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
   // blocks an SM would have one), two blocks an SM, each walking its share of the tiles.
   const std::vector<int64_t> out = p.output();
   const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
-  const int64_t planes = p.n * (out.size() == 3 ? out[0] : 1);
+  const int64_t planes = planes_of(p, out);
   const int64_t chunks = ceil_div(p.k, 64), kb = std::min<int64_t>(p.k, 64);
   int64_t th = 1, tw = 1, tiles = 1;
   for (int64_t most = 256; most >= 64; most /= 2) {

@@ -13,6 +13,11 @@ namespace boo::dispatch::conv_model {
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The planes of a spatial extent (the output's or the input's, depth first in 3D): batch x depth.
+inline int64_t planes_of(const ops::ConvProblem& p, const std::vector<int64_t>& extent) {
+  return p.n * (extent.size() == 3 ? extent[0] : 1);
+}
+
 inline int64_t product(const std::vector<int64_t>& v) {
   int64_t p = 1;
   for (int64_t x : v) p *= x;
