@@ -17,7 +17,9 @@ namespace boo_kernels {
 // between steps of dims[i + 1]; boxes of box[] elements land 128-byte swizzled (16-byte vector v
 // of each 128-byte row at v ^ (row % 8), rows from a 1024-byte boundary), or packed as they are
 // with CU_TENSOR_MAP_SWIZZLE_NONE; elements outside the tensor read as zero. False where the
-// driver has no encoder or refuses the map.
+// driver has no encoder or refuses the map. Keep box[0] <= dims[0]: on an H200 a box wider than
+// the innermost extent, which the driver encodes without complaint, traps the copy with an
+// illegal instruction (bench/results/2026-11-29-taps-nchw-h200.md, the TMA probe).
 inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims)[4],
                        const uint64_t (&strides)[3], const uint32_t (&box)[4],
                        CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
