@@ -13,16 +13,19 @@
 
 namespace boo_kernels {
 
-// A 4D tiled map of a 16-bit tensor, dims[0] innermost and contiguous, strides[i] the bytes
-// between steps of dims[i + 1]; boxes of box[] elements land 128-byte swizzled (16-byte vector v
-// of each 128-byte row at v ^ (row % 8), rows from a 1024-byte boundary), or packed as they are
-// with CU_TENSOR_MAP_SWIZZLE_NONE; elements outside the tensor read as zero. False where the
-// driver has no encoder or refuses the map. Keep box[0] <= dims[0]: on an H200 a box wider than
-// the innermost extent, which the driver encodes without complaint, traps the copy with an
-// illegal instruction (bench/results/2026-11-29-taps-nchw-h200.md, the TMA probe).
-inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims)[4],
-                       const uint64_t (&strides)[3], const uint32_t (&box)[4],
-                       CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
+// A tiled map of a 16-bit tensor of kRank (4 or 5) dimensions, dims[0] innermost and
+// contiguous, strides[i] the bytes between steps of dims[i + 1]; boxes of box[] elements land
+// 128-byte swizzled (16-byte vector v of each 128-byte row at v ^ (row % 8), rows from a
+// 1024-byte boundary), or packed as they are with CU_TENSOR_MAP_SWIZZLE_NONE; elements outside
+// the tensor read as zero. False where the driver has no encoder or refuses the map. The driver
+// encodes maps that trap the copy with an illegal instruction on an H200: a box wider than the
+// innermost extent (bench/results/2026-11-29-taps-nchw-h200.md, the TMA probe) and, it seems, a
+// box whose innermost start coordinate is not on a 16-byte vector (2026-11-29-few-tma-h200.md).
+// Keep box[0] <= dims[0] and start boxes on vectors (a 5D map whose dims[0] is one vector).
+template <int kRank>
+inline bool tma_map(CUtensorMap* map, const void* base, const uint64_t (&dims)[kRank],
+                    const uint64_t (&strides)[kRank - 1], const uint32_t (&box)[kRank],
+                    CUtensorMapSwizzle swizzle) {
   using Encode =
       CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
@@ -38,13 +41,22 @@ inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims
     return reinterpret_cast<Encode>(fn);
   }();
   if (encode == nullptr) return false;
-  const cuuint64_t d[4] = {dims[0], dims[1], dims[2], dims[3]};
-  const cuuint64_t s[3] = {strides[0], strides[1], strides[2]};
-  const cuuint32_t b[4] = {box[0], box[1], box[2], box[3]};
-  const cuuint32_t unit[4] = {1, 1, 1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(base), d, s, b, unit,
+  cuuint64_t d[kRank], s[kRank - 1];
+  cuuint32_t b[kRank], unit[kRank];
+  for (int i = 0; i < kRank; ++i) {
+    d[i] = dims[i];
+    b[i] = box[i];
+    unit[i] = 1;
+    if (i + 1 < kRank) s[i] = strides[i];
+  }
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, kRank, const_cast<void*>(base), d, s, b, unit,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims)[4],
+                       const uint64_t (&strides)[3], const uint32_t (&box)[4],
+                       CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
+  return tma_map<4>(map, base, dims, strides, box, swizzle);
 }
 
 // The map of a packed channels-last 16-bit activation of n images of `extent` (D, H, W) points
@@ -97,6 +109,15 @@ __device__ __forceinline__ void tma_load_4d(uint32_t smem, const CUtensorMap* ma
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], "
       "[%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(smem),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+// Box (0, c1, c2, c3, c4) of a 5D `map` into shared memory at `smem`, completing on `bar`.
+__device__ __forceinline__ void tma_load_5d(uint32_t smem, const CUtensorMap* map, uint32_t bar,
+                                            int c1, int c2, int c3, int c4) {
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], "
+      "[%1, {%2, %3, %4, %5, %6}], [%7];\n" ::"r"(smem),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(bar)
       : "memory");
 }
 // `bytes` (a multiple of 16) of contiguous global memory from the 16-byte aligned `src` into
