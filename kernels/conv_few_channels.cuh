@@ -15,21 +15,26 @@
 // A block keeps the filters of up to 64 output channels in shared memory (few_filter_at: the B
 // operand of ldmatrix) and walks tiles of at most 256 output pixels (one output depth plane of
 // one image, th x tw; 128 or 64 on small problems); per tile:
-//   1. the input points the tile's taps reach go to shared memory (zero outside the image),
-//      rows of `row_len` elements, a warp a row with 16 loads in flight a lane;
+//   1. the input points the tile's taps reach go to shared memory (zero outside the image):
+//      where x's rows are whole 16-byte vectors and pixels start at even elements, as TMA boxes
+//      of up to 256 elements of a row (conv_few_channels_boxes.cuh), thread 0 copying the next
+//      tile's into a second buffer while this one's MMA runs; else rows of `row_len` elements,
+//      a warp a row with 16 loads in flight a lane;
 //   2. each of the 8 warps takes 32 pixels (two m-tiles) and every output channel; per k16 step
 //      it loads its A words (lds.32, the word past a filter row's end masked to zero) into
 //      mma.sync's A layout, which is also warpgroup MMA's register A: each of the two
 //      warpgroups issues one wgmma m64n64k16 per m-tile, B the step's filters (MN-major, 128-byte
 //      swizzled), fp32 accumulators (-DBOO_FEW_WGMMA=0: ldmatrix.x4 and mma.sync m16n8k16, for
 //      measuring);
-//   3. bias and activation are applied, the tile goes to shared memory and out in 16-byte
-//      vectors.
+//   3. bias and activation are applied, the tile goes to shared memory and out as one TMA box
+//      where the block stages by TMA and keeps 64 output channels (128-byte swizzled rows; the
+//      box is written while the next tile's MMA runs), else in 16-byte vectors.
 // Two blocks share an SM, so one stages or stores while the other multiplies. Sums run in a
 // fixed order: deterministic. On an H200 the public stem measured 121.4 us against space-to-
 // depth's 261.9 and cuDNN's 457.4 (bench/results/2026-11-26-conv-few-channels-h200.md: the mma
 // phase about half of it, at 50% of the issue slots); on warpgroup MMA 107.9 against 122.3 on
-// mma.sync in the same call (2026-11-29-few-wgmma-h200.md).
+// mma.sync in the same call (2026-11-29-few-wgmma-h200.md); with TMA staging and stores 82-86
+// against 111-122 (2026-11-29-few-tma-h200.md).
 //
 // ConvFewChannelsRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, w
 // and y arrive packed channels-last, y 16-byte aligned.
@@ -42,17 +47,29 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_few_channels_boxes.cuh"
 #include "conv_grouped_direct.cuh"
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
+#include "tma.cuh"
 #include "wgmma.cuh"
 
 // The GEMM on warpgroup MMA (wgmma.mma_async m64n64k16, A from the same registers, the filters
 // as an MN-major 128-byte swizzled B); BOO_NVCC_FLAGS=-DBOO_FEW_WGMMA=0: mma.sync, for measuring.
 #ifndef BOO_FEW_WGMMA
 #define BOO_FEW_WGMMA 1
+#endif
+// The input tile staged by TMA boxes into two buffers, the next tile's under this one's MMA
+// (conv_few_channels_boxes.cuh), where x's rows allow it; BOO_FEW_TMA_X=0: element loads only.
+#ifndef BOO_FEW_TMA_X
+#define BOO_FEW_TMA_X 1
+#endif
+// The output tile stored by one TMA box (128-byte swizzled) where a block keeps 64 output
+// channels; BOO_FEW_TMA_Y=0: 16-byte vector stores only.
+#ifndef BOO_FEW_TMA_Y
+#define BOO_FEW_TMA_Y 1
 #endif
 
 namespace boo_kernels {
@@ -64,29 +81,35 @@ constexpr int kFewWarps = kFewThreads / 32;
 constexpr int kFewMTiles = 2;
 constexpr int kFewBlocksPerSm = 2;
 constexpr int kFewTilePixels = kFewWarps * kFewMTiles * 16;  // 256
-constexpr int kFewStageBatch = 16;                           // staging loads in flight a thread
-constexpr int kFewBlockChannels = 64;                        // output channels a block, at most
-constexpr int kFewMaxChannels = 16;                          // input channels, at most
-constexpr int kFewMaxReduction = 512;                        // filter rows x lp, at most
-constexpr int kFewMaxShared = 110 * 1024;                    // two blocks an SM
+constexpr int kFewStageBatch = 16;         // element loads in flight a thread, staging without TMA
+constexpr int kFewBlockChannels = 64;      // output channels a block, at most
+constexpr int kFewMaxChannels = 16;        // input channels, at most
+constexpr int kFewMaxReduction = 512;      // filter rows x lp, at most
+constexpr int kFewMaxShared = 110 * 1024;  // two blocks an SM
 
 // The block's geometry, planned on the host (few_channels_plan).
 struct FewPlan {
   GroupedPlan tile;  // th, tw, tiles_h, tiles_w, id, ih, iw (grouped_tile_shape)
   int cs;            // channels of a staged input point: C, or C + 1 (pairs 4-byte aligned)
-  int lp;            // reduction elements of one filter row: S cs rounded up to even
+  int lead;          // 1: a filter row's reduction starts one element early (TMA, odd origins)
+  int lp;            // reduction elements of one filter row: lead + S cs rounded up to even
   int rows;          // filter rows: T x R
   int steps;         // k16 steps: rows x lp / 16, rounded up
-  int row_len;       // elements of a staged input row (even)
-  int x_elements;    // elements of the staged input tile (a multiple of 8)
+  int row_len;       // elements of a staged input row (even; the box row E with TMA)
+  int x_elements;    // elements of one buffer of the input tile (a multiple of 8; of 64 with TMA)
   int y_row;         // shared-memory row length (elements) of an output pixel
   int kb, chunks;    // output channels a block (a multiple of 8), blocks per tile
   int w_elements;    // the filters in shared memory: steps x 4 blocks of 16 x 16 (few_filter_at)
+  int tma_x;         // 1: the input tile in TMA boxes (`boxes`), two buffers
+  int tma_y;         // 1: the output tile out as one TMA box, 128-byte swizzled rows of 64
+  FewBoxes boxes;
+  int y_at, bias_at, table_at, bar_at;  // byte offsets in shared memory past the filters
   int shared_bytes;
 };
 
-// The plan for `a`, or nullptr with why not in `*why`.
-inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p) {
+// The plan for `a`, or nullptr with why not in `*why`. `tma` = false plans without TMA (where
+// the driver cannot encode a tensor map).
+inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma = true) {
   p->chunks = static_cast<int>((a.k + kFewBlockChannels - 1) / kFewBlockChannels);
   p->kb = static_cast<int>(a.k < kFewBlockChannels ? a.k : kFewBlockChannels);
   // Tiles of 256 pixels, or of 128 or 64 where fewer than two blocks an SM would have one.
@@ -100,34 +123,73 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p) {
     if (tiles * p->chunks >= 2 * sms) break;
   }
   const int c = static_cast<int>(a.c), s = static_cast<int>(a.filter[2]);
-  // The pairs of a pixel start at an even element when C is even or every pixel's first column
-  // (stride x column) is even; otherwise a zero channel makes the points even.
-  p->cs = c % 2 == 0 || a.stride[2] % 2 == 0 ? c : c + 1;
-  p->lp = (s * p->cs + 1) / 2 * 2;
   p->rows = static_cast<int>(a.filter[0] * a.filter[1]);
-  if (static_cast<int64_t>(p->rows) * p->lp > kFewMaxReduction) {
-    return "conv.padded_channels' direct kernel: the filter's reduction exceeds 512 elements";
-  }
-  p->steps = (p->rows * p->lp + 15) / 16;
-  // The last word a pixel reads ends at element iw cs (past the tile's last point when lp > S
-  // cs): one more element, and even.
-  p->row_len = (p->tile.iw * p->cs + 2) / 2 * 2;
-  const int64_t x_elements = static_cast<int64_t>(p->tile.id) * p->tile.ih * p->row_len;
-  p->x_elements = static_cast<int>((x_elements + 7) / 8 * 8);
-  p->w_elements = p->steps * 4 * 256;
-  p->y_row = grouped_row(p->kb);
   const int pixels = p->tile.th * p->tile.tw;
-  // (1024: the filters start at a 1024-byte boundary, wgmma's swizzle atom.)
-  const int64_t bytes = 1024 + 16 * grouped_ceil(p->kb, 4) + 16 * 4 * p->steps +
-                        2 * (static_cast<int64_t>(p->w_elements) + p->x_elements +
-                             static_cast<int64_t>(pixels) * p->y_row) +
-                        16;
-  if (bytes > kFewMaxShared) {
-    return "conv.padded_channels' direct kernel: the filters and input tile exceed its shared "
-           "memory (large filter, stride or dilation)";
+  const auto round = [](int64_t v, int64_t to) { return (v + to - 1) / to * to; };
+  // TMA staging where x's rows are whole 16-byte vectors from a 16-byte aligned x and pixels
+  // start at even elements (no zero channel); the tile's origin is even with one leading
+  // element where its first column's first element is odd (every tile's alike).
+  const bool tma_x_fits = tma && BOO_FEW_TMA_X && a.stride[2] * c % 2 == 0 &&
+                          reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
+  for (int with_tma = tma_x_fits ? 1 : 0; with_tma >= 0; --with_tma) {
+    if (with_tma) {
+      p->cs = c;
+      p->lead = static_cast<int>(a.pad[2] * c % 2);
+      p->lp = (s * c + p->lead + 1) / 2 * 2;
+      if (!few_boxes(a.in[2] * c, p->tile.tw, a.stride[2], c, p->lp, p->tile.ih, p->tile.id,
+                     &p->boxes)) {
+        continue;
+      }
+    } else {
+      // The pairs of a pixel start at an even element when C is even or every pixel's first
+      // column (stride x column) is even; otherwise a zero channel makes the points even.
+      p->cs = c % 2 == 0 || a.stride[2] % 2 == 0 ? c : c + 1;
+      p->lead = 0;
+      p->lp = (s * p->cs + 1) / 2 * 2;
+    }
+    p->tma_x = with_tma;
+    // The output box only beside TMA staging: the element-staged kernel has no registers to
+    // spare for it (and measured no faster with it: the 11x11 line in the A/B).
+    p->tma_y = p->tma_x && BOO_FEW_TMA_Y && p->kb == kFewBlockChannels ? 1 : 0;
+    if (static_cast<int64_t>(p->rows) * p->lp > kFewMaxReduction) {
+      return "conv.padded_channels' direct kernel: the filter's reduction exceeds 512 elements";
+    }
+    p->steps = (p->rows * p->lp + 15) / 16;
+    p->w_elements = p->steps * 4 * 256;
+    int64_t x_bytes = 0;
+    if (p->tma_x) {
+      p->row_len = p->boxes.e;
+      p->x_elements = p->boxes.boxes * p->boxes.box_elements;
+      x_bytes = 2 * 2 * static_cast<int64_t>(p->x_elements);
+    } else {
+      // The last word a pixel reads ends at element iw cs (past the tile's last point when
+      // lp > S cs): one more element, and even.
+      p->row_len = (p->tile.iw * p->cs + 2) / 2 * 2;
+      const int64_t x_elements = static_cast<int64_t>(p->tile.id) * p->tile.ih * p->row_len;
+      if (x_elements > kFewMaxShared) break;
+      p->x_elements = static_cast<int>(round(x_elements, 8));
+      x_bytes = 2 * static_cast<int64_t>(p->x_elements);
+    }
+    p->y_row = p->tma_y ? kFewBlockChannels : grouped_row(p->kb);
+    // Shared memory from a 1024-byte boundary: the filters, the input buffers, the output tile
+    // (1024-byte aligned: wgmma's and TMA's swizzle atoms), the bias (fp32), the pair table
+    // (per step and t: offset and mask of pairs 8 step + t and + 4), two mbarriers.
+    const int64_t y_at = round(2 * static_cast<int64_t>(p->w_elements) + x_bytes, 1024);
+    const int64_t bias_at = y_at + round(2 * static_cast<int64_t>(pixels) * p->y_row, 16);
+    const int64_t table_at = bias_at + 16 * grouped_ceil(p->kb, 4);
+    const int64_t bar_at = table_at + 16 * 4 * p->steps;
+    const int64_t bytes = 1024 + bar_at + 16;
+    if (bytes <= kFewMaxShared) {
+      p->y_at = static_cast<int>(y_at);
+      p->bias_at = static_cast<int>(bias_at);
+      p->table_at = static_cast<int>(table_at);
+      p->bar_at = static_cast<int>(bar_at);
+      p->shared_bytes = static_cast<int>(bytes);
+      return nullptr;
+    }
   }
-  p->shared_bytes = static_cast<int>(bytes);
-  return nullptr;
+  return "conv.padded_channels' direct kernel: the filters and input tile exceed its shared "
+         "memory (large filter, stride or dilation)";
 }
 
 // The filters in shared memory: per k16 step, four blocks of 16 output channels x 16 reduction
@@ -146,27 +208,29 @@ __host__ __device__ __forceinline__ int few_filter_wgmma_at(int n, int k) {
   return k * 64 + ((n / 8) ^ (k % 8)) * 8 + n % 8;
 }
 
-template <class T, bool kHasBias, int kAct>
+// kTmaX: the form that stages by TMA (p.tma_x), else by element loads. Two kernels, so that
+// neither form's registers weigh on the other's MMA loop (one kernel with both spilled the A
+// rows' addresses into it: small element-staged lines 3-16% slower, 2026-11-29-few-tma-h200.md).
+template <class T, bool kHasBias, int kAct, bool kTmaX>
 __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
-    conv_few_channels_kernel(BooConvArgs a, FewPlan p) {
+    conv_few_channels_kernel(BooConvArgs a, FewPlan p, const __grid_constant__ CUtensorMap x_map,
+                             const __grid_constant__ CUtensorMap y_map) {
   extern __shared__ float4 shared4[];
   const GroupedPlan& tp = p.tile;
   const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.chunks));
   const int64_t tile_step = gridDim.x / p.chunks;
   const int64_t tiles = a.n * a.out[0] * tp.tiles_h * tp.tiles_w;
   const int pixels = tp.th * tp.tw;
-  // Shared memory: the filters (at a 1024-byte boundary), the bias (fp32), the pair table (per
-  // step and t: offset and mask of pairs 8 step + t and + 4), the input tile, the output tile.
+  // Shared memory (few_channels_plan): from a 1024-byte boundary the filters, the input tile's
+  // buffer(s), the output tile, the bias (fp32), the pair table, the input buffers' mbarriers.
   const uint32_t shared_at = shared_address(shared4);
-  T* filter =
-      reinterpret_cast<T*>(reinterpret_cast<char*>(shared4) + (1024 - shared_at % 1024) % 1024);
-  float4* at = reinterpret_cast<float4*>(filter + p.w_elements);
-  float* bias = reinterpret_cast<float*>(at);
-  at += (p.kb + 3) / 4;
-  int4* table = reinterpret_cast<int4*>(at);
-  at += 4 * p.steps;
-  T* xs = reinterpret_cast<T*>(at);
-  T* ys = xs + p.x_elements;
+  char* base = reinterpret_cast<char*>(shared4) + (1024 - shared_at % 1024) % 1024;
+  T* filter = reinterpret_cast<T*>(base);
+  T* xs = filter + p.w_elements;
+  T* ys = reinterpret_cast<T*>(base + p.y_at);
+  float* bias = reinterpret_cast<float*>(base + p.bias_at);
+  int4* table = reinterpret_cast<int4*>(base + p.table_at);
+  const uint32_t bars = shared_address(base + p.bar_at);
   const T* __restrict__ x = static_cast<const T*>(a.x);
   const T* __restrict__ w = static_cast<const T*>(a.w);
   T* __restrict__ y = static_cast<T*>(a.y);
@@ -175,6 +239,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   const int fr = static_cast<int>(a.filter[1]);
   const int real = fs * p.cs;  // real elements of a filter row's reduction (with the zero channel)
   const int k0 = chunk * p.kb;
+  const bool tma_y = kTmaX && p.tma_y;  // (the plan stores by TMA only where it stages by TMA)
   const int kn = a.k - k0 < p.kb ? static_cast<int>(a.k - k0) : p.kb;  // this chunk's channels
 
   // 1. Once per block: the filters (zero past each row's taps, the zero channel and the block's
@@ -200,7 +265,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
         if (i >= total) break;
         const int n = i / per_k, rest = i - n * per_k, row = rest / per_row;
         const int j = rest - row * per_row, s = j / c;
-        const int k = row * p.lp + s * p.cs + (j - s * c);
+        const int k = row * p.lp + p.lead + s * p.cs + (j - s * c);
         filter[BOO_FEW_WGMMA ? few_filter_wgmma_at(n, k) : few_filter_at(n, k)] = v[u];
       }
     }
@@ -213,9 +278,9 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   }
   // Pair q (elements 2q, 2q + 1 of the reduction): filter row 2q / lp (depth tap z, height tap
   // r), element j of it; its offset from a pixel's first staged element, and a mask that keeps
-  // only the first element where the second is past the row's taps (it belongs to the next
-  // point: its filter element is zero, and a non-finite value there must not leak in). Pairs
-  // past the reduction read offset 0 under a zero mask.
+  // only the elements of the row's taps: the leading element (lead) and the one past the taps
+  // belong to the neighbouring points, their filter elements are zero, and a non-finite value
+  // there must not leak in. Pairs past the reduction read offset 0 under a zero mask.
   const int dz = static_cast<int>(a.dilation[0]), dy = static_cast<int>(a.dilation[1]);
   for (int i = threadIdx.x; i < 8 * p.steps; i += kFewThreads) {
     const int step = i / 8, half = i % 8 / 4, t = i % 4;
@@ -224,18 +289,22 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
     if (k < p.rows * p.lp) {
       const int row = k / p.lp, j = k % p.lp, z = row / fr, r = row % fr;
       off = (z * dz * tp.ih + r * dy) * p.row_len + j;
-      mask = j + 1 < real ? -1 : 0xffff;
+      const bool low = j >= p.lead && j < p.lead + real;
+      const bool high = j + 1 >= p.lead && j + 1 < p.lead + real;
+      mask = (low ? 0xffff : 0) | (high ? static_cast<int>(0xffff0000u) : 0);
     }
     int* e = reinterpret_cast<int*>(&table[4 * step + t]);
     e[2 * half] = 2 * off;  // bytes
     e[2 * half + 1] = mask;
   }
 
-  // This lane's A rows: pixels 32 warp + 16 m + g (+ 8), as byte addresses of their first
-  // staged element (past the tile: pixel 0, computed and dropped). B's ldmatrix row: filter
-  // row (output channel) 8 (lane / 16) + lane % 8, k-half lane / 8 % 2.
+  // This lane's A rows: pixels 32 warp + 16 m + g (+ 8), as byte offsets of their first
+  // staged element from the buffer's start (past the tile: pixel 0, computed and dropped). B's
+  // ldmatrix row: filter row (output channel) 8 (lane / 16) + lane % 8, k-half lane / 8 % 2.
   const int g = lane / 4, t = lane % 4;
+  const int st_h = static_cast<int>(a.stride[1]), st_w = static_cast<int>(a.stride[2]);
   const uint32_t xs_at = shared_address(xs);
+  // In buffer 0 at shift 0 (TMA: moved to the tile's buffer and shift, `placed` bytes).
   uint32_t a_at[kFewMTiles][2];
 #pragma unroll
   for (int m = 0; m < kFewMTiles; ++m) {
@@ -243,10 +312,11 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
     for (int h = 0; h < 2; ++h) {
       const int pixel = (warp * kFewMTiles + m) * 16 + g + 8 * h;
       const int py = pixel < pixels ? pixel / tp.tw : 0, px = pixel < pixels ? pixel % tp.tw : 0;
-      a_at[m][h] = xs_at + 2 * (py * static_cast<int>(a.stride[1]) * p.row_len +
-                                px * static_cast<int>(a.stride[2]) * p.cs);
+      a_at[m][h] = xs_at + 2 * (kTmaX ? few_box_pixel(p.boxes, py, px, st_h, st_w, c)
+                                      : py * st_h * p.row_len + px * st_w * p.cs);
     }
   }
+  uint32_t placed = 0;
   const uint32_t b_at =
       shared_address(filter + few_filter_at(8 * (lane / 16) + lane % 8, (lane / 8 % 2) * 8));
   const int n_pairs = (kn + 15) / 16;  // ldmatrix.x4 per step: two n-tiles each
@@ -257,15 +327,67 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   const bool computes = (BOO_FEW_WGMMA ? warp / 4 * 4 : warp) * kFewMTiles * 16 < pixels;
   const uint64_t w_desc = wgmma_desc_sw128(shared_address(filter));
 
-  // The staging of one input row: elements e = column x cs + channel.
   const int64_t in_d = a.in[0], in_h = a.in[1], in_w = a.in[2];
   const int row_count = tp.id * tp.ih;
-  for (int64_t tile = blockIdx.x / p.chunks; tile < tiles; tile += tile_step) {
+  // TMA: thread 0 copies a tile's boxes into buffer `buffer`, completing on its mbarrier (the
+  // first element of box b is element e0 + b step of the tile's first input row; rows and planes
+  // outside the image, and elements outside a row, read as zero).
+  // The tile's origin (its first input column's first element, less the lead) lies `shift`
+  // elements into the 16-byte vector `vector` (floor division: the origin is negative in the
+  // padding), where its first box starts.
+  const auto origin = [&](const GroupedTile& o, int* vector) {
+    const int64_t e = (o.ow0 * a.stride[2] - a.pad[2]) * a.c - p.lead;
+    const int64_t v = e >= 0 ? e / 8 : -((7 - e) / 8);
+    *vector = static_cast<int>(v);
+    return static_cast<int>(e - 8 * v);
+  };
+  const uint32_t box_bytes = 2u * static_cast<uint32_t>(p.boxes.box_elements);
+  const auto fetch = [&](int64_t tile, int buffer) {
     const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
-    // 2. The input tile.
-    {
+    int v0 = 0;
+    origin(o, &v0);
+    const int h0 = static_cast<int>(o.oh0 * a.stride[1] - a.pad[1]);
+    const int d0 = static_cast<int>(o.od * a.stride[0] - a.pad[0]);
+    const uint32_t bar = bars + 8 * buffer;
+    mbarrier_expect_bytes(bar,
+                          2u * static_cast<uint32_t>(p.boxes.boxes * p.boxes.e * tp.ih * tp.id));
+    const uint32_t to = xs_at + 2u * static_cast<uint32_t>(buffer * p.x_elements);
+#pragma unroll 1
+    for (int box = 0; box < p.boxes.boxes; ++box) {
+      tma_load_5d(to + box * box_bytes, &x_map, bar, v0 + box * (p.boxes.step / 8), h0, d0,
+                  static_cast<int>(o.n));
+    }
+  };
+  if (kTmaX && threadIdx.x == 0) {
+    mbarrier_init(bars, 1);
+    mbarrier_init(bars + 8, 1);
+    mbarrier_init_fence();
+    if (blockIdx.x / p.chunks < tiles) fetch(blockIdx.x / p.chunks, 0);
+  }
+  // TMA: the filters, bias, tables and mbarriers are in before the first wait. (Element
+  // staging's first barrier covers them: its loads go out under the filters' set-up.)
+  if constexpr (kTmaX) __syncthreads();
+
+  int it = 0;
+  for (int64_t tile = blockIdx.x / p.chunks; tile < tiles; tile += tile_step, ++it) {
+    const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
+    // 2. The input tile: TMA boxes (the next tile's into the other buffer, which the last
+    // tile's MMA has finished reading), or element loads.
+    const int buffer = kTmaX ? (it & 1) : 0;
+    if constexpr (kTmaX) {
+      int vector = 0;
+      const uint32_t place = 2u * static_cast<uint32_t>(buffer * p.x_elements + origin(o, &vector));
+#pragma unroll
+      for (int m = 0; m < kFewMTiles; ++m) {
+        a_at[m][0] += place - placed;
+        a_at[m][1] += place - placed;
+      }
+      placed = place;
+      if (threadIdx.x == 0 && tile + tile_step < tiles) fetch(tile + tile_step, buffer ^ 1);
+      mbarrier_wait(bars + 8 * buffer, static_cast<uint32_t>(it >> 1) & 1u);
+    } else {
       // Warp w stages rows w, w + 8, ...: up to kFewStageBatch loads in flight a lane, then
-      // their stores.
+      // their stores; elements e = column x cs + channel.
       const int64_t d0 = o.od * a.stride[0] - a.pad[0];
       const int64_t h0 = o.oh0 * a.stride[1] - a.pad[1];
       const int64_t w0 = o.ow0 * a.stride[2] - a.pad[2];
@@ -277,7 +399,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
         const int64_t d = d0 + z, h = h0 + (row - z * tp.ih);
         const bool inside = d >= 0 && d < in_d && h >= 0 && h < in_h;
         T* dst = xs + row * p.row_len;
-        const int64_t base = ((o.n * in_d + d) * in_h + h) * in_w * c + w0 * c;
+        const int64_t base_e = ((o.n * in_d + d) * in_h + h) * in_w * c + w0 * c;
         for (int e0 = lane; e0 < p.row_len; e0 += 32 * kFewStageBatch) {
           T v[kFewStageBatch];
 #pragma unroll
@@ -285,10 +407,10 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
             const int e = e0 + 32 * u;
             v[u] = from_float<T>(0.0f);
             if (p.cs == c) {
-              if (inside && e >= e_lo && e < e_hi) v[u] = x[base + e];
+              if (inside && e >= e_lo && e < e_hi) v[u] = x[base_e + e];
             } else if (inside && e < p.row_len) {
               const int col = e / p.cs, ch = e - col * p.cs;
-              if (ch < c && col >= lo && col < hi) v[u] = x[base + col * c + ch];
+              if (ch < c && col >= lo && col < hi) v[u] = x[base_e + col * c + ch];
             }
           }
 #pragma unroll
@@ -297,11 +419,11 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
           }
         }
       }
+      __syncthreads();  // the input tile is in
     }
-    __syncthreads();  // the input tile (the first time also the filters and tables) is in
     // 3. The GEMM: per step, the A words of both m-tiles, then the filter fragments.
+    float acc[kFewMTiles][8][4];
     if (computes) {
-      float acc[kFewMTiles][8][4];
 #pragma unroll
       for (int m = 0; m < kFewMTiles; ++m) {
 #pragma unroll
@@ -376,8 +498,14 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
           }
         }
       }
-      // 4. acc[m][n]: pixels 32 warp + 16 m + g (+ 8), output channels 8 n + 2t and + 1: bias,
-      // activation, into the output tile.
+    }
+    // The output tile is free once the last tile's stores have read it (TMA: thread 0 waits
+    // for its bulk store; the barrier tells everyone). Without TMA, the staging's barrier did.
+    if (tma_y && threadIdx.x == 0) tma_store_wait_read<0>();
+    if (kTmaX) __syncthreads();
+    // 4. acc[m][n]: pixels 32 warp + 16 m + g (+ 8), output channels 8 n + 2t and + 1: bias,
+    // activation, into the output tile (TMA: 128-byte rows, 16-byte vector v at v ^ (pixel % 8)).
+    if (computes) {
 #pragma unroll
       for (int m = 0; m < kFewMTiles; ++m) {
 #pragma unroll
@@ -391,15 +519,24 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
             const float v0 = activate<kAct>(acc[m][n][2 * h] + (kHasBias ? bias[col] : 0.0f));
             const float v1 =
                 activate<kAct>(acc[m][n][2 * h + 1] + (kHasBias ? bias[col + 1] : 0.0f));
-            *reinterpret_cast<uint32_t*>(ys + pixel * p.y_row + col) = pack_pair<T>(v0, v1);
+            const int at = tma_y ? pixel * kFewBlockChannels + ((n ^ (pixel % 8)) * 8) + 2 * t
+                                 : pixel * p.y_row + col;
+            *reinterpret_cast<uint32_t*>(ys + at) = pack_pair<T>(v0, v1);
           }
         }
       }
     }
-    __syncthreads();  // the output tile is complete; the input tile is free
-    // 5. The output tile out in 16-byte vectors: this thread's vector y_v of pixels y_first,
-    // + y_step, ... (threads past y_step x vectors store nothing).
-    if (y_first < y_step) {
+    if (tma_y) fence_proxy_async_shared();  // the tile's stores, visible to the TMA store
+    __syncthreads();                        // the output tile is complete; the input tile is free
+    // 5. The output tile out: one TMA box (channels past K and pixels past the image are not
+    // written), or in 16-byte vectors: this thread's vector y_v of pixels y_first, + y_step, ...
+    // (threads past y_step x vectors store nothing).
+    if (tma_y) {
+      if (threadIdx.x == 0) {
+        tma_store_4d(&y_map, shared_address(ys), k0, o.ow0, o.oh0,
+                     static_cast<int>(o.n * a.out[0] + o.od));
+      }
+    } else if (y_first < y_step) {
       T* plane = y + (o.n * a.out[0] + o.od) * a.out[1] * a.out[2] * a.k + k0 + y_v * 8;
       int py = y_first / tp.tw, px = y_first % tp.tw;
       for (int pixel = y_first; pixel < pixels; pixel += y_step) {
@@ -412,6 +549,8 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
       }
     }
   }
+  // (The block's shared memory stays until its last store has read it.)
+  if (tma_y && threadIdx.x == 0) tma_store_wait<0>();
 }
 
 template <class T, bool kHasBias, int kAct>
@@ -456,6 +595,20 @@ struct ConvFewChannelsRunner {
     return few_channels_plan(a, plan);
   }
 
+  // x as rows of W C elements in 16-byte vectors (5D: 8 elements, W C / 8 vectors, H, D,
+  // images; boxes of 8 x E / 8 x ih x id, unswizzled) and y channels-last (boxes of 64 channels
+  // x tw x th, 128-byte swizzled), as the plan uses them.
+  static bool maps(const BooConvArgs& a, const FewPlan& p, CUtensorMap* x_map, CUtensorMap* y_map) {
+    const uint64_t row = static_cast<uint64_t>(a.in[2] * a.c);
+    const uint64_t h = static_cast<uint64_t>(a.in[1]), d = static_cast<uint64_t>(a.in[0]);
+    const uint64_t dims[5] = {8, row / 8, h, d, static_cast<uint64_t>(a.n)};
+    const uint64_t strides[4] = {16, 2 * row, 2 * row * h, 2 * row * h * d};
+    const uint32_t box[5] = {8, static_cast<uint32_t>(p.boxes.e / 8),
+                             static_cast<uint32_t>(p.tile.ih), static_cast<uint32_t>(p.tile.id), 1};
+    return (!p.tma_x || tma_map<5>(x_map, a.x, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE)) &&
+           (!p.tma_y || tma_map_channels_last(y_map, a.y, a.n, a.out, a.k, p.tile.tw, p.tile.th));
+  }
+
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
     FewPlan plan{};
     return reject_verdict(reject(a, &plan), why, len);
@@ -473,11 +626,20 @@ struct ConvFewChannelsRunner {
     FewPlan plan{};
     if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
     if (a.dry_run) return BOO_OK;
+    CUtensorMap x_map{}, y_map{};
+    if ((plan.tma_x || plan.tma_y) && !maps(a, plan, &x_map, &y_map)) {
+      // (No tensor-map encoder in this driver: the element loads and vector stores.)
+      if (const int32_t v = reject_verdict(few_channels_plan(a, &plan, false), why, len);
+          v != BOO_OK) {
+        return v;
+      }
+    }
     const int64_t work =
         a.n * a.out[0] * plan.tile.tiles_h * plan.tile.tiles_w * static_cast<int64_t>(plan.chunks);
-    return launch_tile_wave(conv_few_channels_kernel<T, kHasBias, kAct>, kFewThreads,
-                            plan.shared_bytes, work, plan.chunks, a.sm_count, stream, why, len, a,
-                            plan);
+    return launch_tile_wave(plan.tma_x ? conv_few_channels_kernel<T, kHasBias, kAct, true>
+                                       : conv_few_channels_kernel<T, kHasBias, kAct, false>,
+                            kFewThreads, plan.shared_bytes, work, plan.chunks, a.sm_count, stream,
+                            why, len, a, plan, x_map, y_map);
   }
 };
 

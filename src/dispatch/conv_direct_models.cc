@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../../kernels/conv_depthwise_rolling_plan.cuh"
+#include "../../kernels/conv_few_channels_boxes.cuh"
 #include "../../kernels/conv_wgrad_1x1_plan.cuh"
 #include "boo/dispatch/conv_dispatcher.h"
 #include "conv_model_util.h"
@@ -144,6 +145,11 @@ constexpr double kFewChannelsSetupUs = 1.04;
 constexpr double kFewChannelsStepUs = 0.08;
 constexpr double kFewChannelsStageUs = 0.118;
 constexpr double kFewChannelsStoreUs = 0.216;
+// With TMA (2026-11-29-few-tma-h200.md) the next tile's input is copied under this one's MMA and
+// the output goes out as one box: the stem 116.5 -> 84.5 us, fitted as these shares of the
+// staging and store costs (where the kernel's plan takes each path).
+constexpr double kFewChannelsTmaStageShare = 0.5;
+constexpr double kFewChannelsTmaStoreShare = 0.6;
 
 }  // namespace
 
@@ -810,8 +816,20 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
   const double vectors = static_cast<double>(th * tw * kb / 8) / 256.0;
   const int64_t blocks = std::min<int64_t>(tiles * chunks, 2 * d.sm_count);
   const int64_t per_block = ceil_div(tiles * chunks, blocks);
+  // The kernel's TMA paths (few_channels_plan): staging where x's rows are whole 16-byte vectors
+  // and pixels start at even elements (the origin's odd element leads each filter row); beside
+  // it, the output box where a block keeps 64 output channels.
+  boo_kernels::FewBoxes boxes;
+  const int64_t lead = p.padding.back() * p.c % 2;
+  const bool tma_x =
+      p.stride.back() * p.c % 2 == 0 && ih <= 256 && id <= 256 &&
+      boo_kernels::few_boxes(p.input.back() * p.c, static_cast<int>(tw), p.stride.back(),
+                             static_cast<int>(p.c), static_cast<int>((fs * p.c + lead + 1) / 2 * 2),
+                             static_cast<int>(ih), static_cast<int>(id), &boxes);
+  const bool tma_y = tma_x && kb == 64;
   const double tile_us = kFewChannelsStepUs * static_cast<double>(steps * ceil_div(kb, 16)) +
-                         kFewChannelsStageUs * staged + kFewChannelsStoreUs * vectors;
+                         kFewChannelsStageUs * staged * (tma_x ? kFewChannelsTmaStageShare : 1.0) +
+                         kFewChannelsStoreUs * vectors * (tma_y ? kFewChannelsTmaStoreShare : 1.0);
   const double setup_us =
       kFewChannelsFixedUs +
       kFewChannelsSetupUs * static_cast<double>(ceil_div(kb * rows * fs * p.c, 2048));
