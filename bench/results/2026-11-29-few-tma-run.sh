@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Device script of bench/results/2026-11-29-few-tma-h200.md (repository root, .deps/device
+# carried):
+#   bash bench/results/2026-11-29-few-tma-run.sh PHASE...
+#   gate:   tests/gpu/conv_few_channels.txt against the reference (boo and cuDNN, -V 1) with the
+#           direct kernel first (BOO_CONV_FEW_CHANNELS=first), its kernels compiled first; then
+#           the same list with operands one element past a 16-byte boundary (--misalign, boo);
+#   ab:     (call 2's tree, where FEW_STAGE_BATCH set the element staging's loads in flight; the
+#           kept tree has no such macro)
+#           -ab-jobs.txt (the direct kernel forced on eight lines, the public stem first): TMA
+#           staging and stores (base) against neither with 16 element loads in flight (the
+#           kernel before, FEW_TMA_X=0+FEW_TMA_Y=0+FEW_STAGE_BATCH=16) and each alone,
+#           boo only, two rounds;
+#   vendor: -ab-jobs.txt's lines with dispatch's pick against cuDNN;
+#   before: -ab-jobs.txt on the kernel before this change, boo only, two rounds: before.diff in
+#           the repository root (`git diff f5985ed -- kernels/conv_few_channels.cuh
+#           kernels/tma.cuh > before.diff`) reversed and boo rebuilt; then restored and rebuilt;
+#   moved:  -moved-jobs.txt: the two lines whose pick this change moves, on the new pick and the
+#           old one, boo only, two rounds;
+#   vendor2: -vendor2-jobs.txt's lines (the vendor phase's last five, which it ran out of time
+#           for, and the 1D line) with dispatch's pick against cuDNN;
+#   small:  -small-jobs.txt (14 lines on the direct kernel that stage element by element, 11 of
+#           them with no TMA path at all) on the kernel before this change (as in `before`) and
+#           after it, boo only, two rounds each: -small-before-h200.csv, -small-after-h200.csv;
+#   final:  (the kept tree: the element-staged form its own kernel, no TMA stores beside it)
+#           -ab-jobs.txt on it (base), with the output box off (FEW_TMA_Y=0) and with TMA off
+#           (FEW_TMA_X=0: element staging, vector stores), boo only, two rounds: -final-h200.csv;
+#   public: the public conv list against cuDNN (-V 1), compiled first;
+#   prof:   the public stem on the direct kernel under ncu: -stem-ncu.txt.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source bench/device_steps.sh few-tma
+J=bench/results/2026-11-29-few-tma
+for phase in "$@"; do
+  case "$phase" in
+  gate)
+    step few-preload 240 env BOO_CONV_FEW_CHANNELS=first "$boo" preload -j 16 \
+      --commands-file tests/gpu/conv_few_channels.txt
+    step few-gate 200 env BOO_CONV_FEW_CHANNELS=first "$boo" driver --backend boo,cudnn -t 0 -V 1 --explain \
+      --csv "$R/numerics-few.csv" --commands-file tests/gpu/conv_few_channels.txt
+    grep -B3 "verify boo: FAIL\|error" "$L/few-gate.log" | head -40
+    step few-preload-mis 240 env BOO_CONV_FEW_CHANNELS=first "$boo" preload -j 16 --misalign \
+      --commands-file tests/gpu/conv_few_channels.txt
+    step few-gate-mis 150 env BOO_CONV_FEW_CHANNELS=first "$boo" driver --backend boo -t 0 -V 1 \
+      --misalign --csv "$R/numerics-few-misaligned.csv" --commands-file tests/gpu/conv_few_channels.txt
+    grep -B3 "verify boo: FAIL\|error" "$L/few-gate-mis.log" | head -40
+    ;;
+  ab) ab ab "base FEW_TMA_X=0+FEW_TMA_Y=0+FEW_STAGE_BATCH=16 FEW_TMA_Y=0 FEW_TMA_X=0" boo ;;
+  vendor) vendor vendor "$J-ab-jobs.txt" cudnn -V 1 ;;
+  moved) ab moved base boo ;;
+  final)
+    OUT="$R" JOBS=$J-ab-jobs.txt REPS="1 2" BACKENDS=boo CSV=final.csv \
+      VARIANTS="base FEW_TMA_Y=0 FEW_TMA_X=0" timeout 300 bash bench/variants.sh >"$L/final.log" 2>&1
+    echo "final: $(grep -c 'verify boo: PASS' "$L/final.log") PASS, $(grep -c 'verify boo: FAIL' "$L/final.log") FAIL"
+    summary "$R/final.csv" 70 20
+    ;;
+  small)
+    patch -R -p1 <before.diff >/dev/null && step build-before 300 scripts/device-run.sh build
+    OUT="$R" JOBS=$J-small-jobs.txt REPS="1 2" BACKENDS=boo CSV=small-before.csv VARIANTS=base \
+      timeout 250 bash bench/variants.sh >"$L/small-before.log" 2>&1
+    patch -p1 <before.diff >/dev/null && step build-after 300 scripts/device-run.sh build
+    OUT="$R" JOBS=$J-small-jobs.txt REPS="1 2" BACKENDS=boo CSV=small-after.csv VARIANTS=base \
+      timeout 250 bash bench/variants.sh >"$L/small-after.log" 2>&1
+    for v in before after; do
+      echo "$v: $(grep -c 'verify boo: PASS' "$L/small-$v.log") PASS, $(grep -c 'verify boo: FAIL' "$L/small-$v.log") FAIL"
+      summary "$R/small-$v.csv" 70 20
+    done
+    ;;
+  vendor2)
+    cut -f2 "$J-vendor2-jobs.txt" >/tmp/vendor2-lines.txt
+    step vendor2-preload 240 "$boo" preload -j 16 --commands-file /tmp/vendor2-lines.txt
+    step vendor2 300 "$boo" driver --backend boo,cudnn -t 1 --iter 100 -V 1 \
+      --csv "$R/vendor2.csv" --commands-file /tmp/vendor2-lines.txt
+    grep -E "^>>> (boo: min|cudnn: min|speedup)" "$L/vendor2.log" | cut -c1-140
+    ;;
+  before)
+    patch -R -p1 <before.diff >/dev/null && step build-before 300 scripts/device-run.sh build
+    OUT="$R" JOBS=$J-ab-jobs.txt REPS="1 2" BACKENDS=boo CSV=before.csv VARIANTS=base \
+      timeout 300 bash bench/variants.sh >"$L/before.log" 2>&1
+    grep -c "verify boo: PASS" "$L/before.log"
+    summary "$R/before.csv" 70 40
+    patch -p1 <before.diff >/dev/null && step build-after 300 scripts/device-run.sh build
+    ;;
+  public)
+    preload_public conv
+    public_list conv conv-public.csv 240
+    ;;
+  prof)
+    stem=$(grep -- '-c 3 -H 224' bench/workloads/conv_public.txt | head -1)
+    step stem-preload 120 "$boo" preload -j 4 "$stem"
+    timeout 150 ncu --clock-control none -k regex:few_channels --launch-count 1 \
+      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section Occupancy --section LaunchStats \
+      "$boo" driver --backend boo -t 0 "$stem" >"$R/stem-ncu.txt" 2>&1
+    grep -E "Duration|Throughput|Stall|Issued|Occupancy|Registers" "$R/stem-ncu.txt" | head -40
+    ;;
+  *) echo "unknown phase $phase" ;;
+  esac
+done
