@@ -8,8 +8,8 @@
 # `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
 # its vendor), `public_lists` (both, compiled first), `summary` (a bench/variants.sh CSV's
 # medians by command, variant and config), `ab` (bench/variants.sh on a jobs file named from
-# the caller's prefix J, two rounds) and `vendor` (a jobs file's lines with dispatch's pick
-# against a vendor);
+# the caller's prefix J, two rounds), `vendor` (a jobs file's lines with dispatch's pick
+# against a vendor) and `profile` (one kernel of one command under ncu);
 # and builds boo where it is not there yet.
 source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
@@ -77,6 +77,16 @@ ab() {  # ab NAME VARIANTS [BACKENDS]: bench/variants.sh on $J-NAME-jobs.txt (J:
   grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
   grep -c "verify boo: PASS" "$L/$1.log"
   summary "$R/$1.csv" 70 40
+}
+profile() {  # profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, then one launch of
+  # the kernel matching KERNEL_REGEX under ncu (speed of light, warp states, memory workload,
+  # occupancy, launch), the report in $R/NAME-ncu.txt and its summary lines printed
+  step "$1-preload" 120 "$boo" preload -j 4 "$3"
+  timeout 150 ncu --clock-control none -k "regex:$2" --launch-count 1 \
+    --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
+    --section Occupancy --section LaunchStats \
+    "$boo" driver --backend boo -t 0 "$3" >"$R/$1-ncu.txt" 2>&1
+  grep -E "Duration|Throughput|Stall|Issued|Occupancy|Registers" "$R/$1-ncu.txt" | head -40
 }
 vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs file's lines (its second column)
   # with dispatch's pick against VENDOR (cublaslt or cudnn), the CSV in $R/NAME.csv

@@ -85,15 +85,7 @@ for phase in "$@"; do
     preload_public conv
     public_list conv conv-public.csv 240
     ;;
-  prof)
-    stem=$(grep -- '-c 3 -H 224' bench/workloads/conv_public.txt | head -1)
-    step stem-preload 120 "$boo" preload -j 4 "$stem"
-    timeout 150 ncu --clock-control none -k regex:few_channels --launch-count 1 \
-      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --section Occupancy --section LaunchStats \
-      "$boo" driver --backend boo -t 0 "$stem" >"$R/stem-ncu.txt" 2>&1
-    grep -E "Duration|Throughput|Stall|Issued|Occupancy|Registers" "$R/stem-ncu.txt" | head -40
-    ;;
+  prof) profile stem few_channels "$(grep -- '-c 3 -H 224' bench/workloads/conv_public.txt | head -1)" ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
