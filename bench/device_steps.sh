@@ -27,10 +27,12 @@ step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.
   timeout "$limit" "$@" >"$L/$name.log" 2>&1
   echo "   rc=$? $(grep -c 'verify boo: PASS' "$L/$name.log") PASS $(grep -c 'verify boo: FAIL' "$L/$name.log") FAIL $(grep -c 'error:' "$L/$name.log") errors"
 }
-numerics() {  # numerics NAME FILE [--misalign]: the list's kernels, then its gate (boo only)
+numerics() {  # numerics NAME FILE [--misalign]: the list's kernels, then its gate (boo, and the
+  # vendors in $NUMERICS_VENDORS, e.g. ",cudnn"), failures and errors printed
   step "$1-preload" 240 "$boo" preload -j 16 ${3:-} --commands-file "$2"
-  step "$1" 150 "$boo" driver --backend boo -t 0 -V 1 --explain ${3:-} \
+  step "$1" 200 "$boo" driver --backend "boo${NUMERICS_VENDORS:-}" -t 0 -V 1 --explain ${3:-} \
     --csv "$R/numerics-$1.csv" --commands-file "$2"
+  grep -B3 "verify boo: FAIL\|error" "$L/$1.log" | head -40
 }
 preload_public() {  # preload_public conv|gemm|both [JOBS]: compiles the public lists' kernels
   if [ "$1" != gemm ]; then

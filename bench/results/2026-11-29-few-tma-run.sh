@@ -34,16 +34,10 @@ J=bench/results/2026-11-29-few-tma
 for phase in "$@"; do
   case "$phase" in
   gate)
-    step few-preload 240 env BOO_CONV_FEW_CHANNELS=first "$boo" preload -j 16 \
-      --commands-file tests/gpu/conv_few_channels.txt
-    step few-gate 200 env BOO_CONV_FEW_CHANNELS=first "$boo" driver --backend boo,cudnn -t 0 -V 1 --explain \
-      --csv "$R/numerics-few.csv" --commands-file tests/gpu/conv_few_channels.txt
-    grep -B3 "verify boo: FAIL\|error" "$L/few-gate.log" | head -40
-    step few-preload-mis 240 env BOO_CONV_FEW_CHANNELS=first "$boo" preload -j 16 --misalign \
-      --commands-file tests/gpu/conv_few_channels.txt
-    step few-gate-mis 150 env BOO_CONV_FEW_CHANNELS=first "$boo" driver --backend boo -t 0 -V 1 \
-      --misalign --csv "$R/numerics-few-misaligned.csv" --commands-file tests/gpu/conv_few_channels.txt
-    grep -B3 "verify boo: FAIL\|error" "$L/few-gate-mis.log" | head -40
+    export BOO_CONV_FEW_CHANNELS=first
+    NUMERICS_VENDORS=,cudnn numerics few tests/gpu/conv_few_channels.txt
+    numerics few-misaligned tests/gpu/conv_few_channels.txt --misalign
+    unset BOO_CONV_FEW_CHANNELS
     ;;
   ab) ab ab "base FEW_TMA_X=0+FEW_TMA_Y=0+FEW_STAGE_BATCH=16 FEW_TMA_Y=0 FEW_TMA_X=0" boo ;;
   vendor) vendor vendor "$J-ab-jobs.txt" cudnn -V 1 ;;

@@ -21,10 +21,7 @@ J=bench/results/2026-11-29-few-wgmma
 for phase in "$@"; do
   case "$phase" in
   gate)
-    step few-preload 240 env BOO_CONV_FEW_CHANNELS=first "$boo" preload -j 16 \
-      --commands-file tests/gpu/conv_few_channels.txt
-    step few-gate 200 env BOO_CONV_FEW_CHANNELS=first "$boo" driver --backend boo,cudnn -t 0 -V 1 --explain \
-      --csv "$R/numerics-few.csv" --commands-file tests/gpu/conv_few_channels.txt
+    BOO_CONV_FEW_CHANNELS=first NUMERICS_VENDORS=,cudnn numerics few tests/gpu/conv_few_channels.txt
     ;;
   ab) ab ab "base FEW_WGMMA=0" boo,cudnn ;;
   words)
