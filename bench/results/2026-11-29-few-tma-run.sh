@@ -31,6 +31,12 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh few-tma
 J=bench/results/2026-11-29-few-tma
+timed() {  # timed NAME JOBS VARIANTS: bench/variants.sh, boo only, two rounds, into $R/NAME.csv
+  OUT="$R" JOBS=$2 REPS="1 2" BACKENDS=boo CSV=$1.csv VARIANTS="$3" \
+    timeout 300 bash bench/variants.sh >"$L/$1.log" 2>&1
+  echo "$1: $(grep -c 'verify boo: PASS' "$L/$1.log") PASS, $(grep -c 'verify boo: FAIL' "$L/$1.log") FAIL"
+  summary "$R/$1.csv" 70 40
+}
 for phase in "$@"; do
   case "$phase" in
   gate)
@@ -42,23 +48,12 @@ for phase in "$@"; do
   ab) ab ab "base FEW_TMA_X=0+FEW_TMA_Y=0+FEW_STAGE_BATCH=16 FEW_TMA_Y=0 FEW_TMA_X=0" boo ;;
   vendor) vendor vendor "$J-ab-jobs.txt" cudnn -V 1 ;;
   moved) ab moved base boo ;;
-  final)
-    OUT="$R" JOBS=$J-ab-jobs.txt REPS="1 2" BACKENDS=boo CSV=final.csv \
-      VARIANTS="base FEW_TMA_Y=0 FEW_TMA_X=0" timeout 300 bash bench/variants.sh >"$L/final.log" 2>&1
-    echo "final: $(grep -c 'verify boo: PASS' "$L/final.log") PASS, $(grep -c 'verify boo: FAIL' "$L/final.log") FAIL"
-    summary "$R/final.csv" 70 20
-    ;;
+  final) timed final "$J-ab-jobs.txt" "base FEW_TMA_Y=0 FEW_TMA_X=0" ;;
   small)
     patch -R -p1 <before.diff >/dev/null && step build-before 300 scripts/device-run.sh build
-    OUT="$R" JOBS=$J-small-jobs.txt REPS="1 2" BACKENDS=boo CSV=small-before.csv VARIANTS=base \
-      timeout 250 bash bench/variants.sh >"$L/small-before.log" 2>&1
+    timed small-before "$J-small-jobs.txt" base
     patch -p1 <before.diff >/dev/null && step build-after 300 scripts/device-run.sh build
-    OUT="$R" JOBS=$J-small-jobs.txt REPS="1 2" BACKENDS=boo CSV=small-after.csv VARIANTS=base \
-      timeout 250 bash bench/variants.sh >"$L/small-after.log" 2>&1
-    for v in before after; do
-      echo "$v: $(grep -c 'verify boo: PASS' "$L/small-$v.log") PASS, $(grep -c 'verify boo: FAIL' "$L/small-$v.log") FAIL"
-      summary "$R/small-$v.csv" 70 20
-    done
+    timed small-after "$J-small-jobs.txt" base
     ;;
   vendor2)
     cut -f2 "$J-vendor2-jobs.txt" >/tmp/vendor2-lines.txt
@@ -69,10 +64,7 @@ for phase in "$@"; do
     ;;
   before)
     patch -R -p1 <before.diff >/dev/null && step build-before 300 scripts/device-run.sh build
-    OUT="$R" JOBS=$J-ab-jobs.txt REPS="1 2" BACKENDS=boo CSV=before.csv VARIANTS=base \
-      timeout 300 bash bench/variants.sh >"$L/before.log" 2>&1
-    grep -c "verify boo: PASS" "$L/before.log"
-    summary "$R/before.csv" 70 40
+    timed before "$J-ab-jobs.txt" base
     patch -p1 <before.diff >/dev/null && step build-after 300 scripts/device-run.sh build
     ;;
   public)
