@@ -25,6 +25,10 @@
 #   final:  (the kept tree: the element-staged form its own kernel, no TMA stores beside it)
 #           -ab-jobs.txt on it (base), with the output box off (FEW_TMA_Y=0) and with TMA off
 #           (FEW_TMA_X=0: element staging, vector stores), boo only, two rounds: -final-h200.csv;
+#   epi:    (not run: no device time was left) after `git apply
+#           bench/results/2026-11-29-few-tma-epilogue-experiments.diff` (the epilogue's stores
+#           predicated at kept row addresses), -small-jobs.txt, then -ab-jobs.txt, boo only, two
+#           rounds: epi-small.csv, epi-ab.csv (compare with -small-before-h200.csv, -final-);
 #   public: the public conv list against cuDNN (-V 1), compiled first;
 #   prof:   the public stem on the direct kernel under ncu: -stem-ncu.txt.
 set -uo pipefail
@@ -49,6 +53,10 @@ for phase in "$@"; do
   vendor) vendor vendor "$J-ab-jobs.txt" cudnn -V 1 ;;
   moved) ab moved base boo ;;
   final) timed final "$J-ab-jobs.txt" "base FEW_TMA_Y=0 FEW_TMA_X=0" ;;
+  epi)
+    timed epi-small "$J-small-jobs.txt" base
+    timed epi-ab "$J-ab-jobs.txt" base
+    ;;
   small)
     patch -R -p1 <before.diff >/dev/null && step build-before 300 scripts/device-run.sh build
     timed small-before "$J-small-jobs.txt" base
