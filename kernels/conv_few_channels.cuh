@@ -17,9 +17,10 @@
 // one image, th x tw; 128 or 64 on small problems); per tile:
 //   1. the input points the tile's taps reach go to shared memory (zero outside the image):
 //      where x's rows are whole 16-byte vectors and pixels start at even elements, as TMA boxes
-//      of up to 256 elements of a row (conv_few_channels_boxes.cuh), thread 0 copying the next
-//      tile's into a second buffer while this one's MMA runs; else rows of `row_len` elements,
-//      a warp a row with 16 loads in flight a lane;
+//      of up to 2048 elements of a row, each starting on a 16-byte vector
+//      (conv_few_channels_boxes.cuh), thread 0 copying the next tile's into a second buffer
+//      while this one's MMA runs; else (its own kernel, kTmaX false) rows of `row_len`
+//      elements, a warp a row with 16 loads in flight a lane;
 //   2. each of the 8 warps takes 32 pixels (two m-tiles) and every output channel; per k16 step
 //      it loads its A words (lds.32, the word past a filter row's end masked to zero) into
 //      mma.sync's A layout, which is also warpgroup MMA's register A: each of the two
@@ -66,8 +67,8 @@
 #ifndef BOO_FEW_TMA_X
 #define BOO_FEW_TMA_X 1
 #endif
-// The output tile stored by one TMA box (128-byte swizzled) where a block keeps 64 output
-// channels; BOO_FEW_TMA_Y=0: 16-byte vector stores only.
+// The output tile stored by one TMA box (128-byte swizzled) where a block stages by TMA and keeps
+// 64 output channels; BOO_FEW_TMA_Y=0: 16-byte vector stores only.
 #ifndef BOO_FEW_TMA_Y
 #define BOO_FEW_TMA_Y 1
 #endif
