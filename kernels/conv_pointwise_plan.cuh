@@ -11,11 +11,7 @@
 
 #include "split_slices.cuh"
 
-#if defined(__CUDACC__)
-#define BOO_POINTWISE_HD __host__ __device__
-#else
-#define BOO_POINTWISE_HD
-#endif
+#include "host_device.cuh"
 
 namespace boo_kernels {
 
@@ -62,7 +58,7 @@ struct PointwisePlan {
   int64_t pixels;
 };
 
-BOO_POINTWISE_HD inline PointwisePlan pointwise_plan(int64_t pixels, int c, int k) {
+BOO_HD inline PointwisePlan pointwise_plan(int64_t pixels, int c, int k) {
   PointwisePlan p;
   p.slots = (c % 2 != 0 || k % 2 != 0) ? 2 : 1;
   p.row = p.slots * c;
@@ -79,33 +75,31 @@ BOO_POINTWISE_HD inline PointwisePlan pointwise_plan(int64_t pixels, int c, int 
 // elements). Then the block kernel's warps' output buffers (16 super-rows each) and stage buffers
 // (a tile and 16 elements of slack for the masked words past its last row), or the warp kernel's
 // slices (a unit and the same slack each, kPointwiseSlices a warp).
-BOO_POINTWISE_HD inline int64_t pointwise_table_bytes(const PointwisePlan& p, int n_tiles, int c,
-                                                      int k, int element_bytes) {
+BOO_HD inline int64_t pointwise_table_bytes(const PointwisePlan& p, int n_tiles, int c, int k,
+                                            int element_bytes) {
   return 256LL * p.steps * p.slots * n_tiles + 256LL * p.steps * p.slots + 32LL * n_tiles +
          (static_cast<int64_t>(k) * c + 7) / 8 * 8 * element_bytes;
 }
-BOO_POINTWISE_HD inline int64_t pointwise_stage_elements(const PointwisePlan& p) {
+BOO_HD inline int64_t pointwise_stage_elements(const PointwisePlan& p) {
   return static_cast<int64_t>(kPointwiseTileRows) * p.row + 16;
 }
-BOO_POINTWISE_HD inline int64_t pointwise_warp_out_elements(const PointwisePlan& p) {
+BOO_HD inline int64_t pointwise_warp_out_elements(const PointwisePlan& p) {
   return 16LL * p.out_row;  // 32 R K bytes: a multiple of 16
 }
-BOO_POINTWISE_HD inline int64_t pointwise_shared_bytes(const PointwisePlan& p, int n_tiles, int c,
-                                                       int k, int element_bytes) {
+BOO_HD inline int64_t pointwise_shared_bytes(const PointwisePlan& p, int n_tiles, int c, int k,
+                                             int element_bytes) {
   return pointwise_table_bytes(p, n_tiles, c, k, element_bytes) +
          (kPointwiseThreads / 32 * pointwise_warp_out_elements(p) +
           kPointwiseStages * pointwise_stage_elements(p)) *
              element_bytes;
 }
-BOO_POINTWISE_HD inline int64_t pointwise_slice_elements(const PointwisePlan& p) {
+BOO_HD inline int64_t pointwise_slice_elements(const PointwisePlan& p) {
   return 16LL * p.row + 16;  // 16 super-rows and the masked words' slack (a multiple of 8)
 }
 // The warp kernel's rule: a unit's outputs fit over its slice (16 R K <= 16 R C + 16).
-BOO_POINTWISE_HD inline bool pointwise_in_place(const PointwisePlan& p) {
-  return p.out_row <= p.row + 1;
-}
-BOO_POINTWISE_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan& p, int n_tiles,
-                                                            int c, int k, int element_bytes) {
+BOO_HD inline bool pointwise_in_place(const PointwisePlan& p) { return p.out_row <= p.row + 1; }
+BOO_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan& p, int n_tiles, int c, int k,
+                                                  int element_bytes) {
   return pointwise_table_bytes(p, n_tiles, c, k, element_bytes) +
          kPointwiseThreads / 32 * kPointwiseSlices * pointwise_slice_elements(p) * element_bytes +
          (BOO_POINTWISE_BULK_LOAD ? kPointwiseThreads / 32 * kPointwiseSlices * 8 : 0);
@@ -119,7 +113,7 @@ BOO_POINTWISE_HD inline int64_t pointwise_warp_shared_bytes(const PointwisePlan&
 
 // Blocks of `shared_bytes` an SM holds (blocks_by_shared_memory), at most `budget` (the kernel's
 // launch bounds: its registers).
-BOO_POINTWISE_HD inline int pointwise_blocks_per_sm(int64_t shared_bytes, int budget) {
+BOO_HD inline int pointwise_blocks_per_sm(int64_t shared_bytes, int budget) {
   const int64_t by_shared = blocks_by_shared_memory(shared_bytes);
   return static_cast<int>(by_shared < budget ? by_shared : budget);
 }
@@ -128,8 +122,8 @@ BOO_POINTWISE_HD inline int pointwise_blocks_per_sm(int64_t shared_bytes, int bu
 // least as many of its blocks as of the block kernel's. With three slices a warp
 // (BOO_POINTWISE_BULK_STORE) the second fails on 379 of the 2080 in-place classes (C from 38 up,
 // K near C): there the warp kernel would hold one block fewer (C = 38, K = 33: 2 against 3).
-BOO_POINTWISE_HD inline bool pointwise_warp_kernel(const PointwisePlan& p, int n_tiles, int c,
-                                                   int k, int element_bytes) {
+BOO_HD inline bool pointwise_warp_kernel(const PointwisePlan& p, int n_tiles, int c, int k,
+                                         int element_bytes) {
   const bool narrow = n_tiles < 8;
   return pointwise_in_place(p) &&
          pointwise_blocks_per_sm(pointwise_warp_shared_bytes(p, n_tiles, c, k, element_bytes),

@@ -8,11 +8,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define BOO_PAD_HD __host__ __device__
-#else
-#define BOO_PAD_HD
-#endif
+#include "host_device.cuh"
 
 namespace boo_kernels {
 
@@ -79,7 +75,7 @@ struct PadCopyShare {
   int job;
   int64_t item, step;
 };
-BOO_PAD_HD inline PadCopyShare pad_copy_share(const PadCopyJobs& jobs, unsigned block) {
+BOO_HD inline PadCopyShare pad_copy_share(const PadCopyJobs& jobs, unsigned block) {
   int k = 0;
   while (k + 1 < jobs.count && block >= jobs.job[k + 1].first_block) ++k;
   const unsigned end = k + 1 < jobs.count ? jobs.job[k + 1].first_block : jobs.blocks;
@@ -92,7 +88,7 @@ BOO_PAD_HD inline PadCopyShare pad_copy_share(const PadCopyJobs& jobs, unsigned 
 struct PadCopyPlace {
   int64_t b, c, r0;
 };
-BOO_PAD_HD inline PadCopyPlace pad_copy_place(const PadCopyJob& j, int64_t item) {
+BOO_HD inline PadCopyPlace pad_copy_place(const PadCopyJob& j, int64_t item) {
   const int64_t along = item / j.spans;  // batch x groups + group
   const int64_t b = along / j.groups;
   return {b, (along - b * j.groups) * j.group, (item - along * j.spans) * kPadSpan};
@@ -104,8 +100,7 @@ struct PadCopyElement {
   int64_t c, r;
   bool valid;
 };
-BOO_PAD_HD inline PadCopyElement pad_copy_element(const PadCopyJob& j, const PadCopyPlace& at,
-                                                  int f) {
+BOO_HD inline PadCopyElement pad_copy_element(const PadCopyJob& j, const PadCopyPlace& at, int f) {
   if (j.group == 1) return {at.c, at.r0 + f, at.r0 + f < j.rows};
   // Whole columns: rows < kPadSpan, so 32-bit division.
   const unsigned q = static_cast<unsigned>(f) / static_cast<unsigned>(j.rows);

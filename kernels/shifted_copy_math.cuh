@@ -6,13 +6,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define BOO_SHIFT_HD __host__ __device__
-#define BOO_SHIFT_UNROLL _Pragma("unroll")
-#else
-#define BOO_SHIFT_HD
-#define BOO_SHIFT_UNROLL
-#endif
+#include "host_device.cuh"
 
 namespace boo_kernels {
 
@@ -29,7 +23,7 @@ struct ShiftedSpan {
   int lead = 0;
 };
 
-BOO_SHIFT_HD inline ShiftedSpan shifted_span(uint64_t d, uint64_t s, int64_t bytes) {
+BOO_HD inline ShiftedSpan shifted_span(uint64_t d, uint64_t s, int64_t bytes) {
   ShiftedSpan p;
   const uint64_t end = d + static_cast<uint64_t>(bytes);
   const uint64_t first = (d + 15) & ~uint64_t{15};
@@ -49,7 +43,7 @@ BOO_SHIFT_HD inline ShiftedSpan shifted_span(uint64_t d, uint64_t s, int64_t byt
 }
 
 // The low 32 bits of (hi:lo) >> bits, bits in [0, 32).
-BOO_SHIFT_HD inline uint32_t funnel_right(uint32_t lo, uint32_t hi, int bits) {
+BOO_HD inline uint32_t funnel_right(uint32_t lo, uint32_t hi, int bits) {
 #if defined(__CUDA_ARCH__)
   return __funnelshift_r(lo, hi, static_cast<unsigned>(bits));
 #else
@@ -59,16 +53,16 @@ BOO_SHIFT_HD inline uint32_t funnel_right(uint32_t lo, uint32_t hi, int bits) {
 
 // out = the 16 bytes that start `lead` bytes (0-15) into the 32 bytes lo, hi (four little-endian
 // words each). The word selection uses constant indices only, so that nothing leaves registers.
-BOO_SHIFT_HD inline void shifted_words(const uint32_t lo[4], const uint32_t hi[4], int lead,
-                                       uint32_t out[4]) {
+BOO_HD inline void shifted_words(const uint32_t lo[4], const uint32_t hi[4], int lead,
+                                 uint32_t out[4]) {
   const int q = lead / 4, bits = 8 * (lead % 4);
   const uint32_t w[8] = {lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]};
   uint32_t v[5];
-  BOO_SHIFT_UNROLL
+  BOO_HD_UNROLL
   for (int i = 0; i < 5; ++i) {
     v[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
   }
-  BOO_SHIFT_UNROLL
+  BOO_HD_UNROLL
   for (int i = 0; i < 4; ++i) out[i] = funnel_right(v[i], v[i + 1], bits);
 }
 

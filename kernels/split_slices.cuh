@@ -7,17 +7,13 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define BOO_SLICES_HD __host__ __device__
-#else
-#define BOO_SLICES_HD
-#endif
+#include "host_device.cuh"
 
 namespace boo_kernels {
 
 // Blocks of `shared_bytes` of dynamic shared memory an SM holds (sm_90: 228 KB, 1 KB of it
 // reserved for each block).
-BOO_SLICES_HD inline int64_t blocks_by_shared_memory(int64_t shared_bytes) {
+BOO_HD inline int64_t blocks_by_shared_memory(int64_t shared_bytes) {
   return 228 * 1024 / (shared_bytes + 1024);
 }
 
