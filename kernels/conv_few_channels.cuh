@@ -130,15 +130,12 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma 
   // TMA staging where x's rows are whole 16-byte vectors from a 16-byte aligned x and pixels
   // start at even elements (no zero channel); the tile's origin is even with one leading
   // element where its first column's first element is odd (every tile's alike).
-  const bool tma_x_fits = tma && BOO_FEW_TMA_X && a.stride[2] * c % 2 == 0 &&
-                          reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
+  const bool tma_x_fits = tma && BOO_FEW_TMA_X && reinterpret_cast<uintptr_t>(a.x) % 16 == 0;
   for (int with_tma = tma_x_fits ? 1 : 0; with_tma >= 0; --with_tma) {
     if (with_tma) {
       p->cs = c;
-      p->lead = static_cast<int>(a.pad[2] * c % 2);
-      p->lp = (s * c + p->lead + 1) / 2 * 2;
-      if (!few_boxes(a.in[2] * c, p->tile.tw, a.stride[2], c, p->lp, p->tile.ih, p->tile.id,
-                     &p->boxes)) {
+      if (!few_tma_staging(a.in[2], c, s, a.stride[2], a.pad[2], p->tile.tw, p->tile.ih, p->tile.id,
+                           &p->lead, &p->lp, &p->boxes)) {
         continue;
       }
     } else {

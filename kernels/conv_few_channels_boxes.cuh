@@ -57,6 +57,19 @@ BOO_HD inline bool few_boxes(int64_t row, int tw, int64_t stride, int c, int lp,
   return true;
 }
 
+// TMA staging of a tile of tw output columns over rows of W points of C channels at column
+// stride `stride` and padding `pad`, S taps a filter row: the filter row's reduction (`lead`:
+// one leading element where the tile's origin, its first column's first element
+// (column x stride - pad) C, is odd, as it is for every tile alike; `lp`: lead + S C, rounded up
+// to even) and the boxes (few_boxes). False where TMA cannot stage it. The kernel's plan and
+// dispatch's model both decide with this.
+BOO_HD inline bool few_tma_staging(int64_t w, int c, int s, int64_t stride, int64_t pad, int tw,
+                                   int ih, int id, int* lead, int* lp, FewBoxes* b) {
+  *lead = static_cast<int>(pad * c % 2);
+  *lp = (s * c + *lead + 1) / 2 * 2;
+  return few_boxes(w * c, tw, stride, c, *lp, ih, id, b);
+}
+
 // The staged element (from the stage's start, less the tile's shift) where pixel (py, px) of the
 // tile reads its first element of filter row 0: box px stride c / step, row py stride_h of it.
 BOO_HD inline int few_box_pixel(const FewBoxes& b, int py, int px, int64_t stride_h, int64_t stride,

@@ -820,12 +820,11 @@ double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel
   // and pixels start at even elements (the origin's odd element leads each filter row); beside
   // it, the output box where a block keeps 64 output channels.
   boo_kernels::FewBoxes boxes;
-  const int64_t lead = p.padding.back() * p.c % 2;
-  const bool tma_x =
-      p.stride.back() * p.c % 2 == 0 && ih <= 256 && id <= 256 &&
-      boo_kernels::few_boxes(p.input.back() * p.c, static_cast<int>(tw), p.stride.back(),
-                             static_cast<int>(p.c), static_cast<int>((fs * p.c + lead + 1) / 2 * 2),
-                             static_cast<int>(ih), static_cast<int>(id), &boxes);
+  int lead = 0, lp_tma = 0;
+  const bool tma_x = boo_kernels::few_tma_staging(
+      p.input.back(), static_cast<int>(p.c), static_cast<int>(fs), p.stride.back(),
+      p.padding.back(), static_cast<int>(tw), static_cast<int>(ih), static_cast<int>(id), &lead,
+      &lp_tma, &boxes);
   const bool tma_y = tma_x && kb == 64;
   const double tile_us = kFewChannelsStepUs * static_cast<double>(steps * ceil_div(kb, 16)) +
                          kFewChannelsStageUs * staged * (tma_x ? kFewChannelsTmaStageShare : 1.0) +
