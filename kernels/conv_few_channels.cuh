@@ -27,7 +27,8 @@
 //      warpgroups issues one wgmma m64n64k16 per m-tile, B the step's filters (MN-major, 128-byte
 //      swizzled), fp32 accumulators (-DBOO_FEW_WGMMA=0: ldmatrix.x4 and mma.sync m16n8k16, for
 //      measuring);
-//   3. bias and activation are applied, the tile goes to shared memory and out as one TMA box
+//   3. bias and activation are applied, the tile goes to shared memory (one predicated
+//      st.shared a channel pair, at row addresses kept in registers) and out as one TMA box
 //      where the block stages by TMA and keeps 64 output channels (128-byte swizzled rows; the
 //      box is written while the next tile's MMA runs), else in 16-byte vectors.
 // Two blocks share an SM, so one stages or stores while the other multiplies. Sums run in a
@@ -35,7 +36,8 @@
 // depth's 261.9 and cuDNN's 457.4 (bench/results/2026-11-26-conv-few-channels-h200.md: the mma
 // phase about half of it, at 50% of the issue slots); on warpgroup MMA 107.9 against 122.3 on
 // mma.sync in the same call (2026-11-29-few-wgmma-h200.md); with TMA staging and stores 82-86
-// against 111-122 (2026-11-29-few-tma-h200.md).
+// against 111-122 (2026-11-29-few-tma-h200.md); with step 3's stores predicated 69-74 against
+// 86-87, small element-staged lines 0-11% faster (2026-11-30-weak-picks-h200.md).
 //
 // ConvFewChannelsRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, w
 // and y arrive packed channels-last, y 16-byte aligned.
@@ -366,6 +368,17 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   // staging's first barrier covers them: its loads go out under the filters' set-up.)
   if constexpr (kTmaX) __syncthreads();
 
+  // The epilogue's rows: this lane's first pair (channels 2t, 2t + 1) of pixel rows
+  // 32 warp + 16 m + g (+ 8), as shared addresses.
+  uint32_t y_at[kFewMTiles][2];
+#pragma unroll
+  for (int m = 0; m < kFewMTiles; ++m) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int pixel = (warp * kFewMTiles + m) * 16 + g + 8 * h;
+      y_at[m][h] = shared_address(ys) + 2 * pixel * (tma_y ? kFewBlockChannels : p.y_row) + 4 * t;
+    }
+  }
   int it = 0;
   for (int64_t tile = blockIdx.x / p.chunks; tile < tiles; tile += tile_step, ++it) {
     const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
@@ -502,10 +515,13 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
     if (tma_y && threadIdx.x == 0) tma_store_wait_read<0>();
     if (kTmaX) __syncthreads();
     // 4. acc[m][n]: pixels 32 warp + 16 m + g (+ 8), output channels 8 n + 2t and + 1: bias,
-    // activation, into the output tile (TMA: 128-byte rows, 16-byte vector v at v ^ (pixel % 8)).
+    // activation, into the output tile (TMA: 128-byte rows, 16-byte vector v at v ^ (pixel % 8)),
+    // each pair one st.shared predicated on the pixel, at the row's address (kept in registers:
+    // opaque to ptxas, which otherwise rebuilds it for every store) plus the n-tile's bytes.
     if (computes) {
 #pragma unroll
       for (int m = 0; m < kFewMTiles; ++m) {
+        asm volatile("" : "+r"(y_at[m][0]), "+r"(y_at[m][1]));
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
           if (8 * n >= kn) break;
@@ -513,13 +529,11 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int pixel = (warp * kFewMTiles + m) * 16 + g + 8 * h;
-            if (pixel >= pixels) continue;
             const float v0 = activate<kAct>(acc[m][n][2 * h] + (kHasBias ? bias[col] : 0.0f));
             const float v1 =
                 activate<kAct>(acc[m][n][2 * h + 1] + (kHasBias ? bias[col + 1] : 0.0f));
-            const int at = tma_y ? pixel * kFewBlockChannels + ((n ^ (pixel % 8)) * 8) + 2 * t
-                                 : pixel * p.y_row + col;
-            *reinterpret_cast<uint32_t*>(ys + at) = pack_pair<T>(v0, v1);
+            const uint32_t at = y_at[m][h] + (tma_y ? (16 * n) ^ (16 * g) : 16 * n);
+            sts32_if(at, pack_pair<T>(v0, v1), pixel < pixels);
           }
         }
       }

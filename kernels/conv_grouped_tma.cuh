@@ -300,11 +300,7 @@ __device__ __forceinline__ void grouped_tma_tile(
       for (int j = 0; j < kN; ++j) {
         const uint32_t pair = pack_pair<T>(activate<kAct>(acc[i][j][2 * h] + bj[j].x),
                                            activate<kAct>(acc[i][j][2 * h + 1] + bj[j].y));
-        asm volatile(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p st.shared.b32 [%0], %1;\n}\n" ::"r"(
-                unit_at[j] + 128u * rows),
-            "r"(pair), "r"(in_tile)
-            : "memory");
+        sts32_if(unit_at[j] + 128u * rows, pair, in_tile);
       }
     }
   }

@@ -173,6 +173,14 @@ __device__ __forceinline__ uint32_t lds32(uint32_t s) {
   return v;
 }
 
+// A 32-bit store to shared memory (`s`: shared_address) where `store` is non-zero: one
+// predicated st.shared, no branch (an epilogue's stores past its tile's pixels).
+__device__ __forceinline__ void sts32_if(uint32_t s, uint32_t v, int store) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p st.shared.b32 [%0], %1;\n}\n" ::"r"(s),
+               "r"(v), "r"(store)
+               : "memory");
+}
+
 // A 64-bit load from shared memory (`s`: shared_address, 8-byte aligned) into lo, hi.
 __device__ __forceinline__ void lds64(uint32_t& lo, uint32_t& hi, uint32_t s) {
   asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(lo), "=r"(hi) : "r"(s));
