@@ -6,7 +6,8 @@
 #           direct kernel first (BOO_CONV_FEW_CHANNELS=first), then with --misalign (boo);
 #   epi:    the few-channel kernel's epilogue stores (predicated st.shared at kept row
 #           addresses: base) against the stores before (FEW_EPI_ASM=0), on 2026-11-29-few-tma's
-#           -small-jobs.txt and -ab-jobs.txt, boo only, two rounds: epi-small.csv, epi-ab.csv;
+#           -small-jobs.txt and -ab-jobs.txt, boo only, two rounds: epi-small.csv, epi-ab.csv
+#           (FEW_EPI_ASM existed in the measured tree only: on main both variants are the same);
 #   gate2:  tests/gpu/conv_grouped_direct.txt against the reference (boo, -V 1): conv.grouped's
 #           TMA kernel, whose epilogue stores now go through the shared sts32_if;
 #   sweep:  -sweep-jobs.txt: the GEMMs of the public list's two lines under 0.95x cuDNN (the
