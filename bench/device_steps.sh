@@ -8,8 +8,10 @@
 # `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
 # its vendor), `public_lists` (both, compiled first), `summary` (a bench/variants.sh CSV's
 # medians by command, variant and config), `ab` (bench/variants.sh on a jobs file named from
-# the caller's prefix J, two rounds), `vendor` (a jobs file's lines with dispatch's pick
-# against a vendor) and `profile` (one kernel of one command under ncu);
+# the caller's prefix J, two rounds), `timed` (bench/variants.sh on any jobs file, boo only, two
+# rounds), `few_gate` (the few-channel list's gate, direct kernel first), `vendor` (a jobs
+# file's lines with dispatch's pick against a vendor) and `profile` (one kernel of one command
+# under ncu);
 # and builds boo where it is not there yet.
 source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
@@ -78,6 +80,20 @@ ab() {  # ab NAME VARIANTS [BACKENDS]: bench/variants.sh on $J-NAME-jobs.txt (J:
     timeout 400 bash bench/variants.sh >"$L/$1.log" 2>&1
   grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
   grep -c "verify boo: PASS" "$L/$1.log"
+  summary "$R/$1.csv" 70 40
+}
+few_gate() {  # few_gate: tests/gpu/conv_few_channels.txt with conv.padded_channels' direct
+  # kernel first (BOO_CONV_FEW_CHANNELS=first), boo and cuDNN; then boo with --misalign
+  export BOO_CONV_FEW_CHANNELS=first
+  NUMERICS_VENDORS=,cudnn numerics few tests/gpu/conv_few_channels.txt
+  numerics few-misaligned tests/gpu/conv_few_channels.txt --misalign
+  unset BOO_CONV_FEW_CHANNELS
+}
+timed() {  # timed NAME JOBS VARIANTS: bench/variants.sh on JOBS with VARIANTS, boo only, two
+  # rounds, the CSV in $R/NAME.csv, its PASS/FAIL counts and medians printed
+  OUT="$R" JOBS=$2 REPS="1 2" BACKENDS=boo CSV=$1.csv VARIANTS="$3" \
+    timeout 300 bash bench/variants.sh >"$L/$1.log" 2>&1
+  echo "$1: $(grep -c 'verify boo: PASS' "$L/$1.log") PASS, $(grep -c 'verify boo: FAIL' "$L/$1.log") FAIL"
   summary "$R/$1.csv" 70 40
 }
 profile() {  # profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, then one launch of

@@ -37,7 +37,9 @@
 // phase about half of it, at 50% of the issue slots); on warpgroup MMA 107.9 against 122.3 on
 // mma.sync in the same call (2026-11-29-few-wgmma-h200.md); with TMA staging and stores 82-86
 // against 111-122 (2026-11-29-few-tma-h200.md); with step 3's stores predicated 69-74 against
-// 86-87, small element-staged lines 0-11% faster (2026-11-30-weak-picks-h200.md).
+// 86-87, small element-staged lines 4% faster on the geometric mean; with tile coordinates by the
+// plan's multiply-and-shift divisors (few_tile) the 224x224 k64 stems 2-6% faster
+// (2026-11-30-weak-picks-h200.md).
 //
 // ConvFewChannelsRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, w
 // and y arrive packed channels-last, y 16-byte aligned.
@@ -55,6 +57,7 @@
 #include "conv_relayout.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
+#include "fast_divide.cuh"
 #include "mma_sync.cuh"
 #include "tma.cuh"
 #include "wgmma.cuh"
@@ -106,6 +109,8 @@ struct FewPlan {
   int tma_x;         // 1: the input tile in TMA boxes (`boxes`), two buffers
   int tma_y;         // 1: the output tile out as one TMA box, 128-byte swizzled rows of 64
   FewBoxes boxes;
+  // tile.tiles_w, tile.tiles_h and the output depth as divisors (few_tile)
+  FastDivisor tiles_w, tiles_h, depth;
   int y_at, bias_at, table_at, bar_at;  // byte offsets in shared memory past the filters
   int shared_bytes;
 };
@@ -125,6 +130,9 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma 
     const int64_t tiles = a.n * a.out[0] * p->tile.tiles_h * p->tile.tiles_w;
     if (tiles * p->chunks >= 2 * sms) break;
   }
+  p->tiles_w = fast_divisor(static_cast<uint32_t>(p->tile.tiles_w));
+  p->tiles_h = fast_divisor(static_cast<uint32_t>(p->tile.tiles_h));
+  p->depth = fast_divisor(static_cast<uint32_t>(a.out[0]));
   const int c = static_cast<int>(a.c), s = static_cast<int>(a.filter[2]);
   p->rows = static_cast<int>(a.filter[0] * a.filter[1]);
   const int pixels = p->tile.th * p->tile.tw;
@@ -190,6 +198,19 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma 
   }
   return "conv.padded_channels' direct kernel: the filters and input tile exceed its shared "
          "memory (large filter, stride or dilation)";
+}
+
+// Tile `tile`'s origin, as grouped_tile gives it (W tiles fastest, then H tiles, depth, image),
+// by the plan's divisors: a multiply and a shift each, where grouped_tile's three divisions by
+// runtime values cost about twenty instructions each, every tile.
+__device__ __forceinline__ GroupedTile few_tile(unsigned tile, const FewPlan& p) {
+  GroupedTile t;
+  uint32_t q = 0;
+  t.ow0 = static_cast<int>(fast_divmod(tile, p.tiles_w, &q)) * p.tile.tw;
+  t.oh0 = static_cast<int>(fast_divmod(q, p.tiles_h, &q)) * p.tile.th;
+  t.od = static_cast<int>(fast_divmod(q, p.depth, &q));
+  t.n = q;
+  return t;
 }
 
 // The filters in shared memory: per k16 step, four blocks of 16 output channels x 16 reduction
@@ -343,7 +364,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   };
   const uint32_t box_bytes = 2u * static_cast<uint32_t>(p.boxes.box_elements);
   const auto fetch = [&](int64_t tile, int buffer) {
-    const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
+    const GroupedTile o = few_tile(static_cast<unsigned>(tile), p);
     int v0 = 0;
     origin(o, &v0);
     const int h0 = static_cast<int>(o.oh0 * a.stride[1] - a.pad[1]);
@@ -381,7 +402,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   }
   int it = 0;
   for (int64_t tile = blockIdx.x / p.chunks; tile < tiles; tile += tile_step, ++it) {
-    const GroupedTile o = grouped_tile(static_cast<unsigned>(tile), a, tp);
+    const GroupedTile o = few_tile(static_cast<unsigned>(tile), p);
     // 2. The input tile: TMA boxes (the next tile's into the other buffer, which the last
     // tile's MMA has finished reading), or element loads.
     const int buffer = kTmaX ? (it & 1) : 0;

@@ -35,20 +35,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh few-tma
 J=bench/results/2026-11-29-few-tma
-timed() {  # timed NAME JOBS VARIANTS: bench/variants.sh, boo only, two rounds, into $R/NAME.csv
-  OUT="$R" JOBS=$2 REPS="1 2" BACKENDS=boo CSV=$1.csv VARIANTS="$3" \
-    timeout 300 bash bench/variants.sh >"$L/$1.log" 2>&1
-  echo "$1: $(grep -c 'verify boo: PASS' "$L/$1.log") PASS, $(grep -c 'verify boo: FAIL' "$L/$1.log") FAIL"
-  summary "$R/$1.csv" 70 40
-}
 for phase in "$@"; do
   case "$phase" in
-  gate)
-    export BOO_CONV_FEW_CHANNELS=first
-    NUMERICS_VENDORS=,cudnn numerics few tests/gpu/conv_few_channels.txt
-    numerics few-misaligned tests/gpu/conv_few_channels.txt --misalign
-    unset BOO_CONV_FEW_CHANNELS
-    ;;
+  gate) few_gate ;;
   ab) ab ab "base FEW_TMA_X=0+FEW_TMA_Y=0+FEW_STAGE_BATCH=16 FEW_TMA_Y=0 FEW_TMA_X=0" boo ;;
   vendor) vendor vendor "$J-ab-jobs.txt" cudnn -V 1 ;;
   moved) ab moved base boo ;;

@@ -15,6 +15,9 @@
 #           dispatch's pick and on other tiles and schedulers, boo only, two rounds: sweep.csv
 #           (call 2 ran out of its 300 s after the first round's first nine lines);
 #   sweep7: -sweep7-jobs.txt: five of those configs on the 7x7 line's GEMM, two rounds;
+#   fdiv:   the few-channel kernel's tile coordinates by the plan's multiply-and-shift divisors
+#           (base) against grouped_tile's divisions (FEW_FAST_DIV=0, the measured tree's only
+#           switch), on 2026-11-29-few-tma's -ab-jobs.txt, boo only, two rounds: fdiv.csv;
 #   cover:  -cover-jobs.txt: memory-bound GEMMs whose pick leaves SMs idle (16032 x 109 and 113
 #           x 16384 on 126 tiles, 4096 x 16 x 4096 on 64, the 1x1 backward weight on 108 split
 #           units) on their pick and on configs that keep every SM streaming (stream-K, more
@@ -27,26 +30,16 @@ cd "$(dirname "$0")/../.."
 source bench/device_steps.sh weak-picks
 J=bench/results/2026-11-30-weak-picks
 K=bench/results/2026-11-29-few-tma
-timed() {  # timed NAME JOBS VARIANTS: bench/variants.sh, boo only, two rounds, into $R/NAME.csv
-  OUT="$R" JOBS=$2 REPS="1 2" BACKENDS=boo CSV=$1.csv VARIANTS="$3" \
-    timeout 300 bash bench/variants.sh >"$L/$1.log" 2>&1
-  echo "$1: $(grep -c 'verify boo: PASS' "$L/$1.log") PASS, $(grep -c 'verify boo: FAIL' "$L/$1.log") FAIL"
-  summary "$R/$1.csv" 70 40
-}
 for phase in "$@"; do
   case "$phase" in
-  gate)
-    export BOO_CONV_FEW_CHANNELS=first
-    NUMERICS_VENDORS=,cudnn numerics few tests/gpu/conv_few_channels.txt
-    numerics few-misaligned tests/gpu/conv_few_channels.txt --misalign
-    unset BOO_CONV_FEW_CHANNELS
-    ;;
+  gate) few_gate ;;
   epi)
     timed epi-small "$K-small-jobs.txt" "base FEW_EPI_ASM=0"
     timed epi-ab "$K-ab-jobs.txt" "base FEW_EPI_ASM=0"
     ;;
   gate2) numerics grouped-direct tests/gpu/conv_grouped_direct.txt ;;
   sweep) timed sweep "$J-sweep-jobs.txt" base ;;
+  fdiv) timed fdiv "$K-ab-jobs.txt" "base FEW_FAST_DIV=0" ;;
   sweep7) timed sweep7 "$J-sweep7-jobs.txt" base ;;
   cover)
     OUT="$R" JOBS=$J-cover-jobs.txt REPS="1 2" BACKENDS=boo,cublaslt CSV=cover.csv VARIANTS=base \

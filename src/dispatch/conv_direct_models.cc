@@ -149,8 +149,9 @@ constexpr double kFewChannelsStoreUs = 0.216;
 // the output goes out as one box: the stem 116.5 -> 84.5 us, fitted as these shares of the
 // staging and store costs (where the kernel's plan takes each path).
 // The epilogue's predicated stores (2026-11-30-weak-picks-h200.md) took the stem to 69-74 us
-// (predicted 84.8) and small element-staged lines 0-11% down. Not refit: 19 other lines are
-// predicted within 0.75-1.18x of their times, in both directions, and the stem is picked anyway.
+// (predicted 84.8) and small element-staged lines 4% down on the geometric mean. Not refit: 19
+// other lines are predicted within 0.75-1.18x of their times, in both directions, and the stem is
+// picked anyway.
 constexpr double kFewChannelsTmaStageShare = 0.5;
 constexpr double kFewChannelsTmaStoreShare = 0.6;
 
