@@ -18,6 +18,11 @@
 #   fdiv:   the few-channel kernel's tile coordinates by the plan's multiply-and-shift divisors
 #           (base) against grouped_tile's divisions (FEW_FAST_DIV=0, the measured tree's only
 #           switch), on 2026-11-29-few-tma's -ab-jobs.txt, boo only, two rounds: fdiv.csv;
+#   gdc:    (not run yet: for the next session) parallel split-K's GEMM with CUTLASS's grid
+#           dependency control (PSPLITK_GDC=1: the reduction launches under its last tiles)
+#           against without (base), on -gdc-jobs.txt (the 1x1 backward weight's GEMM on its pick,
+#           the 4096 x 16 decode GEMM on psplitk2, the conv line through dispatch), boo only,
+#           two rounds: gdc.csv;
 #   cover:  -cover-jobs.txt: memory-bound GEMMs whose pick leaves SMs idle (16032 x 109 and 113
 #           x 16384 on 126 tiles, 4096 x 16 x 4096 on 64, the 1x1 backward weight on 108 split
 #           units) on their pick and on configs that keep every SM streaming (stream-K, more
@@ -40,6 +45,7 @@ for phase in "$@"; do
   gate2) numerics grouped-direct tests/gpu/conv_grouped_direct.txt ;;
   sweep) timed sweep "$J-sweep-jobs.txt" base ;;
   fdiv) timed fdiv "$K-ab-jobs.txt" "base FEW_FAST_DIV=0" ;;
+  gdc) timed gdc "$J-gdc-jobs.txt" "base PSPLITK_GDC=1" ;;
   sweep7) timed sweep7 "$J-sweep7-jobs.txt" base ;;
   cover)
     OUT="$R" JOBS=$J-cover-jobs.txt REPS="1 2" BACKENDS=boo,cublaslt CSV=cover.csv VARIANTS=base \
