@@ -47,12 +47,7 @@ for phase in "$@"; do
   fdiv) timed fdiv "$K-ab-jobs.txt" "base FEW_FAST_DIV=0" ;;
   gdc) timed gdc "$J-gdc-jobs.txt" "base PSPLITK_GDC=1" ;;
   sweep7) timed sweep7 "$J-sweep7-jobs.txt" base ;;
-  cover)
-    OUT="$R" JOBS=$J-cover-jobs.txt REPS="1 2" BACKENDS=boo,cublaslt CSV=cover.csv VARIANTS=base \
-      timeout 400 bash bench/variants.sh >"$L/cover.log" 2>&1
-    echo "cover: $(grep -c 'verify boo: PASS' "$L/cover.log") PASS, $(grep -c 'verify boo: FAIL' "$L/cover.log") FAIL"
-    summary "$R/cover.csv" 60 50
-    ;;
+  cover) timed cover "$J-cover-jobs.txt" base boo,cublaslt 400 ;;
   public)
     preload_public conv
     public_list conv conv-public.csv 240
