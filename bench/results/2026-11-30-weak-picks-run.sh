@@ -14,11 +14,14 @@
 #           1x1 backward weight, 128x384x147456; the 7x7 1x1 K = 2048, 2048x3136x512), each on
 #           dispatch's pick and on other tiles and schedulers, boo only, two rounds: sweep.csv
 #           (call 2 ran out of its 300 s after the first round's first nine lines);
+#   gdcgate: (on e57cd23) tests/gpu/gemm_split_parallel.txt and conv_wgrad_1x1.txt against the reference
+#           (boo, -V 1) with PSPLITK_GDC=1;
 #   sweep7: -sweep7-jobs.txt: five of those configs on the 7x7 line's GEMM, two rounds;
 #   fdiv:   the few-channel kernel's tile coordinates by the plan's multiply-and-shift divisors
 #           (base) against grouped_tile's divisions (FEW_FAST_DIV=0, the measured tree's only
 #           switch), on 2026-11-29-few-tma's -ab-jobs.txt, boo only, two rounds: fdiv.csv;
-#   gdc:    (not run yet: for the next session) parallel split-K's GEMM with CUTLASS's grid
+#   gdc:    (run on e57cd23, 2026-11-30-gemm-tiles-h200.md: no gain; the switch is gone since,
+#           so on later trees both variants are the same) parallel split-K's GEMM with CUTLASS's grid
 #           dependency control (PSPLITK_GDC=1: the reduction launches under its last tiles)
 #           against without (base), on -gdc-jobs.txt (the 1x1 backward weight's GEMM on its pick,
 #           the 4096 x 16 decode GEMM on psplitk2, the conv line through dispatch), boo only,
@@ -46,6 +49,12 @@ for phase in "$@"; do
   sweep) timed sweep "$J-sweep-jobs.txt" base ;;
   fdiv) timed fdiv "$K-ab-jobs.txt" "base FEW_FAST_DIV=0" ;;
   gdc) timed gdc "$J-gdc-jobs.txt" "base PSPLITK_GDC=1" ;;
+  gdcgate)
+    export BOO_NVCC_FLAGS=-DBOO_PSPLITK_GDC=1
+    numerics split-gdc tests/gpu/gemm_split_parallel.txt
+    numerics wgrad-gdc tests/gpu/conv_wgrad_1x1.txt
+    unset BOO_NVCC_FLAGS
+    ;;
   sweep7) timed sweep7 "$J-sweep7-jobs.txt" base ;;
   cover) timed cover "$J-cover-jobs.txt" base boo,cublaslt 400 ;;
   public)

@@ -53,16 +53,10 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   // sm90_tile_scheduler_stream_k.hpp:337 binds a const member to a non-const reference.)
   if (config.unaligned && config.scheduler == space::GemmScheduler::kPersistent) {
     b += "#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n";
-  } else if (parallel) {
-    // Parallel split-K's reduction launches as the GEMM's programmatic dependent, but without
-    // grid dependency control the GEMM signals it only when its grid completes. With it (its
-    // inner GEMM is persistent), each CTA signals after its last mainloop, so the reduction's
-    // blocks launch under the GEMM's last tiles and wait in cudaGridDependencySynchronize.
-    // Off until measured: BOO_NVCC_FLAGS=-DBOO_PSPLITK_GDC=1 turns it on (the A/B in
-    // bench/results/2026-11-30-weak-picks-run.sh, phase gdc).
-    b += "#if defined(BOO_PSPLITK_GDC) && BOO_PSPLITK_GDC\n#define CUTLASS_ENABLE_GDC_FOR_SM90 1\n"
-         "#endif\n";
   }
+  // (Parallel split-K's GEMM stays without it: with grid dependency control its reduction
+  // launched under the GEMM's last tiles, and gained nothing, 45.2 against 45.2 us on
+  // 128 x 384 x 147456; bench/results/2026-11-30-gemm-tiles-h200.md.)
   b += "#include \"gemm_sm90.cuh\"\n";
   if (config.unaligned) b += "#include \"gemm_padded.cuh\"\n";
   if (parallel) b += "#include \"gemm_split_parallel.cuh\"\n";
