@@ -338,13 +338,18 @@ double predict_conv_sm90_us(const ops::ConvProblem& p, const space::ConvSm90Conf
     // tiles and 8.0 with cooperative ones; 27 taps of a 3D filter draw 8.7 and 7.6 (the public 3D
     // line: 130 us on pingpong tiles, 123 on cooperative ones). The wider tiles' rates predicted
     // the public 3x3 at 35.3 us against 43.3 measured.
+    // Pingpong's rate over wider GEMMs was 12.5 TB/s until 2026-11-30. Then 128x64 pingpong
+    // tiles ran the public NCHW n64 c256 14x14 k256 3x3 (N = 256) channels-last in 26.85 us:
+    // 347 MB of tiles, at least 12.9 TB/s counting the fill and the launch. 12.5 had ranked
+    // 128x128 first, which measured 30.5-31.4 us (H200, bench/results/2026-11-30-nchw-h200.md).
+    // At 16 that is the only #1 pick that changes among the 462 commands of the conv lists.
     const bool pingpong = c.schedule == space::ConvSchedule::kPingpong;
     const bool volume = p.input.size() == 3;
     const double tiles_in_flight = pingpong ? 2.0 : 1.0;
     efficiency = (pingpong ? 0.80 : 0.76) *
                  std::pow(std::min(1.0, tiles_in_flight * area / (128.0 * 256.0)), 0.2) *
                  (c.persistent() ? 1.0 : 0.85);
-    const double tb_per_s = n > 64     ? (pingpong ? 12.5 : 9.6)
+    const double tb_per_s = n > 64     ? (pingpong ? 16.0 : 9.6)
                             : pingpong ? (volume ? 8.7 : 9.6)
                                        : (volume ? 7.6 : 8.0);
     load_us = static_cast<double>(tiles) * (c.tile_m + c.tile_n) * static_cast<double>(r) *
