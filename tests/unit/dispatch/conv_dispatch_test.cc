@@ -96,6 +96,21 @@ TEST_F(ConvDispatchTest, SdUnetThreeByThreeTakesTilesOfTwoEqualHalves) {
             "conv.sm90_implicit_fp16_f32acc_fprop_2d_nobias.none_t128x160x64_c1x1_coop");
 }
 
+TEST_F(ConvDispatchTest, FourteenByFourteenWideLayerTakesTilesThatFillThreeWaves) {
+  // 196 tiles of 128x128 fill 1.48 waves of 132 SMs, 392 of 128x64 fill 2.97: the 128x64
+  // pingpong tiles measured 26.0-26.9 us against 30.5-31.4 channels-last, and 39.1-41.2 against
+  // 42.4-43.8 channels-first behind the copies (H200, bench/results/2026-11-30-nchw-h200.md).
+  const std::string line =
+      "convbfp16 -n 64 -c 256 -H 14 -W 14 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1";
+  for (const std::string& layouts : {std::string(kNhwc), std::string()}) {
+    auto c = dispatcher().candidates(conv(line + layouts), nullptr);
+    ASSERT_TRUE(c.has_value()) << c.status().message();
+    EXPECT_EQ(c->front().config,
+              "conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_t128x64x64_c1x1_pingpong")
+        << layouts;
+  }
+}
+
 TEST_F(ConvDispatchTest, OneByOneGoesToTheGemmFirst) {
   auto p = conv(
       "convbfp16 -n 8 -c 128 -H 14 -W 14 -k 256 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 "
