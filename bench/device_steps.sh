@@ -102,7 +102,8 @@ timed() {  # timed NAME JOBS VARIANTS [BACKENDS] [LIMIT]: bench/variants.sh on J
 }
 profile() {  # profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, then one launch of
   # the kernel matching KERNEL_REGEX under ncu (speed of light, warp states, memory workload,
-  # occupancy, launch), the report in $R/NAME-ncu.txt and its summary lines printed
+  # occupancy, launch), the report in $R/NAME-ncu.txt and its summary lines printed. CUTLASS's
+  # kernels are all named device_kernel (their template arguments are not matched).
   step "$1-preload" 120 "$boo" preload -j 4 "$3"
   timeout 150 ncu --clock-control none -k "regex:$2" --launch-count 1 \
     --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
