@@ -323,6 +323,8 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   // staged element from the buffer's start (past the tile: pixel 0, computed and dropped). B's
   // ldmatrix row: filter row (output channel) 8 (lane / 16) + lane % 8, k-half lane / 8 % 2.
   const int g = lane / 4, t = lane % 4;
+  // The tile pixel of this lane's row h (0: g, 1: g + 8) of m-tile m.
+  const auto row_pixel = [&](int m, int h) { return (warp * kFewMTiles + m) * 16 + g + 8 * h; };
   const int st_h = static_cast<int>(a.stride[1]), st_w = static_cast<int>(a.stride[2]);
   const uint32_t xs_at = shared_address(xs);
   // In buffer 0 at shift 0 (TMA: moved to the tile's buffer and shift, `placed` bytes).
@@ -331,7 +333,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   for (int m = 0; m < kFewMTiles; ++m) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int pixel = (warp * kFewMTiles + m) * 16 + g + 8 * h;
+      const int pixel = row_pixel(m, h);
       const int py = pixel < pixels ? pixel / tp.tw : 0, px = pixel < pixels ? pixel % tp.tw : 0;
       a_at[m][h] = xs_at + 2 * (kTmaX ? few_box_pixel(p.boxes, py, px, st_h, st_w, c)
                                       : py * st_h * p.row_len + px * st_w * p.cs);
@@ -396,7 +398,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   for (int m = 0; m < kFewMTiles; ++m) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int pixel = (warp * kFewMTiles + m) * 16 + g + 8 * h;
+      const int pixel = row_pixel(m, h);
       y_at[m][h] = shared_address(ys) + 2 * pixel * (tma_y ? kFewBlockChannels : p.y_row) + 4 * t;
     }
   }
@@ -549,7 +551,7 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
           const int col = 8 * n + 2 * t;
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            const int pixel = (warp * kFewMTiles + m) * 16 + g + 8 * h;
+            const int pixel = row_pixel(m, h);
             const float v0 = activate<kAct>(acc[m][n][2 * h] + (kHasBias ? bias[col] : 0.0f));
             const float v1 =
                 activate<kAct>(acc[m][n][2 * h + 1] + (kHasBias ? bias[col + 1] : 0.0f));
