@@ -7,11 +7,10 @@
 # its gate PASS/FAIL counts printed), `numerics` (a list's kernels compiled, then its gate),
 # `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
 # its vendor), `public_lists` (both, compiled first), `summary` (a bench/variants.sh CSV's
-# medians by command, variant and config), `ab` (bench/variants.sh on a jobs file named from
-# the caller's prefix J, two rounds), `timed` (bench/variants.sh on any jobs file, two
-# rounds), `few_gate` (the few-channel list's gate, direct kernel first), `vendor` (a jobs
-# file's lines with dispatch's pick against a vendor) and `profile` (one kernel of one command
-# under ncu);
+# medians by command, variant and config), `timed` (bench/variants.sh on a jobs file, two
+# rounds), `ab` (`timed` on a jobs file named from the caller's prefix J), `few_gate` (the
+# few-channel list's gate, direct kernel first), `vendor` (a jobs file's lines with dispatch's
+# pick against a vendor) and `profile` (one kernel of one command under ncu);
 # and builds boo where it is not there yet.
 source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
@@ -74,18 +73,6 @@ for c, v in d.items():
         print(f"    {var:24s} {cfg:{cfg_width}s} {'/'.join(f'{x:.1f}' for x in xs)}")
 PY
 }
-variants_run() {  # variants_run NAME JOBS VARIANTS BACKENDS LIMIT: bench/variants.sh on JOBS,
-  # two rounds, at most LIMIT seconds, the CSV in $R/NAME.csv and the log in $L/NAME.log
-  OUT="$R" JOBS=$2 REPS="1 2" BACKENDS=$4 CSV=$1.csv VARIANTS="$3" \
-    timeout "$5" bash bench/variants.sh >"$L/$1.log" 2>&1
-}
-ab() {  # ab NAME VARIANTS [BACKENDS]: bench/variants.sh on $J-NAME-jobs.txt (J: the caller's
-  # prefix), two rounds, the CSV in $R/NAME.csv, its medians summarised
-  variants_run "$1" "$J-$1-jobs.txt" "$2" "${3:-boo}" 400
-  grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
-  grep -c "verify boo: PASS" "$L/$1.log"
-  summary "$R/$1.csv" 70 40
-}
 few_gate() {  # few_gate: tests/gpu/conv_few_channels.txt with conv.padded_channels' direct
   # kernel first (BOO_CONV_FEW_CHANNELS=first), boo and cuDNN; then boo with --misalign
   export BOO_CONV_FEW_CHANNELS=first
@@ -96,9 +83,15 @@ few_gate() {  # few_gate: tests/gpu/conv_few_channels.txt with conv.padded_chann
 timed() {  # timed NAME JOBS VARIANTS [BACKENDS] [LIMIT]: bench/variants.sh on JOBS with
   # VARIANTS (backends: boo; LIMIT 300 s), two rounds, the CSV in $R/NAME.csv, its PASS/FAIL
   # counts and medians printed
-  variants_run "$1" "$2" "$3" "${4:-boo}" "${5:-300}"
+  OUT="$R" JOBS=$2 REPS="1 2" BACKENDS=${4:-boo} CSV=$1.csv VARIANTS="$3" \
+    timeout "${5:-300}" bash bench/variants.sh >"$L/$1.log" 2>&1
   echo "$1: $(grep -c 'verify boo: PASS' "$L/$1.log") PASS, $(grep -c 'verify boo: FAIL' "$L/$1.log") FAIL"
   summary "$R/$1.csv" 70 40
+}
+ab() {  # ab NAME VARIANTS [BACKENDS]: timed on $J-NAME-jobs.txt (J: the caller's prefix), at
+  # most 400 s, then the log's failures, errors and progress lines
+  timed "$1" "$J-$1-jobs.txt" "$2" "${3:-boo}" 400
+  grep -E "verify boo: FAIL|error|==" "$L/$1.log" | cut -c1-150
 }
 profile() {  # profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, then one launch of
   # the kernel matching KERNEL_REGEX under ncu (speed of light, warp states, memory workload,
