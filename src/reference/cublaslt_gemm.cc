@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "boo/reference/cublaslt_algo_text.h"
 #include "boo/reference/gpu_reference.h"
 #include "boo/runtime/cuda.h"
 
@@ -216,11 +217,21 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   }
   if (best >= 1e30) return core::unavailable("no cuBLASLt algorithm ran for this problem");
   s.algo = results[best_index].algo;
-  int algo_id = 0;
-  size_t written = 0;
-  cublasLtMatmulAlgoConfigGetAttribute(&s.algo, CUBLASLT_ALGO_CONFIG_ID, &algo_id, sizeof(algo_id),
-                                       &written);
-  description_ = "cuBLASLt algo " + std::to_string(algo_id) + " (fastest of " +
+  CublasLtAlgoConfig config;
+  const auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attr, auto* value) {
+    size_t written = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&s.algo, attr, value, sizeof(*value), &written);
+  };
+  get(CUBLASLT_ALGO_CONFIG_ID, &config.id);
+  get(CUBLASLT_ALGO_CONFIG_TILE_ID, &config.tile);
+  get(CUBLASLT_ALGO_CONFIG_STAGES_ID, &config.stages);
+  uint16_t cluster = 0;  // (uint16_t in the header, unlike the others)
+  get(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &cluster);
+  config.cluster = cluster;
+  get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &config.split_k);
+  get(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &config.reduction);
+  get(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &config.swizzle);
+  description_ = "cuBLASLt " + cublaslt_algo_text(config) + " (fastest of " +
                  std::to_string(found) + " heuristic candidates timed)";
   if (s.separate_epilogue) {
     description_ += " + separate " + std::string(ops::activation_name(p.activation)) +

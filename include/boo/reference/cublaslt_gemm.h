@@ -23,7 +23,8 @@ class CublasLtGemm {
   core::Status prepare(const ops::GemmProblem& p, const dispatch::GemmPointers& ptrs, void* stream,
                        int candidates = 8);
   core::Status run(const dispatch::GemmPointers& ptrs, void* stream);
-  // "cuBLASLt algo 21 (fastest of 8 timed), epilogue GELU_BIAS" and the like.
+  // "cuBLASLt algo 66, tile 128x128, stages 64x4, cluster 2x1x1 (fastest of 8 heuristic
+  // candidates timed)" and the like (cublaslt_algo_text.h).
   const std::string& description() const { return description_; }
 
  private:
