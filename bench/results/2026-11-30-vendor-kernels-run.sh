@@ -7,7 +7,11 @@
 #   ncu:  three public GEMMs (16032 x 109 x 16384, 3072 x 4096 x 768 +bias +gelu, 512 x 512 x
 #         128 batch 96), boo's pick and cuBLASLt each alone under ncu (every kernel launched, a
 #         summary per kernel name: duration, DRAM and L2 throughput, grid, registers, shared
-#         memory): ncu-LINE-BACKEND.txt.
+#         memory): ncu-LINE-BACKEND.txt;
+#   sweep: -sweep-jobs.txt: the two 16032 x 1xx x 16384 lines on dispatch's pick and on tiles
+#         like cuBLASLt's (256x64 in 1x2 clusters: A multicast to the two N tiles; 128x128 in
+#         2x1: B multicast), 1024 x 2048 x 4096 fp16 NN and 3072 x 4096 x 768 +gelu in clusters
+#         like cuBLASLt's (2x1), boo and cuBLASLt, two rounds: sweep.csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh vendor-kernels
@@ -33,6 +37,7 @@ for phase in "$@"; do
       done
     done <"$J-ncu-lines.txt"
     ;;
+  sweep) timed sweep "$J-sweep-jobs.txt" base boo,cublaslt ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
