@@ -84,6 +84,38 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// BOO_NVCC_FLAGS=-DBOO_PSPLITK_SUM=1: the reduction by gemm_split_sum_kernel (for measuring).
+#ifndef BOO_PSPLITK_SUM
+#define BOO_PSPLITK_SUM 0
+#endif
+constexpr int kSplitSumThreads = 128;
+
+// One thread per 4 consecutive rows m0.. of one output column n (grid-stride): it adds the
+// slices in slice order with 8 loads in flight, no shared memory and no barrier.
+template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
+__global__ void __launch_bounds__(kSplitSumThreads)
+    gemm_split_sum_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
+                          int splits, BooGemmArgs a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();  // (as gemm_split_reduce_kernel)
+#endif
+  const int64_t groups = (a.m + 3) / 4;
+  const int64_t total = groups * a.n;
+  for (int64_t t = int64_t{blockIdx.x} * kSplitSumThreads + threadIdx.x; t < total;
+       t += int64_t{gridDim.x} * kSplitSumThreads) {
+    const int64_t n = t / groups, m0 = (t - n * groups) * 4;
+    const float* col = ws + n * ldw + m0;
+    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 8
+    for (int s = 0; s < splits; ++s) {
+      const float4 u = *reinterpret_cast<const float4*>(col + s * slice_stride);
+      acc.x += u.x, acc.y += u.y, acc.z += u.z, acc.w += u.w;
+    }
+    const float sum[4] = {acc.x, acc.y, acc.z, acc.w};
+    split_epilogue<TD, TBias, kAct, kHasC, kHasBias, kScaled>(a, n, m0, sum);
+  }
+}
+
 // Inner: a GemmSm90Runner with an fp32 output and no epilogue, persistent. kAlignA and kAlignB:
 // elements per 16 bytes of A and B (each slice must start 16-byte aligned along K).
 template <class Inner, class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled,
@@ -168,12 +200,23 @@ struct GemmSplitParallelRunner {
         Inner::run(inner_args(a, slices), inner > 0 ? base + slices_bytes(a) : nullptr, inner,
                    stream, why, len);
     if (rc != BOO_OK || a.dry_run) return rc;
+    const float* partials = slices;
+    const cudaStream_t s = static_cast<cudaStream_t>(stream);
+    if (BOO_PSPLITK_SUM) {
+      const int64_t threads = (a.m + 3) / 4 * a.n;
+      const int64_t blocks = (threads + kSplitSumThreads - 1) / kSplitSumThreads;
+      return cuda_result(
+          launch_dependent(gemm_split_sum_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>,
+                           dim3(static_cast<unsigned>(blocks < 65535 ? blocks : 65535)),
+                           dim3(kSplitSumThreads), s, partials, ldw(a), slice_stride(a),
+                           static_cast<int>(a.splits), a),
+          why, len);
+    }
     const dim3 grid(static_cast<unsigned>((a.m + 31) / 32),
                     static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
-    const float* partials = slices;
     return cuda_result(
         launch_dependent(gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>, grid,
-                         dim3(8, 32), static_cast<cudaStream_t>(stream), partials, ldw(a),
+                         dim3(8, 32), s, partials, ldw(a),
                          slice_stride(a), static_cast<int>(a.splits), a),
         why, len);
   }
