@@ -37,67 +37,21 @@ __device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, 
   }
 }
 
-// A block covers 32 consecutive rows (m) of output columns n = blockIdx.y, + gridDim.y, ... with
-// 8 x 32 threads: threadIdx.x takes 4 rows, threadIdx.y every 32nd slice from its own (loads of
-// several slices in flight), and the 32 partial sums add in threadIdx.y order.
-template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
-__global__ void __launch_bounds__(256)
-    gemm_split_reduce_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
-                             int splits, BooGemmArgs a) {
-  __shared__ float4 part[32][8];
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // A programmatic dependent launch: the blocks start while the GEMM's last CTAs finish, and
-  // wait here until the GEMM has completed and its partials are visible.
-  cudaGridDependencySynchronize();
-#endif
-  const int64_t m0 = int64_t{blockIdx.x} * 32 + threadIdx.x * 4;
-  for (int64_t n = blockIdx.y; n < a.n; n += gridDim.y) {
-    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (m0 < a.m) {
-      // ldw is a multiple of 4 and the workspace 16-byte aligned: a vector's rows past M stay
-      // inside the slice (nobody writes them; their sums are never stored).
-      const float* col = ws + n * ldw + m0;
-      int s = threadIdx.y;
-      for (; s + 32 < splits; s += 64) {
-        const float4 u = *reinterpret_cast<const float4*>(col + s * slice_stride);
-        const float4 v = *reinterpret_cast<const float4*>(col + (s + 32) * slice_stride);
-        acc.x += u.x, acc.y += u.y, acc.z += u.z, acc.w += u.w;
-        acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
-      }
-      if (s < splits) {
-        const float4 u = *reinterpret_cast<const float4*>(col + s * slice_stride);
-        acc.x += u.x, acc.y += u.y, acc.z += u.z, acc.w += u.w;
-      }
-    }
-    part[threadIdx.y][threadIdx.x] = acc;
-    __syncthreads();
-    if (threadIdx.y == 0 && m0 < a.m) {
-      float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll 8
-      for (int g = 0; g < 32; ++g) {
-        const float4 p = part[g][threadIdx.x];
-        sum[0] += p.x, sum[1] += p.y, sum[2] += p.z, sum[3] += p.w;
-      }
-      split_epilogue<TD, TBias, kAct, kHasC, kHasBias, kScaled>(a, n, m0, sum);
-    }
-    __syncthreads();  // part is reused by the next column
-  }
-}
-
-// BOO_NVCC_FLAGS=-DBOO_PSPLITK_SUM=1: the reduction by gemm_split_sum_kernel (for measuring).
-#ifndef BOO_PSPLITK_SUM
-#define BOO_PSPLITK_SUM 0
-#endif
 constexpr int kSplitSumThreads = 128;
 
 // One thread per 4 consecutive rows m0.. of one output column n (grid-stride): it adds the
-// slices in slice order with 8 loads in flight, no shared memory and no barrier.
+// slices in slice order with 8 loads in flight, no shared memory and no barrier. (It replaced a
+// block reduction over 32 slices at a time, summed through shared memory: 1.3 us faster on
+// 128 x 384 x 147456 in 18 slices and 2 us on 4096 x 16 x 4096 in 2, H200 2026-11-30,
+// bench/results/2026-11-30-split-sum-h200.md.)
 template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
 __global__ void __launch_bounds__(kSplitSumThreads)
     gemm_split_sum_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
                           int splits, BooGemmArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();  // (as gemm_split_reduce_kernel)
+  // A programmatic dependent launch: the blocks start while the GEMM's last CTAs finish, and
+  // wait here until the GEMM has completed and its partials are visible.
+  cudaGridDependencySynchronize();
 #endif
   const int64_t groups = (a.m + 3) / 4;
   const int64_t total = groups * a.n;
@@ -202,22 +156,13 @@ struct GemmSplitParallelRunner {
     if (rc != BOO_OK || a.dry_run) return rc;
     const float* partials = slices;
     const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    if (BOO_PSPLITK_SUM) {
-      const int64_t threads = (a.m + 3) / 4 * a.n;
-      const int64_t blocks = (threads + kSplitSumThreads - 1) / kSplitSumThreads;
-      return cuda_result(
-          launch_dependent(gemm_split_sum_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>,
-                           dim3(static_cast<unsigned>(blocks < 65535 ? blocks : 65535)),
-                           dim3(kSplitSumThreads), s, partials, ldw(a), slice_stride(a),
-                           static_cast<int>(a.splits), a),
-          why, len);
-    }
-    const dim3 grid(static_cast<unsigned>((a.m + 31) / 32),
-                    static_cast<unsigned>(a.n < 65535 ? a.n : 65535));
+    const int64_t threads = (a.m + 3) / 4 * a.n;
+    const int64_t blocks = (threads + kSplitSumThreads - 1) / kSplitSumThreads;
     return cuda_result(
-        launch_dependent(gemm_split_reduce_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>, grid,
-                         dim3(8, 32), s, partials, ldw(a),
-                         slice_stride(a), static_cast<int>(a.splits), a),
+        launch_dependent(gemm_split_sum_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>,
+                         dim3(static_cast<unsigned>(blocks < 65535 ? blocks : 65535)),
+                         dim3(kSplitSumThreads), s, partials, ldw(a), slice_stride(a),
+                         static_cast<int>(a.splits), a),
         why, len);
   }
 };
