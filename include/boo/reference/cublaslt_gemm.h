@@ -1,5 +1,6 @@
 // The vendor baseline for GEMMs: cuBLASLt at its best (DESIGN.md §6, §7). prepare() asks the
-// heuristic for its top algorithms (32 MiB workspace), times each on the real operands and keeps
+// heuristic for its top algorithms (32 MiB workspace), times each on the real operands as the
+// benchmark times the winner (cold L2, a hold before each sample, interleaved, medians) and keeps
 // the fastest; cuBLASLt's fused epilogue is used where it has one (bias, relu, gelu-tanh), else
 // a separate bias/activation kernel follows, as a user would write it.
 #pragma once
