@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "activation.cuh"
@@ -38,6 +39,9 @@ __device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, 
 }
 
 constexpr int kSplitSumThreads = 128;
+// At most this many blocks (the grid-stride loop takes the rest): 31 full waves of 16 blocks an
+// SM on 132 SMs, more than any reduction needs to fill the GPU.
+constexpr int64_t kSplitSumMaxBlocks = 65535;
 
 // One thread per 4 consecutive rows m0.. of one output column n (grid-stride): it adds the
 // slices in slice order with 8 loads in flight, no shared memory and no barrier. (It replaced a
@@ -58,6 +62,8 @@ __global__ void __launch_bounds__(kSplitSumThreads)
   for (int64_t t = int64_t{blockIdx.x} * kSplitSumThreads + threadIdx.x; t < total;
        t += int64_t{gridDim.x} * kSplitSumThreads) {
     const int64_t n = t / groups, m0 = (t - n * groups) * 4;
+    // ldw is a multiple of 4 and the workspace 16-byte aligned: a vector's rows past M stay
+    // inside the slice (nobody writes them; their sums are never stored).
     const float* col = ws + n * ldw + m0;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 8
@@ -160,7 +166,7 @@ struct GemmSplitParallelRunner {
     const int64_t blocks = (threads + kSplitSumThreads - 1) / kSplitSumThreads;
     return cuda_result(
         launch_dependent(gemm_split_sum_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>,
-                         dim3(static_cast<unsigned>(blocks < 65535 ? blocks : 65535)),
+                         dim3(static_cast<unsigned>(std::min(blocks, kSplitSumMaxBlocks))),
                          dim3(kSplitSumThreads), s, partials, ldw(a), slice_stride(a),
                          static_cast<int>(a.splits), a),
         why, len);

@@ -11,7 +11,9 @@ struct EnumName {
 
 constexpr EnumName kNames[] = {
 #include "boo/reference/cublaslt_names.inc"
-    {"", 0, ""},  // (the table may be empty where the header was not found)
+    // An entry no kind matches (cublaslt_enum_name is never asked for kind ""), so that the
+    // array is not empty where the header was not found.
+    {"", 0, ""},
 };
 
 const char* reduction_name(uint32_t r) {

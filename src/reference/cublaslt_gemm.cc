@@ -56,7 +56,6 @@ struct CublasLtGemm::State {
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr, d = nullptr;
   cublasLtMatmulAlgo_t algo{};
   runtime::DeviceBuffer workspace;
-  runtime::DeviceBuffer sweep, sink;  // the candidates' cold L2 (empty where memory is short)
   ops::GemmProblem problem;
   bool prepared = false;
   bool separate_epilogue = false;  // bias and/or activation by a separate kernel
@@ -83,15 +82,6 @@ core::Expected<std::unique_ptr<CublasLtGemm>> CublasLtGemm::create(int64_t works
   g->state_ = std::make_unique<State>();
   BOO_RETURN_IF_ERROR(lt(cublasLtCreate(&g->state_->handle), "cublasLtCreate"));
   BOO_ASSIGN_OR_RETURN(g->state_->workspace, runtime::DeviceBuffer::allocate(workspace_bytes));
-  // Without the sweep's memory the candidates are timed with a warm L2.
-  auto sweep = runtime::DeviceBuffer::allocate(kSweepBytes);
-  auto sink = runtime::DeviceBuffer::allocate(16);
-  if (sweep.has_value() && sink.has_value()) {
-    g->state_->sweep = std::move(sweep).value();
-    g->state_->sink = std::move(sink).value();
-  } else {
-    (void)cudaGetLastError();
-  }
   return g;
 }
 
@@ -215,26 +205,38 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   // Time the candidates on the real operands (kWarmups, then the median of kSamples each,
   // interleaved); keep the fastest.
   BOO_ASSIGN_OR_RETURN(auto timer, runtime::EventTimer::create());
-  const bool cold = s.sweep.bytes() > 0;
+  // The sweep's buffer lives while the candidates are timed only (boo's own problems may need
+  // the memory); without it they are timed with a warm L2.
+  runtime::DeviceBuffer sweep, sink;
+  if (auto b = runtime::DeviceBuffer::allocate(kSweepBytes); b.has_value()) {
+    if (auto k = runtime::DeviceBuffer::allocate(16); k.has_value()) {
+      sweep = std::move(b).value();
+      sink = std::move(k).value();
+      BOO_RETURN_IF_ERROR(sweep.fill_bytes(0, stream));
+    }
+  }
+  (void)cudaGetLastError();  // (a refused allocation's error)
+  const bool cold = sweep.bytes() > 0;
   for (int i = 0; i < kClockRampSweeps && cold; ++i) {
-    BOO_RETURN_IF_ERROR(gpu::read_sweep(s.sweep.data(), s.sweep.bytes(), s.sink.data(), stream));
+    BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
   }
   std::vector<std::vector<double>> samples(static_cast<size_t>(found));
   std::vector<bool> failed(static_cast<size_t>(found), false);
+  core::Status last_failure = core::Status::ok();
   for (int r = 0; r < kWarmups + kSamples; ++r) {
     for (int i = 0; i < found; ++i) {
       if (failed[i]) continue;
       s.algo = results[i].algo;
       BOO_RETURN_IF_ERROR(gpu::launch_hold(kHoldUs, stream));
-      if (cold) {
-        BOO_RETURN_IF_ERROR(
-            gpu::read_sweep(s.sweep.data(), s.sweep.bytes(), s.sink.data(), stream));
-      }
+      if (cold) BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
       BOO_RETURN_IF_ERROR(timer->start(stream));
-      failed[i] = !run(ptrs, stream).is_ok();
-      // A candidate that fails to launch leaves its error behind; the next launch in the
-      // process (boo's or cuBLASLt's) would report it as its own.
-      if (failed[i]) (void)cudaGetLastError();
+      if (core::Status st = run(ptrs, stream); !st.is_ok()) {
+        // A candidate that fails to launch leaves its error behind; the next launch in the
+        // process (boo's or cuBLASLt's) would report it as its own.
+        (void)cudaGetLastError();
+        failed[i] = true;
+        last_failure = st;
+      }
       BOO_RETURN_IF_ERROR(timer->stop(stream));
       BOO_ASSIGN_OR_RETURN(double us, timer->elapsed_us());
       if (r >= kWarmups) samples[i].push_back(us);
@@ -251,12 +253,22 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
       best_index = i;
     }
   }
-  if (best >= 1e30) return core::unavailable("no cuBLASLt algorithm ran for this problem");
+  if (best >= 1e30) {
+    s.prepared = false;
+    return core::unavailable("no cuBLASLt algorithm ran for this problem (the last failure: " +
+                             last_failure.message() + ")");
+  }
   s.algo = results[best_index].algo;
   CublasLtAlgoConfig config;
+  // (An attribute cuBLASLt does not report keeps its default: UNDEFINED, AUTO, 1, 0.)
   const auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attr, auto* value) {
     size_t written = 0;
-    cublasLtMatmulAlgoConfigGetAttribute(&s.algo, attr, value, sizeof(*value), &written);
+    auto v = *value;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&s.algo, attr, &v, sizeof(v), &written) ==
+            CUBLAS_STATUS_SUCCESS &&
+        written == sizeof(v)) {
+      *value = v;
+    }
   };
   get(CUBLASLT_ALGO_CONFIG_ID, &config.id);
   get(CUBLASLT_ALGO_CONFIG_TILE_ID, &config.tile);

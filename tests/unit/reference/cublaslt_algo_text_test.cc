@@ -1,7 +1,12 @@
+// The words boo uses for cuBLASLt's chosen algorithm: enum names generated from the toolkit's
+// cublasLt.h at configure time (cmake/cublaslt_names.cmake), and the description built of them.
 #include "boo/reference/cublaslt_algo_text.h"
 
 #include <cublasLt.h>
 #include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
 
 namespace boo::reference {
 namespace {
@@ -15,6 +20,16 @@ TEST(CublasLtAlgoTextTest, NamesTheHeadersEnumValues) {
   EXPECT_EQ(cublaslt_enum_name("MATMUL_STAGES", CUBLASLT_MATMUL_STAGES_64xAUTO), "64xAUTO");
   EXPECT_EQ(cublaslt_enum_name("CLUSTER_SHAPE", CUBLASLT_CLUSTER_SHAPE_2x1x1), "2x1x1");
   EXPECT_EQ(cublaslt_enum_name("CLUSTER_SHAPE", CUBLASLT_CLUSTER_SHAPE_AUTO), "AUTO");
+}
+
+// The table is whole: each enum's last value before its _END has a name.
+TEST(CublasLtAlgoTextTest, NamesEachEnumsLastValue) {
+  for (const auto& [kind, last] :
+       {std::pair<std::string, uint32_t>{"MATMUL_TILE", CUBLASLT_MATMUL_TILE_END - 1},
+        {"MATMUL_STAGES", CUBLASLT_MATMUL_STAGES_END - 1},
+        {"CLUSTER_SHAPE", CUBLASLT_CLUSTER_SHAPE_END - 1}}) {
+    EXPECT_NE(cublaslt_enum_name(kind, last).front(), '#') << kind << " " << last;
+  }
 }
 
 TEST(CublasLtAlgoTextTest, UnknownValuesAndKindsShowTheNumber) {
