@@ -39,10 +39,10 @@ std::string cublaslt_enum_name(const std::string& kind, uint32_t value) {
 }
 
 std::string cublaslt_algo_text(const CublasLtAlgoConfig& c) {
-  std::string s = "algo " + std::to_string(c.id) +
-                  ", tile " + cublaslt_enum_name("MATMUL_TILE", c.tile) +
-                  ", stages " + cublaslt_enum_name("MATMUL_STAGES", c.stages) +
-                  ", cluster " + cublaslt_enum_name("CLUSTER_SHAPE", c.cluster);
+  std::string s = "algo " + std::to_string(c.id) + ", tile " +
+                  cublaslt_enum_name("MATMUL_TILE", c.tile) + ", stages " +
+                  cublaslt_enum_name("MATMUL_STAGES", c.stages) + ", cluster " +
+                  cublaslt_enum_name("CLUSTER_SHAPE", c.cluster);
   if (c.split_k > 1) {
     const char* r = reduction_name(c.reduction);
     s += ", split-K " + std::to_string(c.split_k) + " (reduced " +

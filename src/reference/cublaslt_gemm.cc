@@ -208,14 +208,15 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   // The sweep's buffer lives while the candidates are timed only (boo's own problems may need
   // the memory); without it they are timed with a warm L2.
   runtime::DeviceBuffer sweep, sink;
-  if (auto b = runtime::DeviceBuffer::allocate(kSweepBytes); b.has_value()) {
-    if (auto k = runtime::DeviceBuffer::allocate(16); k.has_value()) {
-      sweep = std::move(b).value();
-      sink = std::move(k).value();
-      BOO_RETURN_IF_ERROR(sweep.fill_bytes(0, stream));
-    }
+  auto sweep_buffer = runtime::DeviceBuffer::allocate(kSweepBytes);
+  auto sink_buffer = runtime::DeviceBuffer::allocate(16);
+  if (sweep_buffer.has_value() && sink_buffer.has_value()) {
+    sweep = std::move(sweep_buffer).value();
+    sink = std::move(sink_buffer).value();
+    BOO_RETURN_IF_ERROR(sweep.fill_bytes(0, stream));
+  } else {
+    (void)cudaGetLastError();  // (the refused allocation's error)
   }
-  (void)cudaGetLastError();  // (a refused allocation's error)
   const bool cold = sweep.bytes() > 0;
   for (int i = 0; i < kClockRampSweeps && cold; ++i) {
     BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
@@ -228,7 +229,9 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
       if (failed[i]) continue;
       s.algo = results[i].algo;
       BOO_RETURN_IF_ERROR(gpu::launch_hold(kHoldUs, stream));
-      if (cold) BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
+      if (cold) {
+        BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
+      }
       BOO_RETURN_IF_ERROR(timer->start(stream));
       if (core::Status st = run(ptrs, stream); !st.is_ok()) {
         // A candidate that fails to launch leaves its error behind; the next launch in the
