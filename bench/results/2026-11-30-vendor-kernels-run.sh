@@ -3,7 +3,8 @@
 # .deps/device carried):
 #   bash bench/results/2026-11-30-vendor-kernels-run.sh PHASE...
 #   gemm: the public GEMM list against cuBLASLt (-V 1, compiled first), the vendor's algorithm
-#         named (tile, stages, cluster): gemm-public.csv;
+#         named (tile, stages, cluster): gemm-public.csv (call 1 on 04ea0da; call 5 on d442717,
+#         the vendor's candidates timed with a cold L2: -cold-gemm-public-h200.csv);
 #   ncu:  three public GEMMs (16032 x 109 x 16384, 3072 x 4096 x 768 +bias +gelu, 512 x 512 x
 #         128 batch 96), boo's pick and cuBLASLt each alone under ncu (every kernel launched, a
 #         summary per kernel name: duration, DRAM and L2 throughput, grid, registers, shared
