@@ -14,8 +14,8 @@ namespace boo::reference {
 namespace {
 
 // The candidates are timed as the benchmark times the winner (DESIGN.md §7), interleaved sample
-// by sample: each sample behind a hold (the host enqueues meanwhile) and a read sweep that
-// leaves the operands out of the L2, clocks ramped first. With warm operands, 5 samples, no hold
+// by sample: each sample behind a hold and a read sweep (gpu::before_cold_sample), clocks
+// ramped first. With warm operands, 5 samples, no hold
 // and no ramp, cuBLASLt's pick once ran 14% slower than its usual one (3072 x 4096 x 768 +gelu:
 // 39.0 us against 34.3, H200, bench/results/2026-11-30-vendor-kernels-h200.md).
 constexpr int kWarmups = 3;
@@ -23,8 +23,6 @@ constexpr int kSamples = 9;
 // cuBLASLt's host cost per call is tens of microseconds at most (cuDNN's legacy API needs the
 // benchmark's 1000: tune/bench.h).
 constexpr double kHoldUs = 200.0;
-constexpr int64_t kSweepBytes = int64_t{128} << 20;  // 2.5x an H100's and H200's 50 MB L2
-constexpr int kClockRampSweeps = 64;
 
 core::Status lt(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return core::Status::ok();
@@ -208,7 +206,7 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   // The sweep's buffer lives while the candidates are timed only (boo's own problems may need
   // the memory); without it they are timed with a warm L2.
   runtime::DeviceBuffer sweep, sink;
-  auto sweep_buffer = runtime::DeviceBuffer::allocate(kSweepBytes);
+  auto sweep_buffer = runtime::DeviceBuffer::allocate(gpu::kColdSweepBytes);
   auto sink_buffer = runtime::DeviceBuffer::allocate(16);
   if (sweep_buffer.has_value() && sink_buffer.has_value()) {
     sweep = std::move(sweep_buffer).value();
@@ -217,10 +215,7 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
   } else {
     (void)cudaGetLastError();  // (the refused allocation's error)
   }
-  const bool cold = sweep.bytes() > 0;
-  for (int i = 0; i < kClockRampSweeps && cold; ++i) {
-    BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
-  }
+  BOO_RETURN_IF_ERROR(gpu::ramp_clocks(sweep.data(), sweep.bytes(), sink.data(), stream));
   std::vector<std::vector<double>> samples(static_cast<size_t>(found));
   std::vector<bool> failed(static_cast<size_t>(found), false);
   core::Status last_failure = core::Status::ok();
@@ -228,10 +223,8 @@ core::Status CublasLtGemm::configure(const ops::GemmProblem& p, const dispatch::
     for (int i = 0; i < found; ++i) {
       if (failed[i]) continue;
       s.algo = results[i].algo;
-      BOO_RETURN_IF_ERROR(gpu::launch_hold(kHoldUs, stream));
-      if (cold) {
-        BOO_RETURN_IF_ERROR(gpu::read_sweep(sweep.data(), sweep.bytes(), sink.data(), stream));
-      }
+      BOO_RETURN_IF_ERROR(
+          gpu::before_cold_sample(kHoldUs, sweep.data(), sweep.bytes(), sink.data(), stream));
       BOO_RETURN_IF_ERROR(timer->start(stream));
       if (core::Status st = run(ptrs, stream); !st.is_ok()) {
         // A candidate that fails to launch leaves its error behind; the next launch in the

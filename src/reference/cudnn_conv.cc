@@ -276,16 +276,10 @@ constexpr double kHoldUs = 1000.0;
 // re-timed, 3.3x, for one bf16 problem), so its ranking is only a filter: algorithms more than
 // 5x slower than its fastest are not re-timed (they took up to 58 ms a launch: 1000x).
 constexpr double kRetimeWithin = 5.0;
-// Sweeps (2.5 ms at 3 TB/s) that bring an idle GPU to its boost clock before timing: the first
-// algorithm timed from idle measured 80.6 us, the same one later 53.3 us.
-constexpr int kClockRampSweeps = 64;
 // cuDNN's benchmark mode may ask for large workspaces (FFT: 231 MB on a 16x64x40x40 fp16
 // problem); 1 GiB covers every algorithm worth its memory on the problems boo runs.
 constexpr int64_t kSearchWorkspaceCap = int64_t{1} << 30;
-// Before each timed sample, a read of 128 MiB (2.5x the H100's 50 MB L2, ~45 us at 3 TB/s)
-// evicts the operands (cold L2, DESIGN.md §7) and keeps the GPU busy while the host queues the
-// sample, so the sample times the GPU, not the legacy API's host overhead (tens of us a call).
-constexpr int64_t kSweepBytes = int64_t{128} << 20;
+// (The cold L2 and the clock ramp of every sample: gpu_reference.h, kColdSweepBytes.)
 
 core::Status dnn(cudnnStatus_t s, std::string_view what) {
   if (s == CUDNN_STATUS_SUCCESS) return core::Status::ok();
@@ -430,15 +424,14 @@ struct CudnnConv::State {
     // The sweep reads the search workspace, which the plan's launch overwrites afterwards on
     // the same stream: no hazard. A workspace smaller than the sweep (little free memory) only
     // costs the cold L2.
-    const int64_t sweep = std::min(kSweepBytes, workspace.bytes() / 16 * 16);
+    const int64_t sweep = std::min(gpu::kColdSweepBytes, workspace.bytes() / 16 * 16);
     std::vector<double> samples;
     for (int r = 0; r < kWarmups + kSamples; ++r) {
       // The legacy API spends 50 us to over 150 us of CPU per call: held behind a busy stream,
       // the events time the GPU's work only (as tune::time_interleaved does for every
       // backend); without it the ranking followed host noise.
-      BOO_RETURN_IF_ERROR(gpu::launch_hold(kHoldUs, stream));
-      if (sweep > 0)
-        BOO_RETURN_IF_ERROR(gpu::read_sweep(workspace.data(), sweep, sink.data(), stream));
+      BOO_RETURN_IF_ERROR(
+          gpu::before_cold_sample(kHoldUs, workspace.data(), sweep, sink.data(), stream));
       BOO_RETURN_IF_ERROR(timer.start(stream));
       core::Status s = launch(p, ptrs, stream);
       if (!s.is_ok()) {
@@ -557,11 +550,8 @@ struct CudnnConv::State {
   }
 
   core::Status ramp_clocks(void* stream) {
-    const int64_t sweep = std::min(kSweepBytes, workspace.bytes() / 16 * 16);
-    for (int i = 0; i < kClockRampSweeps && sweep > 0; ++i) {
-      BOO_RETURN_IF_ERROR(gpu::read_sweep(workspace.data(), sweep, sink.data(), stream));
-    }
-    return core::Status::ok();
+    const int64_t sweep = std::min(gpu::kColdSweepBytes, workspace.bytes() / 16 * 16);
+    return gpu::ramp_clocks(workspace.data(), sweep, sink.data(), stream);
   }
 
   // The search workspace: kSearchWorkspaceCap or what is free; halved while an allocation fails

@@ -73,4 +73,19 @@ core::Status launch_hold(double us, void* stream);
 // (16 bytes) is written only to keep the loads.
 core::Status read_sweep(const void* buf, int64_t bytes, void* sink, void* stream);
 
+// How the vendor baselines time their candidates as the benchmark times a winner (DESIGN.md
+// §7). Before each timed sample, a read of 128 MiB (2.5x an H100's and H200's 50 MB L2, ~45 us
+// at 3 TB/s) evicts the operands (cold L2).
+constexpr int64_t kColdSweepBytes = int64_t{128} << 20;
+// Sweeps (2.5 ms at 3 TB/s) that bring an idle GPU to its boost clock before timing: the first
+// cuDNN algorithm timed from idle measured 80.6 us, the same one later 53.3 us.
+constexpr int kClockRampSweeps = 64;
+// kClockRampSweeps read sweeps of `bytes` of `buf` (nothing where `bytes` is 0).
+core::Status ramp_clocks(const void* buf, int64_t bytes, void* sink, void* stream);
+// What precedes a timed sample: a hold of `hold_us` (the host enqueues the sample meanwhile, so
+// the sample times the GPU, not the library's host overhead), then a read sweep of `bytes` of
+// `buf` (none where `bytes` is 0: a warm L2).
+core::Status before_cold_sample(double hold_us, const void* buf, int64_t bytes, void* sink,
+                                void* stream);
+
 }  // namespace boo::reference::gpu

@@ -201,6 +201,19 @@ core::Status launch_hold(double us, void* stream) {
   return check(detail::launch_hold(us, stream), "hold kernel");
 }
 
+core::Status ramp_clocks(const void* buf, int64_t bytes, void* sink, void* stream) {
+  for (int i = 0; i < kClockRampSweeps && bytes > 0; ++i) {
+    BOO_RETURN_IF_ERROR(read_sweep(buf, bytes, sink, stream));
+  }
+  return core::Status::ok();
+}
+
+core::Status before_cold_sample(double hold_us, const void* buf, int64_t bytes, void* sink,
+                                void* stream) {
+  BOO_RETURN_IF_ERROR(launch_hold(hold_us, stream));
+  return bytes > 0 ? read_sweep(buf, bytes, sink, stream) : core::Status::ok();
+}
+
 core::Status launch_empty(void* stream) {
   return check(detail::launch_empty(stream), "empty kernel");
 }
