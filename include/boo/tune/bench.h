@@ -66,9 +66,11 @@ core::Expected<double> time_in_graph(const Launch& launch, void* stream,
 core::Expected<std::vector<double>> time_cold_read(int64_t bytes, L2Flusher& flusher, void* stream,
                                                    const TimingOptions& options);
 
-// Peak bf16 GEMM rate (cuBLASLt, 8192^3, random data), device-to-device copy bandwidth
+// Peak bf16 GEMM rate (cuBLASLt, the best of 8192^3 and two shapes that fill whole waves,
+// random data), device-to-device copy bandwidth
 // (1 GiB, bytes read + written) and an empty kernel's time, measured now (best of 30 samples
-// each); tf32 and fp8 rates scale with the datasheet ratios.
+// each; the GEMM and the copy both back to back and behind the benchmark's hold, the better
+// kept); tf32 and fp8 rates scale with the datasheet ratios.
 core::Expected<ops::Ceilings> measure_ceilings(void* stream, std::string* report = nullptr);
 
 }  // namespace boo::tune
