@@ -253,6 +253,19 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
       return invalid("the accumulators exceed 128 registers per thread");
     }
   }
+  if (core::dtype_bytes(c.cls.a) == 1 &&
+      2 * c.tile_m * c.tile_n / (c.schedule == GemmSchedule::kCooperative ? 256 : 128) > 192) {
+    // CUTLASS's fp8 mainloop (MainloopSm90TmaGmmaWarpSpecializedFP8, the accurate one) adds the
+    // MMAs' partial sums into a second set of fp32 accumulators every four k-blocks, so a thread
+    // holds twice its tile share. ptxas spills beyond 96 a thread (2026-11-30, CUDA 13.0,
+    // -Xptxas -v): 128x256 cooperative 824 bytes and 128x128 pingpong 912 bytes of spill
+    // stores; 128x192 cooperative and 64x128 pingpong none. On an H200 the spilling 128x256
+    // kernel ran 8192 x 4096 x 8192 at 0.33x cuBLASLt
+    // (bench/results/2026-11-30-model-lists-h200.md).
+    return invalid(
+        "fp8 keeps two sets of fp32 accumulators (partial sums promoted every four k-blocks): at "
+        "most 96 a thread, cooperative tiles up to 128x192 and pingpong up to 64x192");
+  }
   if (c.cluster_m < 1 || c.cluster_m > 2 || c.cluster_n < 1 || c.cluster_n > 2) {
     return invalid("cluster sizes must be 1 or 2");
   }

@@ -116,6 +116,7 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
   c.cls.bias = false;
   c.cls.activation = ops::Activation::kNone;
   c.tile_k = 128;
+  c.tile_n = 128;  // fp8's two sets of accumulators: at most 128x192 cooperative
   auto src = gemm_sm90_source(c);
   ASSERT_TRUE(src.has_value()) << src.status().message();
   EXPECT_TRUE(contains(src->text, "using ElementA = cutlass::float_e4m3_t;"));
@@ -177,6 +178,7 @@ TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
   others[3].cls.a = others[3].cls.b = core::DType::kF8E4M3;
   others[3].cls.scaled = true;
   others[3].tile_k = 128;
+  others[3].tile_n = 128;
   others[4].scheduler = space::GemmScheduler::kStreamK;
   others[5].unaligned = false;
   for (const space::GemmSm90Config& o : others) {

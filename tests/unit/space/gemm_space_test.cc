@@ -179,6 +179,29 @@ TEST(GemmSm90, Fp8IsKMajorOnlyWithAWiderOutput) {
   const auto space = gemm_sm90_space(fp8, RuleSet::kDefault);
   ASSERT_FALSE(space.empty());
   for (const GemmSm90Config& c : space) EXPECT_EQ(c.tile_k % 128, 0) << c.name();  // 128 B
+  // Two sets of accumulators (CUTLASS's accurate fp8 mainloop): at most 96 fp32 a thread, so
+  // no 128x256 cooperative or 128x128 pingpong tile (ptxas spilled both).
+  for (RuleSet rules : {RuleSet::kDefault, RuleSet::kFull}) {
+    for (const GemmSm90Config& c : gemm_sm90_space(fp8, rules)) {
+      const int threads = c.schedule == GemmSchedule::kCooperative ? 256 : 128;
+      EXPECT_LE(2 * c.tile_m * c.tile_n / threads, 192) << c.name();
+    }
+  }
+  GemmSm90Config big;
+  big.cls = fp8;
+  big.tile_m = 128;
+  big.tile_n = 256;
+  big.tile_k = 128;
+  big.schedule = GemmSchedule::kCooperative;
+  EXPECT_NE(check_gemm_sm90(big).message().find("two sets of fp32 accumulators"), std::string::npos)
+      << check_gemm_sm90(big).message();
+  big.tile_n = 192;
+  EXPECT_TRUE(check_gemm_sm90(big).is_ok()) << check_gemm_sm90(big).message();
+  big.tile_n = 128;
+  big.schedule = GemmSchedule::kPingpong;
+  EXPECT_FALSE(check_gemm_sm90(big).is_ok());
+  big.tile_m = 64;
+  EXPECT_TRUE(check_gemm_sm90(big).is_ok()) << check_gemm_sm90(big).message();
   GemmClass nn = fp8;
   nn.trans_a = ops::Transpose::kN;
   EXPECT_NE(check_gemm_sm90_class(nn).message().find("K-major"), std::string::npos);
