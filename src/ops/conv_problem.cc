@@ -1,5 +1,6 @@
 #include "boo/ops/conv_problem.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "boo/core/strings.h"
@@ -216,9 +217,47 @@ double ConvProblem::flops() const {
   return f;
 }
 
+namespace {
+
+// How many of `size` input positions along one dimension some output position's tap reaches:
+// a strided 1x1 reads one pixel in `stride`, and a window that does not fit again leaves the
+// last pixels unread. Exact; where counting would take over 2^24 steps, `size`.
+int64_t positions_read(int64_t size, int64_t out, int64_t filter, int64_t stride, int64_t pad,
+                       int64_t dilation) {
+  if (out <= 0 || size <= 0) return size;
+  if (dilation == 1 && stride <= filter) {  // windows touch or overlap: one run of positions
+    const int64_t lo = std::max<int64_t>(0, -pad);
+    const int64_t hi = std::min(size - 1, (out - 1) * stride - pad + filter - 1);
+    return std::max<int64_t>(0, hi - lo + 1);
+  }
+  if (out * filter > (int64_t{1} << 24)) return size;
+  std::vector<bool> read(static_cast<size_t>(size), false);
+  for (int64_t q = 0; q < out; ++q) {
+    for (int64_t r = 0; r < filter; ++r) {
+      const int64_t h = q * stride - pad + r * dilation;
+      if (h >= 0 && h < size) read[static_cast<size_t>(h)] = true;
+    }
+  }
+  return std::count(read.begin(), read.end(), true);
+}
+
+}  // namespace
+
 int64_t ConvProblem::min_bytes() const {
-  int64_t elements = x_desc().element_count() + w_desc().element_count() +
-                     y_desc().element_count() + (bias ? k : 0);
+  int64_t x_elements = x_desc().element_count();
+  // x is read where the pass reads it (forward, backward weight): only the pixels some tap
+  // reaches need to cross HBM. Backward data writes all of dx, zeros included.
+  if (!transposed && direction != ConvDirection::kBackwardData) {
+    const std::vector<int64_t> out = output();
+    int64_t read = 1, all = 1;
+    for (size_t i = 0; i < input.size(); ++i) {
+      read *= positions_read(input[i], out[i], filter[i], stride[i], padding[i], dilation[i]);
+      all *= input[i];
+    }
+    if (all > 0) x_elements = x_elements / all * read;
+  }
+  const int64_t elements =
+      x_elements + w_desc().element_count() + y_desc().element_count() + (bias ? k : 0);
   return elements * core::dtype_bytes(dtype);
 }
 

@@ -33,6 +33,44 @@ TEST(ConvProblem, OutputFlopsBytes) {
       "-F 1 --in_layout NCHW --out_layout NCHW --fil_layout NCHW");
 }
 
+TEST(ConvProblem, MinBytesCountOnlyTheInputPixelsSomeTapReads) {
+  // A 1x1 filter at stride 2 reads one pixel in four (the public ResNet projection measured
+  // "127% of the floor" when every pixel of x was counted).
+  ConvProblem p;
+  p.n = 2;
+  p.c = 8;
+  p.k = 4;
+  p.input = {8, 8};
+  p.filter = {1, 1};
+  p.stride = {2, 2};
+  p.dtype = core::DType::kBF16;
+  ASSERT_TRUE(p.validate().is_ok());
+  const int64_t w = 4 * 8, y = 2 * 4 * 4 * 4;
+  EXPECT_EQ(p.min_bytes(), (2 * 8 * 4 * 4 + w + y) * 2);
+  p.direction = ConvDirection::kBackwardWeight;  // x is read: the same pixels
+  EXPECT_EQ(p.min_bytes(), (2 * 8 * 4 * 4 + w + y) * 2);
+  p.direction = ConvDirection::kBackwardData;  // dx is written whole, zeros included
+  EXPECT_EQ(p.min_bytes(), (2 * 8 * 8 * 8 + w + y) * 2);
+  // A window that does not fit again leaves the last column unread: W 10, 3 taps, stride 2
+  // reach 0..8.
+  p.direction = ConvDirection::kForward;
+  p.input = {1, 10};
+  p.filter = {1, 3};
+  ASSERT_TRUE(p.validate().is_ok());
+  EXPECT_EQ(p.output(), (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(p.min_bytes(), (2 * 8 * 9 + 4 * 8 * 3 + 2 * 4 * 4) * 2);
+  // Dilated taps with gaps between them: W 10, 2 taps 4 apart, stride 5 read 0, 4, 5 and 9.
+  p.filter = {1, 2};
+  p.dilation = {1, 4};
+  p.stride = {1, 5};
+  ASSERT_TRUE(p.validate().is_ok());
+  EXPECT_EQ(p.output(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(p.min_bytes(), (2 * 8 * 4 + 4 * 8 * 2 + 2 * 4 * 2) * 2);
+  // Padding: the taps past the edges read nothing, every pixel inside is read.
+  p = small_conv();
+  EXPECT_EQ(p.min_bytes(), (2 * 4 * 5 * 7 + 6 * 4 * 9 + 2 * 6 * 3 * 5) * 2);
+}
+
 TEST(ConvProblem, GroupsAndDilationInKeyAndFlops) {
   ConvProblem p = small_conv();
   p.groups = 2;
