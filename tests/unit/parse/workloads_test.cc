@@ -46,7 +46,9 @@ TEST_P(WorkloadFile, EveryLineParsesAndRoundTrips) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, WorkloadFile,
                          ::testing::Values("conv_public.txt", "gemm_public.log",
-                                           "layernorm_public.txt"));
+                                           "layernorm_public.txt", "conv_depthwise.txt",
+                                           "conv_taps_ab.txt", "conv_models.txt",
+                                           "gemm_models.log"));
 
 }  // namespace
 }  // namespace boo::parse
