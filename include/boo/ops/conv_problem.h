@@ -61,7 +61,8 @@ struct ConvProblem {
 
   // 2 * N * K * prod(out) * (C / G) * prod(filter): the same for all three directions.
   double flops() const;
-  // Bytes each operand must cross HBM at least once (reads + writes, bias included).
+  // Bytes each operand must cross HBM at least once (reads + writes, bias included); x, where
+  // it is read (forward, backward weight), only at the positions some tap reaches.
   int64_t min_bytes() const;
 
   // e.g. conv2d_bf16_f32acc_fwd_n128c128h24w48_k384y1x1_s1x1p0x0d1x1_g1_nhwc.nhwc.nhwc_bias.relu
