@@ -102,6 +102,15 @@ bool lock_is_held(const std::string& lock_path) {
   return held;
 }
 
+// A compile log's text, at most its first 1 MB (a log is a few KB; a spill line is near the top).
+std::string read_small_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(1 << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return text;
+}
+
 // The compile's first error line from a .failed marker ("exit status N", "log: PATH", why).
 std::string failure_reason(const std::string& marker) {
   std::ifstream in(marker);
@@ -145,6 +154,7 @@ std::vector<CacheEntry> scan_kernel_folder(const std::string& arch, const std::s
     e.stem = (dir / hash).string();
     const fs::directory_entry* object = nullptr;
     const fs::directory_entry* marker = nullptr;
+    const fs::directory_entry* log = nullptr;
     const fs::directory_entry* newest = nullptr;
     fs::file_time_type newest_time{};
     for (auto& [ext, file] : g.files) {
@@ -159,12 +169,14 @@ std::vector<CacheEntry> scan_kernel_folder(const std::string& arch, const std::s
       }
       if (ext == "so") object = &file;
       if (ext == "failed") marker = &file;
+      if (ext == "log") log = &file;
     }
     std::sort(e.files.begin(), e.files.end());
     std::error_code tec;
     if (object != nullptr) {  // an object wins over a marker, as in KernelCache::ensure_compiled
       e.state = EntryState::kOk;
       e.mtime = object->last_write_time(tec);
+      if (log != nullptr) e.spills = spills_in_log(read_small_file(log->path().string()));
     } else if (marker != nullptr) {
       e.state = EntryState::kFailed;
       e.mtime = marker->last_write_time(tec);

@@ -98,7 +98,10 @@ core::Expected<CompilerOptions> CompilerOptions::from_environment() {
              // space-to-depth) shared one flag and the second never raised its kernel's shared
              // memory limit ("CUTLASS run failed" on the GPU, 2026-11-23). Each object keeps its
              // own.
-             "-Xcompiler=-fno-gnu-unique", "-cudart", "shared", "-lineinfo"};
+             "-Xcompiler=-fno-gnu-unique", "-cudart", "shared", "-lineinfo",
+             // ptxas names each function that spills registers in the compile log; the cache
+             // warns about such kernels (compile_log.h).
+             "-Xptxas=-warn-spills"};
   // Extra flags for experiments (e.g. -D macros a kernel reads, -Xptxas -v); they are part of
   // the cache key (key_text), so their kernels never mix with the default ones.
   if (auto env = core::get_env("BOO_NVCC_FLAGS"); env && !env->empty()) {

@@ -18,6 +18,7 @@
 #include "boo/core/hash.h"
 #include "boo/core/log.h"
 #include "boo/core/strings.h"
+#include "boo/jit/compile_log.h"
 
 namespace boo::jit {
 namespace {
@@ -52,15 +53,6 @@ std::string read_file(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// The first line of a compiler log that says "error", for the one-line message.
-std::string first_error(const std::string& log) {
-  std::istringstream in(log);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find("error") != std::string::npos) return std::string(core::trim(line));
-  }
-  return "see the log";
 }
 
 std::string shell_quote(const std::string& s) {
@@ -189,7 +181,7 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
   std::snprintf(took, sizeof(took), "%.1f s", seconds);
   if (*status != 0 || !exists(tmp_object)) {
     std::remove(tmp_object.c_str());
-    const std::string why = first_error(read_file(p.log()));
+    const std::string why = first_error_line(read_file(p.log()));
     (void)write_file(p.failed(), "exit status " + std::to_string(*status) + "\nlog: " + p.log() +
                                      "\n" + why + "\n");
     core::log_warn("compile failed: " + source.name + " after " + took + " (log: " + p.log() + ")");
@@ -198,11 +190,19 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
   if (std::rename(tmp_object.c_str(), p.object().c_str()) != 0) {
     return core::unavailable("cannot move the compiled object into '" + p.object() + "'");
   }
-  (void)write_file(p.metadata(), "{\"name\": \"" + source.name + "\", \"compiler\": \"" +
-                                     compiler_.compiler_version + "\", \"cutlass\": \"" +
-                                     compiler_.cutlass_version +
-                                     "\", \"seconds\": " + std::to_string(seconds) + "}\n");
+  const SpillReport spills = spills_in_log(read_file(p.log()));
+  (void)write_file(p.metadata(),
+                   "{\"name\": \"" + source.name + "\", \"compiler\": \"" +
+                       compiler_.compiler_version + "\", \"cutlass\": \"" +
+                       compiler_.cutlass_version + "\", \"seconds\": " + std::to_string(seconds) +
+                       ", \"spill_store_bytes\": " + std::to_string(spills.store_bytes) + "}\n");
   core::log_info("compiled " + source.name + " in " + took);
+  if (spills.any()) {
+    // A spilling kernel may run slower than its model predicts (by far when it spills much): say
+    // so once, here.
+    core::log_warn(source.name + " spills registers to local memory (ptxas: " + describe(spills) +
+                   "; log: " + p.log() + ")");
+  }
   return core::Status::ok();
 }
 

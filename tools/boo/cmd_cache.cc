@@ -139,6 +139,12 @@ int run_status() {
                 why.empty() ? "(no error line: see the log)" : why.c_str());
     std::printf("%-11s   log %s\n", "", e.main_path().c_str());
   }
+  for (const jit::CacheEntry& e : inv->entries) {
+    if (e.state != jit::EntryState::kOk || !e.spills.any()) continue;
+    std::printf("%-11s %s: %s (ptxas; it may run slower than predicted)\n", "spills",
+                e.kernel.c_str(), jit::describe(e.spills).c_str());
+    std::printf("%-11s   log %s\n", "", (e.stem + ".log").c_str());
+  }
   if (!inv->foreign.empty()) {
     std::printf(
         "%-11s not a boo cache layout: it holds '%s', which is not an arch folder "

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "boo/dispatch/context.h"
+#include "boo/jit/compile_log.h"
 #include "cli_checks.h"
 #include "command_source.h"
 #include "parallel_compile.h"
@@ -24,6 +27,7 @@ struct PreloadOptions {
   bool misalign = false;  // for operand pointers aligned only to their element size
   std::string rule_set = "default";  // the rule set the heuristic ranks
   std::string config;                // compile exactly this config (as `boo driver --config`)
+  bool fail_on_spills = false;       // exit 1 when a kernel it compiled or found spills
 };
 
 // One problem's kernels in dispatch's order: the first that compiles resolves it.
@@ -156,6 +160,7 @@ int run_preload(const PreloadOptions& opt) {
                        : "",
                cache.options().root.c_str(), jobs);
   int compiled = 0, cached = 0, failed = 0;
+  std::vector<std::string> spilling;  // "NAME spills registers ..." for each kernel that spills
   // Rounds: every unresolved problem's next candidate; a kernel shared by problems compiles once.
   for (int round_index = 0;; ++round_index) {
     std::map<std::string, codegen::KernelSource> round;  // by entry stem
@@ -199,6 +204,16 @@ int run_preload(const PreloadOptions& opt) {
       } else {
         ++cached;
       }
+      if (r.outcome) {
+        std::ifstream log(cache.paths(work[i].second).log());
+        const std::string text((std::istreambuf_iterator<char>(log)),
+                               std::istreambuf_iterator<char>());
+        const jit::SpillReport spills = jit::spills_in_log(text);
+        if (spills.any()) {
+          spilling.push_back(
+              r.name + " spills registers to local memory (ptxas: " + jit::describe(spills) + ")");
+        }
+      }
       for (Pending* p : users[work[i].first]) {
         if (r.outcome) {
           p->done = true;
@@ -215,8 +230,13 @@ int run_preload(const PreloadOptions& opt) {
                  "boo preload: compiled %d, already cached %d, failed %d; %d problems without a "
                  "kernel\n",
                  compiled, cached, failed, unresolved);
+    for (const std::string& s : spilling) {
+      std::fprintf(stderr, "boo preload: %s: %s\n", opt.fail_on_spills ? "error" : "warning",
+                   s.c_str());
+    }
   }
-  return errors > 0 || failed > 0 || unresolved > 0 ? 1 : 0;
+  const bool spill_failure = opt.fail_on_spills && !spilling.empty();
+  return errors > 0 || failed > 0 || unresolved > 0 || spill_failure ? 1 : 0;
 }
 
 }  // namespace
@@ -232,6 +252,9 @@ Run add_preload_command(CLI::App& app) {
                   "Parallel compiles (default: cores, at most one per 4 GB of memory)")
       ->check(boo::cli::positive());
   sub->add_flag("--list", opt->list, "Only print what would be compiled");
+  sub->add_flag("--fail-on-spills", opt->fail_on_spills,
+                "Exit 1 when a kernel it compiled or found in the cache spills registers to "
+                "local memory (ptxas's warning in the kernel's compile log)");
   sub->add_flag("--misalign", opt->misalign,
                 "Compile for operand pointers aligned only to their element size (what "
                 "`boo driver --misalign` and views into larger tensors use)");

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "boo/core/status.h"
+#include "boo/jit/compile_log.h"
 
 namespace boo::jit {
 
@@ -48,6 +49,9 @@ struct CacheEntry {
   // the entry was made (loading an object does not touch it, so this is not the last use).
   std::filesystem::file_time_type mtime{};
   std::string reason;  // kFailed: the first error line of the compile, from the marker
+  // kOk: the register spills ptxas reported in the entry's compile log (compile_log.h; none for
+  // entries compiled without -warn-spills).
+  SpillReport spills;
 
   // The file to look at: the object (kOk), the compile log (kFailed; the marker when the log
   // is missing), the newest file (kPartial).

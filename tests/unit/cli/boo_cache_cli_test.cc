@@ -115,6 +115,24 @@ TEST_F(CacheCliTest, StatusShowsRootCountsPerArchAndFailedEntries) {
   EXPECT_EQ(lines[5], "              log " + stem("gemm.test_bad", kBad) + ".log");
 }
 
+TEST_F(CacheCliTest, StatusNamesCompiledKernelsThatSpill) {
+  populate();
+  // What -warn-spills leaves in a compile log (the JIT's flags, compiler.cc).
+  write_file(stem("gemm.test_new", kNew) + ".log",
+             "ptxas warning : Registers are spilled to local memory in function '_Z1kv', 824 "
+             "bytes spill stores, 600 bytes spill loads\n");
+  const RunResult r = run_cache({"cache", "status"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 8u) << r.out;
+  EXPECT_EQ(lines[6],
+            "spills      gemm.test_new: 824 bytes of spill stores, 600 of spill loads, in 1 "
+            "function (ptxas; it may run slower than predicted)");
+  EXPECT_EQ(lines[7], "              log " + stem("gemm.test_new", kNew) + ".log");
+  // The other compiled entry's empty log says nothing.
+  EXPECT_EQ(r.out.find("gemm.test_old:"), std::string::npos) << r.out;
+}
+
 TEST_F(CacheCliTest, StatusFindsTheRootAsTheJitDoes) {
   const std::string xdg = (dir_ / "xdg").string();
   RunResult r = run({"cache", "status"}, {"XDG_CACHE_HOME=" + xdg});

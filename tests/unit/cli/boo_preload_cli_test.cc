@@ -71,6 +71,34 @@ TEST_F(PreloadCliTest, FailedCompileNamesKernelAndLogAndMovesOn) {
   EXPECT_LT(round2, r.err.find("compiled conv.direct_")) << r.err;
 }
 
+TEST_F(PreloadCliTest, KernelsThatSpillAreNamedAndFailOnlyWhenAsked) {
+  const std::vector<std::string> env =
+      fake_env("cache_spill", {"BOO_FAKE_NVCC_SPILL=conv.sm90_implicit"});
+  const std::vector<std::string> args = {"preload", "-j", "2", "--commands-file",
+                                         (scratch_ / "cmds.txt").string()};
+  const RunResult r = run_boo(args, scratch_, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(
+      r.err.find("boo preload: warning: conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" spills registers to local memory (ptxas: 824 bytes of spill stores, 600 "
+                       "of spill loads, in 1 function)"),
+            std::string::npos)
+      << r.err;
+  // The GEMM's kernel compiled without spills.
+  EXPECT_EQ(r.err.find("warning: gemm."), std::string::npos) << r.err;
+  // From the cache, with --fail-on-spills: the same kernel, now an error and exit 1.
+  std::vector<std::string> strict = args;
+  strict.insert(strict.begin() + 1, "--fail-on-spills");
+  const RunResult again = run_boo(strict, scratch_, env);
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_NE(again.err.find("compiled 0, already cached 2, failed 0"), std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find("boo preload: error: conv.sm90_implicit_"), std::string::npos)
+      << again.err;
+}
+
 TEST_F(PreloadCliTest, CompilesTheLayerNormKernelDispatchRunsFirst) {
   // One kernel per problem: the first of dispatch's candidates (the rest only if it fails).
   write_file(scratch_ / "ln.txt",

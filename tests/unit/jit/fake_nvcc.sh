@@ -5,6 +5,8 @@
 #   BOO_FAKE_NVCC_LOG    file to which each call appends one line (counts compiles)
 #   BOO_FAKE_NVCC_SLEEP  seconds to sleep first (to make races wide)
 #   BOO_FAKE_NVCC_FAIL   fail when SOURCE contains this text (also: the text FAIL_COMPILE)
+#   BOO_FAKE_NVCC_SPILL  print ptxas's spill warning (as -warn-spills does) when SOURCE contains
+#                        this text (also: the text SPILL_REGISTERS)
 set -u
 out=""
 src=""
@@ -20,6 +22,9 @@ done
 if grep -q "FAIL_COMPILE" "$src" || { [ -n "${BOO_FAKE_NVCC_FAIL:-}" ] && grep -qF -- "$BOO_FAKE_NVCC_FAIL" "$src"; }; then
   echo "$src(1): error: planted compile failure"
   exit 1
+fi
+if grep -q "SPILL_REGISTERS" "$src" || { [ -n "${BOO_FAKE_NVCC_SPILL:-}" ] && grep -qF -- "$BOO_FAKE_NVCC_SPILL" "$src"; }; then
+  echo "ptxas warning : Registers are spilled to local memory in function '_Z6kernelv', 824 bytes spill stores, 600 bytes spill loads"
 fi
 name=$(sed -n 's/.*ENTRY_POINTS([^,]*, *"\([^"]*\)").*/\1/p' "$src" | head -n 1)
 [ -z "$name" ] && name=$(sed -n 's|^// name: ||p' "$src" | head -n 1)

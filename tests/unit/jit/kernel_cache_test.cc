@@ -54,6 +54,35 @@ TEST_F(KernelCacheTest, CompilesOnceThenMemoryThenDisk) {
   EXPECT_NE(p.dir.find("/sm_90a/gemm.test_a"), std::string::npos) << p.dir;
 }
 
+TEST_F(KernelCacheTest, AKernelThatSpillsIsNamedOnceWhenCompiled) {
+  KernelCache cache = make_cache();
+  const codegen::KernelSource src = fake_source("gemm.test_spills", "// SPILL_REGISTERS");
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(cache.ensure_compiled(src).has_value());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("gemm.test_spills spills registers to local memory (ptxas: 824 bytes of "
+                     "spill stores, 600 of spill loads, in 1 function; log: "),
+            std::string::npos)
+      << err;
+  std::ifstream meta(cache.paths(src).metadata());
+  std::string json((std::istreambuf_iterator<char>(meta)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"spill_store_bytes\": 824"), std::string::npos) << json;
+  // Found on disk later: no second warning.
+  KernelCache other = make_cache();
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(other.ensure_compiled(src).has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("spills"), std::string::npos);
+  // A kernel that does not spill says nothing of spills, and records none.
+  const codegen::KernelSource clean = fake_source("gemm.test_clean");
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(cache.ensure_compiled(clean).has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("spills"), std::string::npos);
+  std::ifstream clean_meta(cache.paths(clean).metadata());
+  std::string clean_json((std::istreambuf_iterator<char>(clean_meta)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(clean_json.find("\"spill_store_bytes\": 0"), std::string::npos) << clean_json;
+}
+
 TEST_F(KernelCacheTest, EntryPointsAreCallable) {
   KernelCache cache = make_cache();
   auto k = cache.get(fake_source("gemm.test_calls"));
@@ -205,6 +234,7 @@ TEST(CompilerOptions, CommandAndIdentity) {
   EXPECT_EQ(argv.back(), "k.cu");
   EXPECT_NE(std::find(argv.begin(), argv.end(), "-gencode=arch=compute_90a,code=sm_90a"),
             argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-Xptxas=-warn-spills"), argv.end());
   EXPECT_NE(c->identity().find("cutlass=4.2.0"), std::string::npos) << c->identity();
   setenv("BOO_CUTLASS_DIR", "/nonexistent", 1);
   auto missing = CompilerOptions::from_environment();

@@ -1,0 +1,31 @@
+// What a kernel's compile log says. The JIT keeps each compile's log beside its object
+// (kernel_cache.h: <hash>.log), whether the compile succeeded or not.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace boo::jit {
+
+// The first line of a compiler log that says "error", for a one-line message; "see the log"
+// when there is none.
+std::string first_error_line(std::string_view log);
+
+// Register spills ptxas reported. The JIT compiles with -warn-spills (compiler.cc), which prints
+// one line per spilling function: "ptxas warning : Registers are spilled to local memory in
+// function 'F', N bytes spill stores, M bytes spill loads". A spilling kernel can run several
+// times slower than its model predicts (fp8 128x256 tiles: 824 bytes, 0.33x cuBLASLt on an H200,
+// bench/results/2026-11-30-model-lists-h200.md).
+struct SpillReport {
+  int functions = 0;
+  int64_t store_bytes = 0;
+  int64_t load_bytes = 0;
+  bool any() const { return functions > 0; }
+};
+SpillReport spills_in_log(std::string_view log);
+
+// "824 bytes of spill stores, 600 of spill loads, in 1 function".
+std::string describe(const SpillReport& spills);
+
+}  // namespace boo::jit
