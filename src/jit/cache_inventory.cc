@@ -102,15 +102,6 @@ bool lock_is_held(const std::string& lock_path) {
   return held;
 }
 
-// A compile log's text, at most its first 1 MB (a log is a few KB; a spill line is near the top).
-std::string read_small_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(1 << 20, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return text;
-}
-
 // The compile's first error line from a .failed marker ("exit status N", "log: PATH", why).
 std::string failure_reason(const std::string& marker) {
   std::ifstream in(marker);
@@ -176,7 +167,7 @@ std::vector<CacheEntry> scan_kernel_folder(const std::string& arch, const std::s
     if (object != nullptr) {  // an object wins over a marker, as in KernelCache::ensure_compiled
       e.state = EntryState::kOk;
       e.mtime = object->last_write_time(tec);
-      if (log != nullptr) e.spills = spills_in_log(read_small_file(log->path().string()));
+      if (log != nullptr) e.spills = spills_in_log_file(log->path().string());
     } else if (marker != nullptr) {
       e.state = EntryState::kFailed;
       e.mtime = marker->last_write_time(tec);

@@ -1,6 +1,8 @@
 #include "boo/jit/compile_log.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 #include "boo/core/strings.h"
 
@@ -39,6 +41,14 @@ SpillReport spills_in_log(std::string_view log) {
     if (loads > 0) out.load_bytes += loads;
   }
   return out;
+}
+
+SpillReport spills_in_log_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(1 << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return spills_in_log(text);
 }
 
 std::string describe(const SpillReport& spills) {

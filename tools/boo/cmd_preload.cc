@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <map>
 
 #include "boo/dispatch/context.h"
@@ -205,10 +203,7 @@ int run_preload(const PreloadOptions& opt) {
         ++cached;
       }
       if (r.outcome) {
-        std::ifstream log(cache.paths(work[i].second).log());
-        const std::string text((std::istreambuf_iterator<char>(log)),
-                               std::istreambuf_iterator<char>());
-        const jit::SpillReport spills = jit::spills_in_log(text);
+        const jit::SpillReport spills = jit::spills_in_log_file(cache.paths(work[i].second).log());
         if (spills.any()) {
           spilling.push_back(
               r.name + " spills registers to local memory (ptxas: " + jit::describe(spills) + ")");

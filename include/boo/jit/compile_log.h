@@ -24,6 +24,8 @@ struct SpillReport {
   bool any() const { return functions > 0; }
 };
 SpillReport spills_in_log(std::string_view log);
+// The same for the log at `path` (its first 1 MB: a log is a few KB); none when it cannot be read.
+SpillReport spills_in_log_file(const std::string& path);
 
 // "824 bytes of spill stores, 600 of spill loads, in 1 function".
 std::string describe(const SpillReport& spills);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 namespace boo::jit {
 namespace {
 
@@ -37,6 +40,18 @@ TEST(CompileLog, NoSpillLineNoSpills) {
   EXPECT_EQ(odd.functions, 1);
   EXPECT_EQ(odd.store_bytes, 0);
   EXPECT_EQ(describe(odd), "0 bytes of spill stores, 0 of spill loads, in 1 function");
+}
+
+TEST(CompileLog, SpillsFromALogFile) {
+  const std::string path = ::testing::TempDir() + "/compile_log_test.log";
+  {
+    std::ofstream out(path);
+    out << "ptxas warning : Registers are spilled to local memory in function 'f', 4 bytes spill "
+           "stores, 4 bytes spill loads\n";
+  }
+  EXPECT_EQ(spills_in_log_file(path).store_bytes, 4);
+  std::remove(path.c_str());
+  EXPECT_FALSE(spills_in_log_file(path).any());  // missing: no spills, no error
 }
 
 TEST(CompileLog, FirstErrorLine) {
