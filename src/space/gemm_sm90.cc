@@ -240,21 +240,15 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
     // fp32 C were not seen to fail.)
     return invalid("an fp32 C needs tile N >= 32 (CUTLASS's epilogue tile)");
   }
-  if (c.schedule == GemmSchedule::kCooperative) {
-    // Two consumer warpgroups split the tile along M; each holds tile_m/2 x tile_n fp32
-    // accumulators over 128 threads: at most 128 registers of accumulators per thread.
-    if (c.tile_m < 128) return invalid("the cooperative schedule needs tile M >= 128");
-    if (c.tile_m * c.tile_n > 128 * 256) {
-      return invalid("the accumulators exceed 128 registers per thread");
-    }
-  } else {
-    if (c.tile_m > 128) return invalid("the pingpong schedule needs tile M <= 128");
-    if (c.tile_m * c.tile_n > 128 * 128) {
-      return invalid("the accumulators exceed 128 registers per thread");
-    }
-  }
-  if (core::dtype_bytes(c.cls.a) == 1 &&
-      2 * c.tile_m * c.tile_n / (c.schedule == GemmSchedule::kCooperative ? 256 : 128) > 192) {
+  // fp32 accumulators per consumer thread: the cooperative schedule's two warpgroups split the
+  // tile along M (256 threads), a pingpong warpgroup holds a whole tile (128 threads). At most
+  // 128 registers of them.
+  const bool coop = c.schedule == GemmSchedule::kCooperative;
+  if (coop && c.tile_m < 128) return invalid("the cooperative schedule needs tile M >= 128");
+  if (!coop && c.tile_m > 128) return invalid("the pingpong schedule needs tile M <= 128");
+  const int accumulators = c.tile_m * c.tile_n / (coop ? 256 : 128);
+  if (accumulators > 128) return invalid("the accumulators exceed 128 registers per thread");
+  if (core::dtype_bytes(c.cls.a) == 1 && 2 * accumulators > 192) {
     // CUTLASS's fp8 mainloop (MainloopSm90TmaGmmaWarpSpecializedFP8, the accurate one) adds the
     // MMAs' partial sums into a second set of fp32 accumulators every four k-blocks, so a thread
     // holds twice its tile share. ptxas spills beyond 96 a thread (2026-11-30, CUDA 13.0,

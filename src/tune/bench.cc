@@ -111,18 +111,22 @@ struct TwoWays {
   double best_us() const { return std::min(back_to_back_us, held_us); }
 };
 
-core::Expected<TwoWays> time_two_ways(const Launch& launch, void* stream) {
+// The best of 30 samples of `launch` (after 5 warm-ups, warm L2), each behind a hold of
+// `hold_us` (0: back to back).
+core::Expected<double> best_sample_us(const Launch& launch, void* stream, double hold_us) {
   TimingOptions t;
   t.cold_l2 = false;
   t.warmups = 5;
   t.samples = 30;
+  t.hold_us = hold_us;
+  BOO_ASSIGN_OR_RETURN(auto samples, time_interleaved({launch}, stream, nullptr, t));
+  return timing_stats(samples[0]).min_us;
+}
+
+core::Expected<TwoWays> time_two_ways(const Launch& launch, void* stream) {
   TwoWays out;
-  t.hold_us = 0;
-  BOO_ASSIGN_OR_RETURN(auto back_to_back, time_interleaved({launch}, stream, nullptr, t));
-  out.back_to_back_us = timing_stats(back_to_back[0]).min_us;
-  t.hold_us = TimingOptions{}.hold_us;
-  BOO_ASSIGN_OR_RETURN(auto held, time_interleaved({launch}, stream, nullptr, t));
-  out.held_us = timing_stats(held[0]).min_us;
+  BOO_ASSIGN_OR_RETURN(out.back_to_back_us, best_sample_us(launch, stream, 0.0));
+  BOO_ASSIGN_OR_RETURN(out.held_us, best_sample_us(launch, stream, TimingOptions{}.hold_us));
   return out;
 }
 
@@ -204,15 +208,9 @@ core::Expected<ops::Ceilings> measure_ceilings(void* stream, std::string* report
   // the GEMM have woken the GPU's clocks: measured first in a process it took 13.95 and 21.18 us
   // in some runs on an H100 against 5.4-6.5 us in others (2026-11-27), and it is the floor of the
   // smallest problems.
-  TimingOptions warm;
-  warm.cold_l2 = false;
-  warm.warmups = 5;
-  warm.samples = 30;
-  warm.hold_us = 0;
-  auto empty = time_interleaved({[](void* s) { return reference::gpu::launch_empty(s); }}, stream,
-                                nullptr, warm);
-  if (!empty) return empty.status();
-  c.launch_us = timing_stats((*empty)[0]).min_us;
+  BOO_ASSIGN_OR_RETURN(
+      c.launch_us,
+      best_sample_us([](void* s) { return reference::gpu::launch_empty(s); }, stream, 0.0));
   if (report != nullptr) {
     char buf[400];
     std::snprintf(buf, sizeof(buf),
