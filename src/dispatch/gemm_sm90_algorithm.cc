@@ -14,6 +14,16 @@ using space::GemmScheduler;
 using space::GemmSm90Config;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// The strip CUTLASS's tile schedulers use for a swizzle of at most `swizzle` tiles over a grid
+// whose shorter side has `short_side` tiles.
+int64_t strip_tiles(int64_t short_side, int swizzle) {
+  if (swizzle >= 8 && short_side >= 6) return 8;
+  if (swizzle >= 4 && short_side >= 3) return 4;
+  if (swizzle >= 2 && short_side >= 2) return 2;
+  return 1;
+}
 
 // The fixed cost of one persistent tile 16 or 32 wide, per tile an SM runs (see rank()).
 constexpr double kNarrowTileUs = 0.22;
@@ -346,7 +356,15 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // SMs (N = 1 with a 1x2 cluster runs half idle).
   const int64_t tiles_m = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m;
   const int64_t tiles_n = ceil_div(ceil_div(p.n, c.tile_n), c.cluster_n) * c.cluster_n;
-  const int64_t tiles = tiles_m * tiles_n * p.batch;
+  // Strips of tiles (swizzle) pad both sides again, to a multiple of the strip times the
+  // cluster, and the padding tiles run (their loads are out of bounds, their stores masked).
+  // The strip is 8, 4 or 2 tiles as the grid's shorter side allows (CUTLASS's
+  // tile_scheduler_params.h, get_log_swizzle_size). H200, 2026-11-30 (bench/results/
+  // 2026-11-30-dispatch-model-h200.md): 4096x14336x8192 on 128x256 tiles in 1x2 clusters, 56
+  // tiles across padded to 64 in strips of 8, took 1470-1481 us, 1208 in strips of 1.
+  const int64_t strip = strip_tiles(std::min(tiles_m, tiles_n), c.swizzle);
+  const int64_t tiles =
+      round_up(tiles_m, strip * c.cluster_m) * round_up(tiles_n, strip * c.cluster_n) * p.batch;
   double eff = tile_efficiency(c);
   // Clusters must be co-scheduled on one GPC: in a single partial wave that leaves SMs idle;
   // over several waves, TMA multicast of the shared operand saves L2 traffic.
@@ -374,9 +392,17 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // 2026-11-26-gemm-order-h100.md): 14336x8192x4096 1268.7 us in strips of 1, 1225.9 in strips
   // of 8 (4096x8192x4096 and 4096x8192x14336: 0.5% faster); 3072x4096x768 34.2 -> 35.4 us and
   // 512x512x128 batch 96 (a 4x4 grid) 29.0 -> 38.5 us in strips of 8.
+  // Without strips, the launch order runs along the grid's longer side (CUTLASS's raster
+  // heuristic), so a wave reads a few of that side's operand tiles and all of the other operand
+  // (B where the grid has more rows of tiles): strips pay only where that operand overflows half
+  // the L2. H200, 2026-11-30 (bench/results/2026-11-30-dispatch-model-h200.md): 11008x2048x4096
+  // (B 16.8 MB) took 290.8 us in strips of 8 and 256.5 in strips of 1.
   const double operand_bytes =
       (static_cast<double>(p.m) + p.n) * p.k * p.batch * core::dtype_bytes(p.a_type);
+  const double resident_bytes =
+      static_cast<double>(tiles_m > tiles_n ? p.n : p.m) * p.k * core::dtype_bytes(p.a_type);
   const bool strips_pay = operand_bytes > static_cast<double>(d.l2_bytes) &&
+                          resident_bytes > 0.5 * static_cast<double>(d.l2_bytes) &&
                           tiles >= 4 * d.sm_count && std::min(tiles_m, tiles_n) >= 8;
   if ((c.swizzle > 1) != strips_pay) eff *= 0.97;
   const double per_sm_flops = peak * 1e12 / d.sm_count * eff;
@@ -394,6 +420,9 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // and the workspace is reset before each launch; the sweeps put the fixed cost near 8 us.
   const double partial_us = 2.0 * c.tile_m * c.tile_n * 4.0 / sm_bw * 1e6;
   double compute_us = 0.0;
+  // Stream-K's and split-K's workspace: reset before each launch, and each tile's peers add
+  // their partials up one after another at the end. Neither overlaps the operands' streaming.
+  double serial_us = 0.0;
   int64_t work_units = tiles;
   switch (c.scheduler) {
     case GemmScheduler::kPersistent: {
@@ -404,24 +433,34 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     case GemmScheduler::kStreamK: {
       // Even k-block shares per SM, about 6% slower per block than data-parallel tiles.
       const double per_sm = std::ceil(static_cast<double>(tiles) * k_blocks / d.sm_count);
-      double fixup = tiles % d.sm_count == 0 ? 0.0 : partial_us;
+      const double fixup = tiles % d.sm_count == 0 ? 0.0 : partial_us;
       // With fewer tiles than SMs, each tile's peers hand their partials on one after another:
       // about 1.3 us per peer (256x8, K=65536: 2 tiles on 132 SMs took 106 us on an H100,
       // bench/results/2026-11-22-gemm-skinny-h100.md, "Before the
       // heuristic's recalibration").
-      if (tiles < d.sm_count) fixup += (static_cast<double>(d.sm_count) / tiles - 1.0) * 1.3;
-      compute_us = (per_sm * block_us + epilogue_us) * 1.06 + fixup + 8.0;
+      const double peers_us =
+          tiles < d.sm_count ? (static_cast<double>(d.sm_count) / tiles - 1.0) * 1.3 : 0.0;
+      // Every tile an SM finishes has its epilogue (H200, 2026-11-30: 2048x2048x128 batch 32,
+      // 8192 tiles of 2 k-blocks, took 149.6 us in stream-K units, 100.5 on persistent
+      // pingpong tiles; bench/results/2026-11-30-dispatch-model-h200.md).
+      const double tiles_per_sm = std::ceil(static_cast<double>(tiles) / d.sm_count);
+      compute_us = (per_sm * block_us + tiles_per_sm * epilogue_us) * 1.06 + fixup;
+      serial_us = peers_us + 8.0;
       break;
     }
     case GemmScheduler::kSplitK: {
-      // Every tile has splits - 1 partials to reduce, wave after wave (the fixed cost predicts
-      // decode shapes 20-30% fast: 4096x16x4096 split 4 measured 25.5 us, predicted 18.5).
+      // Every tile has splits - 1 partials to reduce, wave after wave, and its slices add them
+      // up one after another, ~1.3 us each, as stream-K's peers do (4096x16x4096 split 4
+      // measured 25.5 us on an H100, predicted 18.5 without that chain; H200, 2026-11-30:
+      // 512x512x65536 in 8 slices 69.1 us, in 8 parallel slices 50.5;
+      // bench/results/2026-11-30-dispatch-model-h200.md).
       work_units = tiles * c.splits;
       const int64_t waves = ceil_div(work_units, d.sm_count);
       compute_us = static_cast<double>(waves) *
                        (static_cast<double>(ceil_div(k_blocks, c.splits)) * block_us +
                         (c.splits - 1.0) / c.splits * partial_us) +
-                   epilogue_us + 8.0;
+                   epilogue_us;
+      serial_us = (c.splits - 1.0) * 1.3 + 8.0;
       break;
     }
     case GemmScheduler::kSplitKParallel:  // handled above, through the inner problem
@@ -475,7 +514,7 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       narrow ? kNarrowTileUs * static_cast<double>(ceil_div(work_units, d.sm_count)) : 0.0;
   // Compute and memory overlap, but not perfectly: the smaller term still shows a little.
   const double total = std::max(compute_us, memory_us) + 0.15 * std::min(compute_us, memory_us) +
-                       narrow_us + d.launch_us;
+                       serial_us + narrow_us + d.launch_us;
   if (why != nullptr) {
     char buf[200];
     std::snprintf(buf, sizeof(buf),

@@ -357,6 +357,75 @@ TEST(Heuristic, TileStripsWhereTheOperandsOverflowTheL2) {
   EXPECT_NE(ranked.front().config.find("_sw8."), std::string::npos) << ranked.front().config;
 }
 
+// Without strips the launch order keeps the short side's operand in the L2: where that operand
+// fits in half of it, strips lose (H200, 2026-11-30: 11008x2048x4096, B 16.8 MB, 290.8 us in
+// strips of 8, 256.5 in strips of 1).
+TEST(Heuristic, NoStripsWhereTheShortSidesOperandStaysInTheL2) {
+  const auto ranked =
+      make_gemm_sm90()->rank(aligned(11008, 2048, 4096), DeviceModel{}, space::RuleSet::kDefault);
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_NE(ranked.front().config.find("_sw1."), std::string::npos) << ranked.front().config;
+  // A grid that strips of 8 do not pad: B of 16.8 MB stays in the L2, B of 67 MB does not.
+  const auto fits =
+      make_gemm_sm90()->rank(aligned(12288, 2048, 4096), DeviceModel{}, space::RuleSet::kDefault);
+  EXPECT_NE(fits.front().config.find("_sw1."), std::string::npos) << fits.front().config;
+  const auto deep =
+      make_gemm_sm90()->rank(aligned(12288, 2048, 16384), DeviceModel{}, space::RuleSet::kDefault);
+  EXPECT_NE(deep.front().config.find("_sw8."), std::string::npos) << deep.front().config;
+}
+
+// CUTLASS pads both sides of the grid to the strip times the cluster and runs the padding
+// (H200, 2026-11-30: 4096x14336x8192 on 128x256 tiles in 1x2 clusters, 56 tiles across padded
+// to 64: 1470-1481 us in strips of 8, 1208 in strips of 1).
+TEST(Heuristic, StripsThatPadTheGridCostThePaddingTiles) {
+  ops::GemmProblem p = aligned(4096, 14336, 8192);
+  p.trans_a = ops::Transpose::kN;
+  p.trans_b = ops::Transpose::kT;
+  p.lda = 4096;
+  p.ldb = 14336;
+  const DeviceModel d;
+  auto predict = [&](const char* tile) {
+    auto c = space::GemmSm90Config::parse_name(
+        std::string("gemm.sm90_bf16.bf16.void.bf16_f32acc_nt_nobias.none_") + tile + ".rh");
+    EXPECT_TRUE(c.has_value()) << tile;
+    return c.has_value() ? predict_gemm_sm90_us(p, *c, d) : 0.0;
+  };
+  const double padded = predict("t128x256x64_c1x2_coop_persistent_sw8");
+  const double unpadded = predict("t128x256x64_c2x1_coop_persistent_sw8");
+  // 32 x 64 tiles run against 32 x 56: about 8/7 of the time.
+  EXPECT_GT(padded, 1.1 * unpadded) << padded << " " << unpadded;
+  // 256x128 tiles in 1x2 clusters: 112 tiles across, a multiple of 16, no padding.
+  EXPECT_LT(predict("t256x128x64_c1x2_coop_persistent_sw8"), 1.02 * unpadded);
+  const auto ranked = make_gemm_sm90()->rank(p, d, space::RuleSet::kDefault);
+  EXPECT_EQ(ranked.front().config.find("t128x256x64_c1x2"), std::string::npos)
+      << ranked.front().config;
+}
+
+// Stream-K pays an epilogue for every tile an SM finishes: over a batch of many tiles with a
+// short K it loses to persistent tiles (H200, 2026-11-30: 2048x2048x128 batch 32, 149.6 us in
+// stream-K units, 100.5 on persistent pingpong tiles).
+TEST(Heuristic, ManyShortTilesRunPersistentNotStreamK) {
+  ops::GemmProblem p = aligned(2048, 2048, 128);
+  p.batch = 32;
+  p.stride_a = p.stride_b = 2048 * 128;
+  p.stride_c = p.stride_d = 2048 * 2048;
+  const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+  auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->scheduler, space::GemmScheduler::kPersistent) << ranked.front().config;
+}
+
+// Serial split-K's slices add their partials up one after another and its workspace reset does
+// not overlap the streaming: over a deep K, parallel slices win (H200, 2026-11-30: 512x512x65536
+// in 8 serial slices 69.1 us, in 8 parallel slices 50.5).
+TEST(Heuristic, DeepKOverFewTilesTakesParallelSlices) {
+  const auto ranked =
+      make_gemm_sm90()->rank(aligned(512, 512, 65536), DeviceModel{}, space::RuleSet::kDefault);
+  auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->scheduler, space::GemmScheduler::kSplitKParallel) << ranked.front().config;
+}
+
 // Pairs of CTAs (clusters) on batches of few tiles each lose to single CTAs; on batches of many
 // tiles they may still win (H100, 2026-11-26: 512x512x128 batch 96 26.8 us alone, 29.1 paired).
 TEST(Heuristic, BatchesOfFewTilesRunWithoutClusters) {
