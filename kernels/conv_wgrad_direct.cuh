@@ -21,6 +21,11 @@
 // K-major only, and both operands here are MN-major (channels contiguous); mma.sync takes its
 // fragments from registers, which 64-bit shared loads fill in any order.
 //
+// Grouped layers (C = K, C/G = K/G in 8..64 dividing 64, C a multiple of 64): a block's 64
+// channels of dy and of x are the same whole groups, so only the k chunk's own c chunk runs (the
+// dense expansion runs all of them, G times the grouped work): the block multiplies 64 x 64 and
+// stores the diagonal C/G x C/G blocks of its groups into a grouped dw (K, taps, C/G).
+//
 // ConvWgradDirectRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, dy
 // and dw arrive packed channels-last with 16-byte aligned pointers.
 #pragma once
@@ -95,14 +100,15 @@ struct WgradPlan {
   int k_parts;       // kb / a warp's rows of dy
   int taps_block;    // taps per block: 3 x (warps / (units x k_parts)), at most the filter's
   int k_chunks, c_chunks, tap_chunks, chunks;
-  int slices;        // blocks per chunk, each with its own fp32 dw (shares of them, see below)
-  int tap_groups;    // warp groups that take the block's taps, 3 each: taps_block / 3, rounded up
-  int shares;        // copies of those groups, each on its own pixel steps (1 unless SHARES)
-  int x_row, y_row;  // shared-memory rows (elements): an input point, an output pixel
-  int pixels16;      // the tile's pixels rounded up to 16 (one mma k-step)
+  int group_channels;  // grouped layers: C/G (a block's c chunk is its k chunk), else 0
+  int slices;          // blocks per chunk, each with its own fp32 dw (shares of them, see below)
+  int tap_groups;      // warp groups that take the block's taps, 3 each: taps_block / 3, rounded up
+  int shares;          // copies of those groups, each on its own pixel steps (1 unless SHARES)
+  int x_row, y_row;    // shared-memory rows (elements): an input point, an output pixel
+  int pixels16;        // the tile's pixels rounded up to 16 (one mma k-step)
   int shared_bytes;
   int64_t tiles;  // n x D_out x tiles_h x tiles_w
-  int64_t total;  // elements of dw
+  int64_t total;  // elements of dw (K x taps x C/G where grouped)
 };
 
 inline int wgrad_round16(int64_t v) { return static_cast<int>((v + 15) / 16 * 16); }
@@ -122,6 +128,17 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes
   p->k_chunks = grouped_ceil(a.k, p->kb);
   p->c_chunks = grouped_ceil(a.c, kWgradBlockChannels);
   p->cb = wgrad_round16(grouped_ceil(a.c, p->c_chunks));
+  p->group_channels = 0;
+  if (a.groups > 1) {
+    const int64_t cg = a.c / a.groups;
+    if (elem_bytes != 2 || kWgradWarpRows != 64 || a.c != a.k || a.c % kWgradBlockChannels != 0 ||
+        cg % 8 != 0 || kWgradBlockChannels % cg != 0) {
+      return "conv.split_wgrad's direct kernel takes grouped layers in fp16 or bf16 with C = K, a "
+             "multiple of 64, and C/G in 8, 16, 32 or 64";
+    }
+    p->group_channels = static_cast<int>(cg);
+    p->c_chunks = 1;  // each k chunk's own channels of x
+  }
   p->units = p->cb / 16;
   p->k_parts = p->kb > kWgradWarpRows ? p->kb / kWgradWarpRows : 1;
   const int64_t per_block =
@@ -134,7 +151,7 @@ inline const char* wgrad_plan(const BooConvArgs& a, WgradPlan* p, int elem_bytes
   p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
   p->x_row = wgrad_row(p->cb, elem_bytes);
   p->y_row = wgrad_row(p->kb, elem_bytes);
-  p->total = a.k * a.c * taps;
+  p->total = a.k * (a.c / a.groups) * taps;
   GroupedPlan& t = p->tile;
   for (int most = kWgradTilePixels; most >= 16; most /= 2) {
     if (!grouped_tile_shape(a, most, &t)) continue;
@@ -214,7 +231,9 @@ __device__ __forceinline__ void wgrad_tf32_steps(float (&acc)[kMTiles][kWgradTap
   }
 }
 
-template <class T, int kMTiles>
+// kGrouped: a grouped plan (p.group_channels > 0), its own instance so that dense layers keep
+// their steps free of the m-tile tests.
+template <class T, int kMTiles, bool kGrouped = false>
 __global__ void __launch_bounds__(kWgradThreads, 1)
     conv_wgrad_mma_kernel(BooConvArgs a, WgradPlan p, float* __restrict__ ws) {
   extern __shared__ float4 shared4[];
@@ -222,7 +241,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.chunks));
   const int slice = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.chunks));
   const int k0 = (chunk % p.k_chunks) * p.kb;
-  const int c0 = (chunk / p.k_chunks % p.c_chunks) * p.cb;
+  const int c0 = (kGrouped ? chunk % p.k_chunks : chunk / p.k_chunks % p.c_chunks) * p.cb;
   const int tap0 = chunk / (p.k_chunks * p.c_chunks) * p.taps_block;
   const int taps = static_cast<int>(a.filter[0] * a.filter[1] * a.filter[2]);
   const int points = tp.id * tp.ih * tp.iw, pixels = tp.th * tp.tw;
@@ -353,6 +372,18 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   const int a_row = lane % 8 + 8 * (lane / 16), a_col = 8 * (lane / 8 % 2);
   const int b_row = lane % 8 + 8 * (lane / 8 % 2), b_col = 16 * unit + 8 * (lane / 16);
   const uint32_t zero_at = shared_address(zero);
+  // Grouped: the m-tiles of dy's rows in the groups of the warp's 16 channels of x (k0 = c0); the
+  // others' products fall outside every group and are neither multiplied nor stored.
+  bool mine[kMTiles];
+#pragma unroll
+  for (int m = 0; m < kMTiles; ++m) mine[m] = true;
+  if constexpr (kGrouped) {
+    const int span = p.group_channels > 16 ? p.group_channels : 16;
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) {
+      mine[m] = 16 * (kMTiles * part + m) / span == 16 * unit / span;
+    }
+  }
 
   float acc[kMTiles][kWgradTapsPerWarp][2][4];
 #pragma unroll
@@ -384,7 +415,9 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
           uint32_t af[kMTiles][4];
           const uint32_t a_at = yb + 2 * ((16 * s + a_row) * p.y_row + 16 * kMTiles * part + a_col);
 #pragma unroll
-          for (int m = 0; m < kMTiles; ++m) ldmatrix_x4_trans(af[m], a_at + 32 * m);
+          for (int m = 0; m < kMTiles; ++m) {
+            if (mine[m]) ldmatrix_x4_trans(af[m], a_at + 32 * m);
+          }
           uint32_t bf[kWgradTapsPerWarp][4];
 #pragma unroll
           for (int j = 0; j < kWgradTapsPerWarp; ++j) {
@@ -395,6 +428,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
             const uint32_t b0[2] = {bf[j][0], bf[j][1]}, b1[2] = {bf[j][2], bf[j][3]};
 #pragma unroll
             for (int m = 0; m < kMTiles; ++m) {
+              if (!mine[m]) continue;
               mma_16816<T>(acc[m][j][0], af[m], b0);
               mma_16816<T>(acc[m][j][1], af[m], b1);
             }
@@ -433,6 +467,9 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
       }
     }
   } else {
+    // Grouped: only channel pairs of one group (c and c + 1 share it: C/G is even), at the
+    // channel's place in its group.
+    const int gc = kGrouped ? p.group_channels : 0, row = gc > 0 ? gc : static_cast<int>(a.c);
 #pragma unroll
     for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
@@ -445,10 +482,10 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int kk = k0 + 16 * (kMTiles * part + m) + g + 8 * h;
-            if (kk >= a.k) continue;
+            if (kk >= a.k || (gc > 0 && kk / gc != c / gc)) continue;
             *reinterpret_cast<float2*>(
-                out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * a.c + c) =
-                make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
+                out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * row +
+                (gc > 0 ? c % gc : c)) = make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
           }
         }
       }
@@ -509,7 +546,9 @@ struct ConvWgradDirectRunner {
       return "conv.split_wgrad's direct kernel runs backward weight only";
     }
     if (const char* e = conv_geometry_error(a)) return e;
-    if (a.groups != 1) return "conv.split_wgrad's direct kernel needs one group";
+    if (a.groups < 1 || a.c % a.groups != 0 || a.k % a.groups != 0) {
+      return "conv.split_wgrad's direct kernel needs C and K multiples of the groups";
+    }
     if (a.c % 8 != 0 || a.k % 8 != 0) {
       return "conv.split_wgrad's direct kernel needs C and K multiples of 8";
     }
@@ -517,8 +556,8 @@ struct ConvWgradDirectRunner {
         !packed_channels_last(a.y_stride, a.out, a.k, a.n)) {
       return "conv.split_wgrad's direct kernel needs packed channels-last x and dy";
     }
-    const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
-    if (a.w_stride[1] != 1 || a.w_stride[0] != taps * a.c || a.w_stride[4] != a.c) {
+    const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2], cg = a.c / a.groups;
+    if (a.w_stride[1] != 1 || a.w_stride[0] != taps * cg || a.w_stride[4] != cg) {
       return "conv.split_wgrad's direct kernel needs a packed channels-last dw";
     }
     if (a.out[1] >= (int64_t{1} << 15) || a.out[2] >= (int64_t{1} << 16)) {
@@ -538,13 +577,14 @@ struct ConvWgradDirectRunner {
 
   // Whether the warpgroup kernel takes `a` (which reject() accepted), and its plan.
   static bool use_wgmma(const BooConvArgs& a, WgmmaWgradPlan* plan) {
-    return sizeof(T) == 2 && BOO_WGRAD_WGMMA != 0 && wgmma_wgrad_plan(a, plan) == nullptr;
+    return sizeof(T) == 2 && BOO_WGRAD_WGMMA != 0 && a.groups == 1 &&
+           wgmma_wgrad_plan(a, plan) == nullptr;
   }
 
   // Whether the fp32 1x1 kernel takes `a` (which reject() accepted; BOO_WGRAD_1X1, an
   // experiment), and its plan.
   static bool use_onebyone(const BooConvArgs& a, OneByOneWgradPlan* plan) {
-    return sizeof(T) == 4 && BOO_WGRAD_1X1 != 0 && onebyone_wgrad_geometry(a) &&
+    return sizeof(T) == 4 && BOO_WGRAD_1X1 != 0 && a.groups == 1 && onebyone_wgrad_geometry(a) &&
            onebyone_wgrad_plan(a.n * a.out[0] * a.out[1] * a.out[2], a.k, a.c, a.sm_count, plan) ==
                nullptr;
   }
@@ -629,6 +669,10 @@ struct ConvWgradDirectRunner {
     auto kernel = conv_wgrad_mma_kernel<T, 2>;
     if constexpr (kWgradWarpRows == 64) {
       if (plan.kb == 64) kernel = conv_wgrad_mma_kernel<T, kWgradMaxMTiles>;
+      // Grouped plans (16-bit): kb = 64, C = K a multiple of 64.
+      if constexpr (sizeof(T) == 2) {
+        if (plan.group_channels > 0) kernel = conv_wgrad_mma_kernel<T, kWgradMaxMTiles, true>;
+      }
     }
     const unsigned blocks = static_cast<unsigned>(plan.chunks) * static_cast<unsigned>(plan.slices);
     return launch(a, kernel, plan, blocks, kWgradThreads, slices, s, why, len);

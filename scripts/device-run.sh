@@ -50,7 +50,8 @@ list_name() { basename "$1" | sed 's/\.[a-z]*$//'; }
 list_env() {
   case "$1" in
     *conv_gemm_1d.txt) echo BOO_CONV_GEMM_1D=first ;;
-    *conv_wgrad_direct.txt | *conv_wgrad_wgmma.txt | *conv_wgrad_tf32.txt | *conv_wgrad_1x1.txt)
+    *conv_wgrad_direct.txt | *conv_wgrad_wgmma.txt | *conv_wgrad_tf32.txt | *conv_wgrad_1x1.txt | \
+      *conv_wgrad_grouped.txt)
       echo BOO_CONV_WGRAD_DIRECT=first ;;
     *conv_few_channels.txt) echo BOO_CONV_FEW_CHANNELS=first ;;
     *conv_taps.txt) echo BOO_CONV_TAPS=first ;;
@@ -182,7 +183,8 @@ conv_lists=(bench/workloads/conv_public.txt tests/gpu/conv_awkward.txt tests/gpu
   tests/gpu/conv_split_wgrad.txt tests/gpu/conv_wgrad_direct.txt tests/gpu/conv_wgrad_wgmma.txt
   tests/gpu/conv_gemm_1d.txt
   tests/gpu/conv_persistent.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_tf32_1x1.txt
-  tests/gpu/conv_dgrad_phases.txt tests/gpu/conv_wgrad_tf32.txt tests/gpu/conv_wgrad_1x1.txt)
+  tests/gpu/conv_dgrad_phases.txt tests/gpu/conv_wgrad_tf32.txt tests/gpu/conv_wgrad_1x1.txt
+  tests/gpu/conv_wgrad_grouped.txt)
 [ -n "${BOO_CONV_LISTS:-}" ] && read -r -a conv_lists <<<"$BOO_CONV_LISTS"
 conv_misaligned_lists=(tests/gpu/conv_taps.txt tests/gpu/conv_grouped_direct.txt
   tests/gpu/conv_depthwise.txt tests/gpu/conv_few_channels.txt tests/gpu/conv_pointwise.txt)

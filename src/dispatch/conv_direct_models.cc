@@ -415,7 +415,17 @@ core::Status conv_split_wgrad_direct_supports(const ops::ConvProblem& p) {
   if (p.direction != ConvDirection::kBackwardWeight) {
     return core::unsupported(head + "backward weight only");
   }
-  if (p.groups != 1) return core::unsupported(head + "groups = " + std::to_string(p.groups));
+  if (p.groups > 1) {
+    // A block's 64 channels of dy and of x hold the same whole groups
+    // (kernels/conv_wgrad_direct.cuh, wgrad_plan).
+    const int64_t cg = p.c / p.groups;
+    if (core::dtype_bytes(p.dtype) != 2 || p.c != p.k || p.c % 64 != 0 || cg % 8 != 0 ||
+        64 % cg != 0) {
+      return core::unsupported(head + "groups = " + std::to_string(p.groups) +
+                               " (grouped layers need fp16 or bf16, C = K a multiple of 64 and "
+                               "C/G in 8, 16, 32 or 64)");
+    }
+  }
   if (p.dtype == core::DType::kF32 && p.math != core::MathMode::kTF32) {
     return core::unsupported(head + "fp32 runs in tf32 only (--math fp32 asks for fp32 products)");
   }
@@ -445,7 +455,7 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
                               std::string* why) {
   const size_t dims = p.filter.size();
   const int64_t taps = product(p.filter);
-  if (p.dtype == core::DType::kF32) return -1.0;  // 16-bit operands only
+  if (p.dtype == core::DType::kF32 || p.groups != 1) return -1.0;  // 16-bit, dense only
   if (p.c % 64 != 0 || p.k % 64 != 0 || taps > 9) return -1.0;
   for (int64_t s : p.stride) {
     if (s != 1) return -1.0;
@@ -508,7 +518,7 @@ double predict_wgmma_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, d
 // written and summed (a thread sums slices / 8 of them, 4 loads in flight); two launches.
 double predict_onebyone_wgrad_us(const ops::ConvProblem& p, const DeviceModel& d, double copy_us,
                                  std::string* why) {
-  if (p.dtype != core::DType::kF32) return -1.0;
+  if (p.dtype != core::DType::kF32 || p.groups != 1) return -1.0;
   for (size_t i = 0; i < p.filter.size(); ++i) {
     if (p.filter[i] != 1 || p.stride[i] != 1 || p.padding[i] != 0) return -1.0;
   }
@@ -562,11 +572,13 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   // or 64 output channels by at most 64 input channels and 3 taps a warp for 12 warps; tiles of up
   // to 256 output pixels of one plane where every slice walks at least 4 of them, else 128 or
   // fewer (rounded up to 16), as many as two stages of the tile's x and dy fit in shared memory;
-  // a slice of the tiles per SM and chunk, each slice's dw in fp32.
+  // a slice of the tiles per SM and chunk, each slice's dw in fp32. Grouped layers run each k
+  // chunk against its own c chunk only, and store C/G of each row.
   auto round16 = [&](int64_t v) { return ceil_div(v, 16) * 16; };
   const int64_t taps = product(p.filter);
   const int64_t kb = p.k <= 32 ? 32 : 64, k_chunks = ceil_div(p.k, kb);
-  const int64_t c_chunks = ceil_div(p.c, 64), cb = round16(ceil_div(p.c, c_chunks));
+  const int64_t c_split = ceil_div(p.c, 64), cb = round16(ceil_div(p.c, c_split));
+  const int64_t c_chunks = p.groups > 1 ? 1 : c_split;
   const int64_t per_block = 3 * (12 / (cb / 16));
   const int64_t taps_block = std::min(taps, per_block);
   const int64_t tap_chunks = ceil_div(taps, taps_block);
@@ -611,15 +623,19 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
   // and a fixed cost (its copies' set-up, two barriers).
   const double tile_flops = 2.0 * static_cast<double>(round16(th * tw) * kb * cb) *
                             static_cast<double>(ceil_div(taps_block, 3) * 3);
+  // Grouped plans cost what the dense plan's steps cost: a warp skips the m-tiles outside its
+  // groups, but ResNeXt's n64 c256 28x28 G = 32 measured 66.6 us, near the dense steps' time
+  // (H200, 2026-11-30, bench/results/2026-11-30-grouped-wgrad-h200.md).
   const double rate = tf32 ? kWgradDirectTf32MmaRate : kWgradDirectMmaRate;
   const double tile_us = tile_flops / (rate / 132.0) * 1e6 + kWgradDirectTileUs;
   const double compute_us = static_cast<double>(waves * ceil_div(tiles, slices)) * tile_us;
   const double partial_bytes =
-      2.0 * static_cast<double>(slices) * static_cast<double>(p.k * p.c * taps) * 4.0;
+      2.0 * static_cast<double>(slices) * static_cast<double>(p.k * (p.c / p.groups) * taps) * 4.0;
   const double reduce_us = partial_bytes / (kWgradDirectPartialShare * d.bandwidth_gbs * 1e3);
-  const double memory_us = static_cast<double>(p.min_bytes()) *
-                           static_cast<double>(std::max(k_chunks, c_chunks) * tap_chunks) /
-                           (d.bandwidth_gbs * 1e3);
+  const double memory_us =
+      static_cast<double>(p.min_bytes()) *
+      static_cast<double>((p.groups > 1 ? 1 : std::max(k_chunks, c_chunks)) * tap_chunks) /
+      (d.bandwidth_gbs * 1e3);
   if (why != nullptr) {
     char costs[120];
     std::snprintf(costs, sizeof(costs), "%.1f us %smma.sync, %.1f us memory, %.1f us fp32 slices",

@@ -825,6 +825,10 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   } else if (!direct_before_gemm) {
     double others = sm90.is_ok() ? best_sm90(predict_conv_sm90_us) : kNoLimit;
     if (rank_split) others = std::min(others, best_split_wgrad());
+    // Grouped layers: against the dense block-diagonal expansion.
+    if (conv_grouped_supports(p).is_ok() && options_.rank_conv_grouped) {
+      others = std::min(others, best_sm90(predict_conv_grouped_us));
+    }
     wgrad_direct_first = options_.conv_wgrad_direct_first || wgrad_direct.predicted_us < others;
     if (wgrad_direct_first) out.push_back(wgrad_direct);
   }

@@ -576,10 +576,12 @@ TEST_F(ConvDispatchTest, PaddedChannelsRunsMisalignedChannelsOnTheImplicitGemm) 
 
 TEST_F(ConvDispatchTest, GroupedRunsTheDenseExpansionWhereItBeatsTheFallback) {
   // ResNeXt's G = 32 layer of 8 channels per group: the dense problem on the implicit GEMM comes
-  // before conv.direct, in every direction (ranked by default; forward has a direct kernel that
-  // comes first, GroupedDirectKernelComesBeforeTheDenseExpansion).
+  // before conv.direct, in every direction (ranked by default; forward and backward weight have
+  // direct kernels that come first, GroupedDirectKernelComesBeforeTheDenseExpansion and
+  // GroupedWgradRunsTheDirectKernelOnItsGroupsOnly).
   DispatchOptions no_grouped_direct;
   no_grouped_direct.rank_conv_grouped_direct = false;
+  no_grouped_direct.rank_conv_wgrad_direct = false;
   ConvDispatcher ranked(*cache_, nullptr, *gemm_, no_grouped_direct);
   const std::string resnext =
       "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 "
@@ -693,6 +695,46 @@ TEST_F(ConvDispatchTest, SplitWgradSplitsBackwardWeightWithFewTilesOverTheImages
 // one (5.8 us against 15.7); BOO_CONV_WGRAD_DIRECT=0 leaves it out with a note, =first puts it
 // first anywhere it applies; problems it does not take say why; a forced config runs its own
 // source.
+// Grouped backward weight with C = K and C/G in 8..64: the direct kernel runs each 64-channel
+// chunk against its own channels only and multiplies only its groups' m-tiles, where the dense
+// expansion does G times the grouped work (H200, 2026-11-30: ResNeXt's n64 c256 28x28 G = 32
+// took 209.3 us on the expansion against cuDNN's 45.1;
+// bench/results/2026-11-30-model-lists-h200.md).
+TEST_F(ConvDispatchTest, GroupedWgradRunsTheDirectKernelOnItsGroupsOnly) {
+  const std::string resnext =
+      "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 32 "
+      "-F 4";
+  const ops::ConvProblem p = conv(resnext + kNhwc);
+  ASSERT_TRUE(conv_split_wgrad_direct_supports(p).is_ok());
+  auto list = dispatcher().candidates(p, nullptr);
+  ASSERT_TRUE(list.has_value()) << list.status().message();
+  EXPECT_EQ(list->front().algorithm, kConvSplitWgrad);
+  EXPECT_EQ(list->front().config, "conv.split_wgrad_bf16_f32acc_wgrad_2d_nobias.none");
+  // 4 chunks (one per 64 channels), not 16: the dense plan's c chunks are not run.
+  EXPECT_NE(list->front().reason.find("x 4 chunks"), std::string::npos) << list->front().reason;
+  // The dense expansion follows, predicted slower.
+  const auto dense = std::find_if(list->begin(), list->end(), [](const ConvCandidate& c) {
+    return c.algorithm == kConvGrouped;
+  });
+  ASSERT_NE(dense, list->end());
+  EXPECT_GT(dense->predicted_us, 3.0 * list->front().predicted_us);
+  // Grouped layers run the mma.sync kernel's model (the dense plan's steps), never the wgmma
+  // kernel's, which dense layers of this size take.
+  const ops::ConvProblem dense_p = conv(
+      "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4" +
+      std::string(kNhwc));
+  const ops::ConvProblem g64 = conv(
+      "convbfp16 -n 64 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 4 "
+      "-F 4" +
+      std::string(kNhwc));
+  const DeviceModel d;
+  std::string why;
+  predict_conv_split_wgrad_direct_us(g64, d, &why);
+  EXPECT_NE(why.find("mma.sync"), std::string::npos) << why;
+  predict_conv_split_wgrad_direct_us(dense_p, d, &why);
+  EXPECT_NE(why.find("wgmma"), std::string::npos) << why;
+}
+
 TEST_F(ConvDispatchTest, SplitWgradDirectKernelRanksByTheModelAndTheSwitch) {
   const ops::ConvProblem p = resnet3x3(" -F 4");
   ASSERT_TRUE(conv_split_wgrad_direct_supports(p).is_ok());
@@ -743,9 +785,15 @@ TEST_F(ConvDispatchTest, SplitWgradDirectKernelRanksByTheModelAndTheSwitch) {
            {"convfp32 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4 "
             "--math fp32",
             "fp32 runs in tf32 only"},
-           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 "
             "-F 4",
+            "groups = 2 (grouped layers need fp16 or bf16, C = K"},
+           {"conv -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -g 2 -F 4 "
+            "--math tf32",
             "groups = 2"},
+           {"convbfp16 -n 8 -c 256 -H 28 -W 28 -k 256 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 "
+            "-g 64 -F 4",
+            "C/G in 8, 16, 32 or 64"},
            {"convbfp16 -n 8 -c 36 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4",
             "C = 36 and K = 64"}}) {
     const core::Status s = conv_split_wgrad_direct_supports(conv(k.command + kNhwc));
