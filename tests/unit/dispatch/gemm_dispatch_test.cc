@@ -31,6 +31,16 @@ ops::GemmProblem aligned(int64_t m, int64_t n, int64_t k) {
   return p;
 }
 
+// The same with A and B stored MN-major (nt: a weight gradient's operands).
+ops::GemmProblem aligned_nt(int64_t m, int64_t n, int64_t k) {
+  ops::GemmProblem p = aligned(m, n, k);
+  p.trans_a = ops::Transpose::kN;
+  p.trans_b = ops::Transpose::kT;
+  p.lda = m;
+  p.ldb = n;
+  return p;
+}
+
 class DispatchTest : public boo::testing::FakeCacheTest {};
 
 TEST_F(DispatchTest, AlignedProblemGoesToSm90ThenFallbackLast) {
@@ -290,11 +300,7 @@ TEST(Heuristic, FewTilesOverAVeryLongKTakeParallelSplitK) {
   // A 1x1 convolution's backward weight (128 x 384 over N*H*W = 147456, nt): CUTLASS's split-K
   // and stream-K hand partials on one after another (98.8 us against cuDNN's 59.1 on an H100,
   // bench/results/2026-11-23-conv-stages-h100.md); parallel split-K fills the GPU with slices.
-  ops::GemmProblem p = aligned(128, 384, 147456);
-  p.trans_a = ops::Transpose::kN;
-  p.trans_b = ops::Transpose::kT;
-  p.lda = 128;
-  p.ldb = 384;
+  const ops::GemmProblem p = aligned_nt(128, 384, 147456);
   const DeviceModel d;
   const auto ranked = make_gemm_sm90()->rank(p, d, space::RuleSet::kDefault);
   ASSERT_FALSE(ranked.empty());
@@ -378,11 +384,7 @@ TEST(Heuristic, NoStripsWhereTheShortSidesOperandStaysInTheL2) {
 // (H200, 2026-11-30: 4096x14336x8192 on 128x256 tiles in 1x2 clusters, 56 tiles across padded
 // to 64: 1470-1481 us in strips of 8, 1208 in strips of 1).
 TEST(Heuristic, StripsThatPadTheGridCostThePaddingTiles) {
-  ops::GemmProblem p = aligned(4096, 14336, 8192);
-  p.trans_a = ops::Transpose::kN;
-  p.trans_b = ops::Transpose::kT;
-  p.lda = 4096;
-  p.ldb = 14336;
+  const ops::GemmProblem p = aligned_nt(4096, 14336, 8192);
   const DeviceModel d;
   auto predict = [&](const char* tile) {
     auto c = space::GemmSm90Config::parse_name(
