@@ -92,6 +92,12 @@ constexpr int kWgradMaxShared = 200 * 1024;
 #define BOO_WGRAD_REDUCE_GROUPS 16
 #endif
 constexpr int kWgradReduceGroups = BOO_WGRAD_REDUCE_GROUPS;
+// Grouped plans: a warp skips the m-tiles of dy outside its x channels' groups (1), or
+// multiplies them all as the dense plan does (0; for measuring). The epilogue stores only the
+// groups' blocks either way.
+#ifndef BOO_WGRAD_GROUP_SKIP
+#define BOO_WGRAD_GROUP_SKIP 1
+#endif
 
 struct WgradPlan {
   GroupedPlan tile;  // the output-pixel tiling: th, tw, id, ih, iw, tiles_h, tiles_w
@@ -377,7 +383,7 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   bool mine[kMTiles];
 #pragma unroll
   for (int m = 0; m < kMTiles; ++m) mine[m] = true;
-  if constexpr (kGrouped) {
+  if constexpr (kGrouped && BOO_WGRAD_GROUP_SKIP != 0) {
     const int span = p.group_channels > 16 ? p.group_channels : 16;
 #pragma unroll
     for (int m = 0; m < kMTiles; ++m) {
