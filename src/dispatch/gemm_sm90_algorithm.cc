@@ -403,7 +403,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       static_cast<double>(tiles_m > tiles_n ? p.n : p.m) * p.k * core::dtype_bytes(p.a_type);
   const bool strips_pay = operand_bytes > static_cast<double>(d.l2_bytes) &&
                           resident_bytes > 0.5 * static_cast<double>(d.l2_bytes) &&
-                          tiles >= 4 * d.sm_count && std::min(tiles_m, tiles_n) >= 8;
+                          tiles_m * tiles_n * p.batch >= 4 * d.sm_count &&
+                          std::min(tiles_m, tiles_n) >= 8;
   if ((c.swizzle > 1) != strips_pay) eff *= 0.97;
   const double per_sm_flops = peak * 1e12 / d.sm_count * eff;
   const int64_t k_blocks = ceil_div(p.k, c.tile_k);
