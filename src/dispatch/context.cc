@@ -1,6 +1,16 @@
 #include "boo/dispatch/context.h"
 
+#include "boo/core/env.h"
+
 namespace boo::dispatch {
+
+core::Expected<DeviceModel> device_model_from_environment(int sm_count) {
+  DeviceModel model;
+  if (sm_count > 0) model.sm_count = sm_count;
+  BOO_ASSIGN_OR_RETURN(const int64_t gbs, core::env_int("BOO_MODEL_BANDWIDTH_GBS", 0));
+  if (gbs > 0) model.bandwidth_gbs = static_cast<double>(gbs);
+  return model;
+}
 
 core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options, int sm_count) {
   auto ctx = std::make_unique<Context>();
@@ -9,8 +19,7 @@ core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options
   ctx->cache = std::make_unique<jit::KernelCache>(std::move(cache), std::move(compiler));
   BOO_ASSIGN_OR_RETURN(TuningDb db, TuningDb::from_environment());
   ctx->tuning_db = std::make_unique<TuningDb>(std::move(db));
-  DeviceModel model;
-  if (sm_count > 0) model.sm_count = sm_count;
+  BOO_ASSIGN_OR_RETURN(DeviceModel model, device_model_from_environment(sm_count));
   // A forced config names one kernel: a GEMM's goes to the GEMM dispatcher (conv.gemm_1x1 uses
   // it), a convolution's to the convolution dispatcher, a layer norm's to the layer norm one.
   DispatchOptions gemm_options = options;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
@@ -474,6 +475,35 @@ TEST(Heuristic, NinetySixWideTilesWhereTheyFillTheLastWave) {
   const ops::GemmProblem one_wave = aligned(1024, 1088, 1024);
   EXPECT_EQ(wide(make_gemm_sm90()->rank(one_wave, DeviceModel{}, space::RuleSet::kDefault)), 0);
   EXPECT_GT(wide(make_gemm_sm90()->rank(one_wave, DeviceModel{}, space::RuleSet::kFull)), 0);
+}
+
+// BOO_MODEL_BANDWIDTH_GBS sets the model's HBM bandwidth (an H200's 4800 GB/s for A/B runs of
+// the picks); unset, the H100 SXM's; not a positive integer, an error that names it.
+TEST(Heuristic, ModelBandwidthComesFromTheEnvironment) {
+  unsetenv("BOO_MODEL_BANDWIDTH_GBS");
+  auto plain = device_model_from_environment(114);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->sm_count, 114);
+  EXPECT_EQ(plain->bandwidth_gbs, DeviceModel{}.bandwidth_gbs);
+  setenv("BOO_MODEL_BANDWIDTH_GBS", "4800", 1);
+  auto h200 = device_model_from_environment(0);
+  ASSERT_TRUE(h200.has_value());
+  EXPECT_EQ(h200->bandwidth_gbs, 4800.0);
+  EXPECT_EQ(h200->sm_count, DeviceModel{}.sm_count);
+  // A memory-bound problem is predicted faster at the higher bandwidth.
+  const ops::GemmProblem decode = aligned(8192, 16, 8192);
+  const auto at = [&](const DeviceModel& d) {
+    return make_gemm_sm90()->rank(decode, d, space::RuleSet::kDefault).front().predicted_us;
+  };
+  EXPECT_LT(at(*h200), at(*plain));
+  for (const char* bad : {"fast", "0", "-4800"}) {
+    setenv("BOO_MODEL_BANDWIDTH_GBS", bad, 1);
+    auto e = device_model_from_environment(0);
+    ASSERT_FALSE(e.has_value()) << bad;
+    EXPECT_NE(e.status().message().find("BOO_MODEL_BANDWIDTH_GBS"), std::string::npos)
+        << e.status().message();
+  }
+  unsetenv("BOO_MODEL_BANDWIDTH_GBS");
 }
 
 TEST(GemmProblemHash, EqualProblemsHashEqual) {
