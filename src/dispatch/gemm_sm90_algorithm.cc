@@ -70,10 +70,6 @@ struct PaddedCopies {
 PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
   PaddedCopies out;
   out.padded = p;
-  auto round_up = [](int64_t x, core::DType t) {
-    const int64_t q = 16 / core::dtype_bytes(t);
-    return (x + q - 1) / q * q;
-  };
   // An operand stored `rows` x `cols`: copied where TMA cannot read it in place, or (given
   // `new_trans`, always) copied as its transpose, K-major, the inner problem's transpose then
   // `k_major` (as GemmPaddedRunner::plan_copy does).
@@ -83,7 +79,7 @@ PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
     const bool transposed = new_trans != nullptr;
     if (!transposed && aligned_16(ld, t) && (p.batch == 1 || aligned_16(stride, t))) return;
     const int64_t along = transposed ? cols : rows, across = transposed ? rows : cols;
-    *new_ld = round_up(along, t);
+    *new_ld = round_up(along, 16 / core::dtype_bytes(t));  // whole 16-byte vectors
     *new_stride = stride == 0 ? 0 : *new_ld * across;
     if (transposed) {
       *new_trans = k_major;
@@ -150,8 +146,8 @@ int parallel_splits_for(const ops::GemmProblem& p, const GemmSm90Config& c, cons
   if (p.batch != 1) return 0;
   const bool narrow_tile = c.tile_n <= 32;
   if (std::min(p.m, p.n) <= 32 ? !(narrow_tile && p.n <= 32 && p.n > 4) : narrow_tile) return 0;
-  const int64_t tiles = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m *
-                        ceil_div(ceil_div(p.n, c.tile_n), c.cluster_n) * c.cluster_n;
+  const int64_t tiles = round_up(ceil_div(p.m, c.tile_m), c.cluster_m) *
+                        round_up(ceil_div(p.n, c.tile_n), c.cluster_n);
   if (2 * tiles > d.sm_count) return 0;
   const int64_t k_align = 16 / std::min(core::dtype_bytes(p.a_type), core::dtype_bytes(p.b_type));
   return space::parallel_splits(p.k, k_align, 4 * c.tile_k, d.sm_count / tiles);
@@ -354,8 +350,8 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                                                     : d.tflops_16bit;
   // A cluster launches whole: tiles are padded to the cluster shape and the padding occupies
   // SMs (N = 1 with a 1x2 cluster runs half idle).
-  const int64_t tiles_m = ceil_div(ceil_div(p.m, c.tile_m), c.cluster_m) * c.cluster_m;
-  const int64_t tiles_n = ceil_div(ceil_div(p.n, c.tile_n), c.cluster_n) * c.cluster_n;
+  const int64_t tiles_m = round_up(ceil_div(p.m, c.tile_m), c.cluster_m);
+  const int64_t tiles_n = round_up(ceil_div(p.n, c.tile_n), c.cluster_n);
   // Strips of tiles (swizzle) pad both sides again, to a multiple of the strip times the
   // cluster, and the padding tiles run (their loads are out of bounds, their stores masked).
   // The strip is 8, 4 or 2 tiles as the grid's shorter side allows (CUTLASS's

@@ -57,4 +57,10 @@ std::string describe(const SpillReport& spills) {
          std::to_string(spills.functions) + (spills.functions == 1 ? " function" : " functions");
 }
 
+std::string spill_warning(std::string_view kernel, const SpillReport& spills,
+                          std::string_view more) {
+  return std::string(kernel) + " spills registers to local memory (ptxas: " + describe(spills) +
+         std::string(more) + ")";
+}
+
 }  // namespace boo::jit

@@ -190,7 +190,7 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
   if (std::rename(tmp_object.c_str(), p.object().c_str()) != 0) {
     return core::unavailable("cannot move the compiled object into '" + p.object() + "'");
   }
-  const SpillReport spills = spills_in_log(read_file(p.log()));
+  const SpillReport spills = spills_in_log_file(p.log());
   (void)write_file(p.metadata(),
                    "{\"name\": \"" + source.name + "\", \"compiler\": \"" +
                        compiler_.compiler_version + "\", \"cutlass\": \"" +
@@ -200,8 +200,7 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
   if (spills.any()) {
     // A spilling kernel may run slower than its model predicts (by far when it spills much): say
     // so once, here.
-    core::log_warn(source.name + " spills registers to local memory (ptxas: " + describe(spills) +
-                   "; log: " + p.log() + ")");
+    core::log_warn(spill_warning(source.name, spills, "; log: " + p.log()));
   }
   return core::Status::ok();
 }

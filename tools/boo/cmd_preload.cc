@@ -205,8 +205,7 @@ int run_preload(const PreloadOptions& opt) {
       if (r.outcome) {
         const jit::SpillReport spills = jit::spills_in_log_file(cache.paths(work[i].second).log());
         if (spills.any()) {
-          spilling.push_back(
-              r.name + " spills registers to local memory (ptxas: " + jit::describe(spills) + ")");
+          spilling.push_back(jit::spill_warning(r.name, spills));
         }
       }
       for (Pending* p : users[work[i].first]) {

@@ -13,6 +13,12 @@
 
 namespace boo::dispatch {
 
+// The model Context::create gives the dispatchers: the defaults (an H100 SXM's), the device's SM
+// count where `sm_count` > 0, and BOO_MODEL_BANDWIDTH_GBS (a positive integer, GB/s) for the HBM
+// bandwidth where it is set (an H200 streams 4800 GB/s: for A/B runs of the model's picks; a value
+// that is not a positive integer is an error that names the variable).
+core::Expected<DeviceModel> device_model_from_environment(int sm_count);
+
 struct Context {
   std::unique_ptr<jit::KernelCache> cache;
   std::unique_ptr<TuningDb> tuning_db;
@@ -21,7 +27,8 @@ struct Context {
   std::unique_ptr<LayerNormDispatcher> layernorm;
 
   // Reads BOO_CACHE_*, BOO_JIT, BOO_NVCC, BOO_CUTLASS_DIR, BOO_TUNING_SPEC_PATH; the device
-  // model comes from the current GPU (SM count) or H100 defaults without one.
+  // model is device_model_from_environment(sm_count) (sm_count: the current GPU's, 0 without
+  // one).
   static core::Expected<std::unique_ptr<Context>> create(DispatchOptions options = {},
                                                          int sm_count = 0);
 };

@@ -25,12 +25,6 @@ struct DeviceModel {
   int64_t l2_bytes = int64_t{50} << 20;  // H100 SXM
 };
 
-// The model dispatch ranks with: the defaults, the device's SM count where `sm_count` > 0, and
-// BOO_MODEL_BANDWIDTH_GBS (a positive integer, GB/s) for the HBM bandwidth where it is set: the
-// defaults are an H100 SXM's, and an H200 streams 4800 GB/s (for A/B runs of the model's picks;
-// a value that is not a positive integer is an error that names the variable).
-core::Expected<DeviceModel> device_model_from_environment(int sm_count);
-
 struct Candidate {
   std::string algorithm;  // "gemm.sm90"
   std::string config;     // the config's name()

@@ -29,5 +29,9 @@ SpillReport spills_in_log_file(const std::string& path);
 
 // "824 bytes of spill stores, 600 of spill loads, in 1 function".
 std::string describe(const SpillReport& spills);
+// "KERNEL spills registers to local memory (ptxas: <describe><more>)": the warning of the JIT
+// (`more`: "; log: PATH") and of boo preload.
+std::string spill_warning(std::string_view kernel, const SpillReport& spills,
+                          std::string_view more = "");
 
 }  // namespace boo::jit

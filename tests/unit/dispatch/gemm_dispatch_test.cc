@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "../jit/jit_test_util.h"
+#include "boo/dispatch/context.h"
 #include "boo/dispatch/gemm_dispatcher.h"
 #include "boo/dispatch/tuning_db.h"
 #include "boo/space/gemm_sm90.h"

@@ -67,6 +67,17 @@ GemmSm90Config base() {
   return c;
 }
 
+// A tile of class `cls` (clusters 1x1, persistent), for the validity checks.
+GemmSm90Config tile_of(const GemmClass& cls, int m, int n, int k, GemmSchedule schedule) {
+  GemmSm90Config c;
+  c.cls = cls;
+  c.tile_m = m;
+  c.tile_n = n;
+  c.tile_k = k;
+  c.schedule = schedule;
+  return c;
+}
+
 TEST(GemmSm90, ValidityRulesGiveReasons) {
   struct Case {
     std::function<void(GemmSm90Config&)> edit;
@@ -187,12 +198,7 @@ TEST(GemmSm90, Fp8IsKMajorOnlyWithAWiderOutput) {
       EXPECT_LE(2 * c.tile_m * c.tile_n / threads, 192) << c.name();
     }
   }
-  GemmSm90Config big;
-  big.cls = fp8;
-  big.tile_m = 128;
-  big.tile_n = 256;
-  big.tile_k = 128;
-  big.schedule = GemmSchedule::kCooperative;
+  GemmSm90Config big = tile_of(fp8, 128, 256, 128, GemmSchedule::kCooperative);
   EXPECT_NE(check_gemm_sm90(big).message().find("two sets of fp32 accumulators"), std::string::npos)
       << check_gemm_sm90(big).message();
   big.tile_n = 192;
@@ -237,12 +243,7 @@ TEST(GemmSm90, NarrowTilesArePersistentAndNotForFp8) {
     for (const GemmSm90Config& c : gemm_sm90_space(fp8, rules)) EXPECT_GE(c.tile_n, 64) << c.name();
   }
   // A forced narrow fp8 tile is valid with a 128-byte K only (CUTLASS refuses 64x16x256).
-  GemmSm90Config forced;
-  forced.cls = fp8;
-  forced.tile_m = 64;
-  forced.tile_n = 16;
-  forced.tile_k = 128;
-  forced.schedule = GemmSchedule::kPingpong;
+  GemmSm90Config forced = tile_of(fp8, 64, 16, 128, GemmSchedule::kPingpong);
   EXPECT_TRUE(check_gemm_sm90(forced).is_ok()) << check_gemm_sm90(forced).message();
   forced.tile_k = 256;
   EXPECT_NE(check_gemm_sm90(forced).message().find("at most 128 bytes"), std::string::npos)
