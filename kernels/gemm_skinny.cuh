@@ -53,6 +53,7 @@ struct GemmSkinnyRunner {
       SkinnyKernel<TR, TS, TD, TBias, kAct, kHasC, kHasBias, kAlphaVector, kSwapped, kMma>;
   static constexpr bool kPipelinable =
       kMma && std::is_same_v<TR, typename Kernel::MT> && std::is_same_v<TS, typename Kernel::MT>;
+  using Stream = SkinnyStream<Kernel, TR, TS>;
 
   // Both operands contiguous in K with 16-byte rows: the cp.async main loop (when the pointers
   // are 16-byte aligned too). Decided from the layout alone, so that the split count (and the
@@ -160,7 +161,7 @@ struct GemmSkinnyRunner {
   static int stream_parts(const SkinnyView& v, const BooGemmArgs& a) {
     if (a.splits > 0) return a.splits;
     int parts = kStreamWarps;
-    while (parts > 1 && v.k / parts < kStreamUnroll * kStreamChunk) parts /= 2;
+    while (parts > 1 && v.k / parts < kStreamUnroll * Stream::kChunk) parts /= 2;
     return parts;
   }
 
@@ -204,10 +205,11 @@ struct GemmSkinnyRunner {
     return workspace_bytes(v);
   }
 
-  template <class T>
+  // kV elements at a time, contiguous and aligned to their size (Kernel::kVec: the other loops';
+  // the streaming loop's fp8 vectors are 16 elements).
+  template <class T, int64_t kV = Kernel::kVec>
   static bool wide(const void* base, int64_t ks, int64_t line_stride, int64_t batch_stride,
                    int64_t batch) {
-    constexpr int64_t kV = Kernel::kVec;
     return sizeof(T) * kV <= 16 && ks == 1 && line_stride % kV == 0 &&
            (batch == 1 || batch_stride % kV == 0) &&
            reinterpret_cast<uintptr_t>(base) % (sizeof(T) * kV) == 0;
@@ -240,6 +242,10 @@ struct GemmSkinnyRunner {
     const auto cuda_stream = static_cast<cudaStream_t>(stream);
     if constexpr (kStream) {
       static_assert(kMma, "the streaming loop needs 16-bit or fp8 inputs");
+      if constexpr (Stream::kFp8) {
+        v.r_wide = wide<TR, Stream::kVec>(v.r, v.r_ks, v.r_rs, v.r_bs, v.batch);
+        v.s_wide = wide<TS, Stream::kVec>(v.s, v.s_ks, v.s_ss, v.s_bs, v.batch);
+      }
       if constexpr (kPipelinable) {
         if (bulk(v, a)) {
           static const cudaError_t attr = cudaFuncSetAttribute(

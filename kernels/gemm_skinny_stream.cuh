@@ -13,9 +13,14 @@
 // The warps of a tile add their partial sums in shared memory in warp order (deterministic);
 // the epilogue is gemm.skinny's (alpha, beta C, bias, activation).
 //
+// fp8 inputs (e4m3 or e5m2, each operand its own) multiply as they are, in mma.sync's k32 fp8
+// form: a lane's 16-byte vector holds 16 of k, a chunk is 64 deep, and the fragments line up the
+// same way (elements 0-7 of a vector the first k32 step's k 4t .. 4t + 3 and 4t + 16 .. 4t + 19,
+// elements 8-15 the second's). The per-tensor scales reach the epilogue through alpha_scale.
+//
 // Any layout is correct (vectors are gathered element by element where R or S is not
-// contiguous in K and 16-byte aligned); the fast path is the decode layout. Inputs of 16 bits,
-// or fp8 (converted to bf16 on the way); fp32 inputs stay on the other loops.
+// contiguous in K and 16-byte aligned); the fast path is the decode layout. Inputs of 16 bits
+// or fp8; fp32 inputs stay on the other loops.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -29,7 +34,7 @@ namespace boo_kernels {
 
 constexpr int kStreamWarps = 8;
 constexpr int kStreamThreads = kStreamWarps * 32;
-constexpr int kStreamChunk = 32;  // k per chunk: one 16-byte vector (8 elements) a lane
+constexpr int kStreamChunk = 32;  // k per chunk of 16-bit inputs: one 16-byte vector a lane
 // Chunks in flight per lane (BOO_SKINNY_STREAM_UNROLL: an experiment's override).
 #ifdef BOO_SKINNY_STREAM_UNROLL
 constexpr int kStreamUnroll = BOO_SKINNY_STREAM_UNROLL;
@@ -54,11 +59,17 @@ constexpr int kStreamBlocksPerSm = BOO_SKINNY_STREAM_BLOCKS_PER_SM;
 constexpr int kStreamBlocksPerSm = 2;
 #endif
 
+template <class T>
+constexpr bool kIsFp8 = std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
+
 template <class Kernel, class TR, class TS>
 struct SkinnyStream {
   using MT = typename Kernel::MT;
   static_assert(sizeof(MT) == 2, "the streaming loop multiplies 16-bit types");
-  static constexpr int kVec = 8;
+  // Both inputs fp8: the k32 fp8 multiply on the elements as loaded (see the top).
+  static constexpr bool kFp8 = kIsFp8<TR> && kIsFp8<TS>;
+  static constexpr int kVec = kFp8 ? 16 : 8;  // elements of a 16-byte vector
+  static constexpr int kChunk = 4 * kVec;     // k per chunk: a vector a lane, 4 lanes a line
 
   struct Shared {
     float part[kStreamWarps][16][kSkinnyCols + 1];  // +1: conflict-free column writes
@@ -74,26 +85,47 @@ struct SkinnyStream {
     return r;
   }
 
-  // 8 consecutive k of one line (a row of R or a column of S) from k on, zeros past `count`.
+  // fp8: kVec elements p[0], p[step], ... (zeros from `count` on; fp8 zero is all bits clear)
+  // as they are, packed into 16 bytes.
+  template <class T>
+  static __device__ __forceinline__ uint4 gather_bytes(const T* p, int64_t step, int64_t count) {
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(p);
+    uint32_t w[4] = {};
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) {
+      if (e < count) w[e / 4] |= static_cast<uint32_t>(b[e * step]) << (8 * (e % 4));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  }
+
+  // kVec consecutive k of one line (a row of R or a column of S) from k on, zeros past `count`.
   template <class T>
   static __device__ __forceinline__ uint4 load_r(const T* line, int64_t ks, int64_t count,
                                                  bool wide) {
-    if constexpr (std::is_same_v<T, MT>) {
+    if constexpr (kFp8 || std::is_same_v<T, MT>) {
       if (wide && count >= kVec) return stream_line(line);
     }
-    return Kernel::gather(line, ks, count, wide && ks == 1);
+    if constexpr (kFp8) {
+      return gather_bytes(line, ks, count);
+    } else {
+      return Kernel::gather(line, ks, count, wide && ks == 1);
+    }
   }
 
   template <class T>
   static __device__ __forceinline__ uint4 load_s(const T* line, int64_t ks, int64_t count,
                                                  bool wide) {
-    if constexpr (std::is_same_v<T, MT>) {
+    if constexpr (kFp8 || std::is_same_v<T, MT>) {
       if (wide && count >= kVec) return __ldg(reinterpret_cast<const uint4*>(line));
     }
-    return Kernel::gather(line, ks, count, wide && ks == 1);
+    if constexpr (kFp8) {
+      return gather_bytes(line, ks, count);
+    } else {
+      return Kernel::gather(line, ks, count, wide && ks == 1);
+    }
   }
 
-  // acc[nt] += R(rows g, g + 8; 8 k) S(8 k; column 8 nt + g) for the vectors x0, x1 of R.
+  // acc[nt] += R(rows g, g + 8; kVec k) S(kVec k; column 8 nt + g) for the vectors x0, x1 of R.
   template <int kColTiles>
   static __device__ __forceinline__ void multiply(float (&acc)[kColTiles][4], uint4 x0, uint4 x1,
                                                   const uint4 (&y)[kColTiles]) {
@@ -103,8 +135,13 @@ struct SkinnyStream {
     for (int nt = 0; nt < kColTiles; ++nt) {
       const uint32_t b0[2] = {y[nt].x, y[nt].y};
       const uint32_t b1[2] = {y[nt].z, y[nt].w};
-      mma_16816<MT>(acc[nt], a0, b0);
-      mma_16816<MT>(acc[nt], a1, b1);
+      if constexpr (kFp8) {
+        mma_16832_fp8<TR, TS>(acc[nt], a0, b0);
+        mma_16832_fp8<TR, TS>(acc[nt], a1, b1);
+      } else {
+        mma_16816<MT>(acc[nt], a0, b0);
+        mma_16816<MT>(acc[nt], a1, b1);
+      }
     }
   }
 
@@ -121,7 +158,7 @@ struct SkinnyStream {
     const int64_t row0 = (static_cast<int64_t>(blockIdx.x) * tiles_per_block + warp / parts) * 16;
     const int part = warp % parts;
     const int64_t share =
-        ((v.k + parts - 1) / parts + kStreamChunk - 1) / kStreamChunk * kStreamChunk;
+        ((v.k + parts - 1) / parts + kChunk - 1) / kChunk * kChunk;
     const int64_t kb = part * share;
     const int64_t ke = kb + share < v.k ? kb + share : v.k;
 
@@ -145,17 +182,17 @@ struct SkinnyStream {
     // Steps of kU chunks: all of a step's loads of R in flight before its first multiply.
     const auto steps = [&](auto unroll) {
       constexpr int kU = decltype(unroll)::value;
-      for (; k + kU * kStreamChunk <= ke; k += kU * kStreamChunk) {
+      for (; k + kU * kChunk <= ke; k += kU * kChunk) {
         uint4 x0[kU], x1[kU];
 #pragma unroll
         for (int u = 0; u < kU; ++u) {
-          const int64_t kk = k + u * kStreamChunk + t * kVec;
+          const int64_t kk = k + u * kChunk + t * kVec;
           x0[u] = load_r(r0 + kk, 1, kVec, true);
           x1[u] = load_r(r1 + kk, 1, kVec, true);
         }
 #pragma unroll
         for (int u = 0; u < kU; ++u) {
-          const int64_t kk = k + u * kStreamChunk + t * kVec;
+          const int64_t kk = k + u * kChunk + t * kVec;
           uint4 y[kColTiles];
 #pragma unroll
           for (int nt = 0; nt < kColTiles; ++nt) {
@@ -173,7 +210,7 @@ struct SkinnyStream {
       steps(std::integral_constant<int, kStreamUnroll>{});
     }
     // The rest a chunk at a time (partial vectors zero-filled; everything when not wide).
-    for (; k < ke; k += kStreamChunk) {
+    for (; k < ke; k += kChunk) {
       const int64_t kk = k + t * kVec;
       const int64_t count = ke - kk;  // may be <= 0: all zeros
       const uint4 x0 = load_r(r0 + kk * v.r_ks, v.r_ks, count, wide);

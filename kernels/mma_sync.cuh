@@ -10,6 +10,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -52,6 +53,35 @@ __device__ __forceinline__ void mma_1688(float (&c)[4], const uint32_t (&a)[2], 
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(b));
   }
+}
+
+// The fp8 form (m16n8k32, sm_89 and later): c += a b over 32 of k with e4m3 or e5m2 operands
+// (TA, TB: __nv_fp8_e4m3 or __nv_fp8_e5m2, each on its own). Fragments as the 16-bit forms',
+// four elements to a register where those hold two: a[0] = row g, columns 4t .. 4t + 3; a[1] =
+// row g + 8; a[2], a[3] = the same rows, columns 4t + 16 .. 4t + 19. b[0] = rows 4t .. 4t + 3 of
+// column g; b[1] = rows 4t + 16 .. 4t + 19.
+template <class TA, class TB>
+__device__ __forceinline__ void mma_16832_fp8(float (&c)[4], const uint32_t (&a)[4],
+                                              const uint32_t (&b)[2]) {
+  constexpr bool kA4 = std::is_same_v<TA, __nv_fp8_e4m3>;
+  constexpr bool kB4 = std::is_same_v<TB, __nv_fp8_e4m3>;
+  static_assert(kA4 || std::is_same_v<TA, __nv_fp8_e5m2>, "fp8 operands only");
+  static_assert(kB4 || std::is_same_v<TB, __nv_fp8_e5m2>, "fp8 operands only");
+#define BOO_MMA_16832(types)                                                                   \
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." types                                  \
+               ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"        \
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                                \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+  if constexpr (kA4 && kB4) {
+    BOO_MMA_16832("e4m3.e4m3");
+  } else if constexpr (kA4) {
+    BOO_MMA_16832("e4m3.e5m2");
+  } else if constexpr (kB4) {
+    BOO_MMA_16832("e5m2.e4m3");
+  } else {
+    BOO_MMA_16832("e5m2.e5m2");
+  }
+#undef BOO_MMA_16832
 }
 
 // The tf32 form (m16n8k8, fp32 operand bits: the tensor cores read their top 19 bits, as

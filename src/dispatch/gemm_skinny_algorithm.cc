@@ -33,6 +33,23 @@ bool pipelined_layout(const ops::GemmProblem& p) {
          p.lda % 8 == 0 && p.ldb % 8 == 0 && strides;
 }
 
+// Both inputs fp8 (e4m3 or e5m2).
+bool fp8_inputs(const ops::GemmProblem& p) { return core::is_fp8(p.a_type) && core::is_fp8(p.b_type); }
+
+// Whether the streaming loop streams 16-byte vectors (kernels/gemm_skinny.cuh, `wide` in run):
+// the cp.async layouts, or fp8 inputs contiguous in K (TN) with rows of whole 16-byte vectors,
+// which it multiplies as they are (16 of k a vector).
+bool stream_layout(const ops::GemmProblem& p) {
+  if (pipelined_layout(p)) return true;
+  const bool strides = p.batch == 1 || (p.stride_a % 16 == 0 && p.stride_b % 16 == 0);
+  return fp8_inputs(p) && p.trans_a == ops::Transpose::kT && p.trans_b == ops::Transpose::kN &&
+         p.lda % 16 == 0 && p.ldb % 16 == 0 && strides;
+}
+
+// k of a streaming chunk (kernels/gemm_skinny_stream.cuh, kChunk): a 16-byte vector in each of
+// 4 lanes.
+int64_t stream_chunk(const ops::GemmProblem& p) { return fp8_inputs(p) ? 64 : 32; }
+
 // The kernel's own choice of K splits (kernels/gemm_skinny.cuh, splits_for): the count whose
 // blocks best fill whole waves of resident blocks (2 per SM with the pipelined main loop, else
 // 3), splits 128 deep at least, the last block's reduction at most 32768 partials.
@@ -80,11 +97,11 @@ bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
 }
 
 // The streaming loop's warps per 16-row tile (kernels/gemm_skinny.cuh, stream_parts): 8, fewer
-// while a warp's share of K is under one unrolled step (4 chunks of 32).
-int64_t stream_parts(int64_t k, int forced) {
+// while a warp's share of K is under one unrolled step (4 chunks).
+int64_t stream_parts(const ops::GemmProblem& p, int forced) {
   if (forced > 0) return forced;
   int64_t parts = 8;
-  while (parts > 1 && k / parts < 128) parts /= 2;
+  while (parts > 1 && p.k / parts < 4 * stream_chunk(p)) parts /= 2;
   return parts;
 }
 
@@ -93,7 +110,7 @@ int64_t stream_parts(int64_t k, int forced) {
 // 0.878 of the copy bandwidth with one 8-column tile of S (4096 x 8, 14336 x 1, fp16 11008 x 4,
 // 1024 x 16 x 1024 all within 3%), 6% less rate for each further tile (16 to 32 columns), less
 // when a warp's share of K is short of 8 chunks (batched K = 128), and element gathers (R or S
-// not contiguous in K and 16-byte aligned) far slower.
+// not contiguous in K and 16-byte aligned) far slower. fp8 inputs: the same rates, not fitted.
 double stream_us(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t parts,
                  const DeviceModel& d, int64_t* blocks_out) {
   constexpr double kFixedUs = 2.4;
@@ -101,9 +118,10 @@ double stream_us(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   const int64_t blocks = (rows + rows_per_block - 1) / rows_per_block * p.batch;
   *blocks_out = blocks;
   const int64_t col_tiles = (cols + 7) / 8;
-  double share = pipelined_layout(p) ? kStreamBandwidthShare : kStreamGatherShare;
+  double share = stream_layout(p) ? kStreamBandwidthShare : kStreamGatherShare;
   share *= 1.0 - 0.06 * static_cast<double>(col_tiles - 1);
-  const double chunks = std::ceil(static_cast<double>(p.k) / static_cast<double>(parts) / 32.0);
+  const double chunks = std::ceil(static_cast<double>(p.k) / static_cast<double>(parts) /
+                                  static_cast<double>(stream_chunk(p)));
   if (chunks < 8) share *= std::sqrt(chunks / 8.0);
   // Bytes in flight: 32 KB a block (8 warps x 8 vectors a lane) over a ~1.2 us loaded latency,
   // two blocks an SM.
@@ -143,9 +161,11 @@ double bulk_us(const ops::GemmProblem& p, const DeviceModel& d) {
 // columns, or 16 over at most 40 MB (H100, 2026-11-26, bench/results/
 // 2026-11-26-gemm-stream-h100.md: ahead of gemm.sm90's narrow tiles and the GEMV loop there;
 // behind them with 16 columns over 117-262 MB and with 24 or 32, by 3-13%, which gemm.sm90's
-// model does not resolve: it overpredicts its narrow tiles there by up to 15%).
+// model does not resolve: it overpredicts its narrow tiles there by up to 15%). fp8 inputs: any
+// narrow side, as gemm.sm90 has no fp8 tiles under 64 columns to prefer.
 bool stream_pays(const ops::GemmProblem& p, int64_t cols) {
-  if (!pipelined_layout(p)) return false;
+  if (!stream_layout(p)) return false;
+  if (fp8_inputs(p)) return true;
   return cols <= 8 || (cols <= 16 && static_cast<double>(p.min_bytes()) <= 40e6);
 }
 
@@ -195,7 +215,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
           out.push_back(std::move(cand));  // (each lane sums K / 64 products a chain)
           continue;
         }
-        const int64_t parts = stream_parts(p.k, c.splits);
+        const int64_t parts = stream_parts(p, c.splits);
         int64_t blocks = 0;
         const double memory_us = stream_us(p, rows, cols, parts, d, &blocks);
         const double compute_us = p.flops() / 200e12 * 1e6;

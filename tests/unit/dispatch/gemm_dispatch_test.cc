@@ -676,6 +676,44 @@ TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
   EXPECT_FALSE(has_stream(fp32, space::RuleSet::kFull));
 }
 
+// fp8 decode GEMMs run the streaming loop, which multiplies e4m3 and e5m2 as loaded (mma.sync's
+// k32 fp8 form, 16 of k a vector): gemm.sm90 has no fp8 tile under 64 columns, and on 128x64
+// tiles 4096 x 8 x 4096 measured 17.2 us against cuBLASLt's 9.0 (H200, 2026-11-30, bench/
+// results/2026-11-30-dispatch-model-h200.md). Its warps a row tile keep one unrolled step of 64-deep
+// chunks each; rows that are not whole 16-byte vectors (K = 1000) stay on the split loop.
+TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
+  RankingDispatcher r;
+  GemmDispatcher& d = r.dispatcher;
+  const auto fp8 = [](int64_t m, int64_t n, int64_t k, core::DType a, core::DType b) {
+    ops::GemmProblem p = aligned(m, n, k);
+    p.a_type = a;
+    p.b_type = b;
+    return p;
+  };
+  const core::DType e4 = core::DType::kF8E4M3, e5 = core::DType::kF8E5M2;
+  for (const ops::GemmProblem& p :
+       {fp8(4096, 8, 4096, e4, e4), fp8(4096, 1, 4096, e5, e5), fp8(14336, 16, 4096, e4, e5),
+        fp8(8, 4096, 4096, e4, e4)}) {
+    auto c = d.candidates(p, nullptr);
+    ASSERT_TRUE(c.has_value()) << p.key();
+    EXPECT_NE(c->front().config.find("gemm.skinny_fp8"), std::string::npos) << c->front().config;
+    EXPECT_NE(c->front().config.find("_streamauto"), std::string::npos) << c->front().config;
+  }
+  // K = 512 over 8 warps a tile would leave each warp one 64-deep chunk: 2 warps keep 4.
+  GemmSkinnyAlgorithmProbe probe;
+  const std::vector<Candidate> shallow =
+      probe.algorithm->rank(fp8(65536, 8, 512, e4, e4), DeviceModel{}, space::RuleSet::kDefault);
+  auto stream = std::find_if(shallow.begin(), shallow.end(), [](const Candidate& x) {
+    return x.config.find("_streamauto") != std::string::npos;
+  });
+  ASSERT_NE(stream, shallow.end());
+  EXPECT_NE(stream->why.find("2 warps a row tile"), std::string::npos) << stream->why;
+  ops::GemmProblem odd = fp8(777, 13, 1000, e4, e4);
+  auto c = d.candidates(odd, nullptr);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->front().config.find("_stream"), std::string::npos) << c->front().config;
+}
+
 // With both operands MN-major (NT, the GEMM of a 1x1 backward weight) the split loop gathers its
 // columns at about 3 GB/s a block: fp32 16 x 16 x 200704 on 29 blocks measured 333 us (H200,
 // bench/results/2026-11-29-forced-lines-h200.md, 5b), which the bandwidth share alone put at 25.

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Device script of bench/results/2026-11-30-fp8-stream-h200.md (repository root, .deps/device
+# carried):
+#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [bandwidth]
+# gates: tests/gpu/gemm_skinny_fp8.txt through dispatch (boo and cuBLASLt against the
+# reference), again with --misalign (the element gathers), and tests/gpu/gemm_skinny.txt (the
+# 16-bit streaming loop, whose chunk is now a template constant).
+# forced: gemm.skinny's streaming loop forced on every line of the fp8 list, timed beside
+# cuBLASLt (scripts/device-run.sh skinnyforced).
+# timing: -jobs.txt (the fp8 decode lines on the streaming loop and on the gemm.sm90 tile that
+# dispatch picked before), two rounds, and the fp8 list's TN lines on dispatch's pick against
+# cuBLASLt (vendor.csv).
+# bandwidth: -bw-jobs.txt, the GEMM picks that BOO_MODEL_BANDWIDTH_GBS=4800 moves, each line on
+# both picks, two rounds; the public 1D conv line under both settings.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+J=bench/results/2026-11-30-fp8-stream
+source bench/device_steps.sh fp8-stream
+steps=("$@")
+has() { [ ${#steps[@]} -eq 0 ] || [[ " ${steps[*]} " == *" $1 "* ]]; }
+if has gates; then
+  NUMERICS_VENDORS=,cublaslt numerics fp8 tests/gpu/gemm_skinny_fp8.txt
+  grep -E "^>>> boo: [a-z]" "$L/fp8.log" | sort | uniq -c
+  numerics fp8-misaligned tests/gpu/gemm_skinny_fp8.txt --misalign
+  NUMERICS_VENDORS=,cublaslt numerics skinny tests/gpu/gemm_skinny.txt
+fi
+if has forced; then
+  BOO_SKINNY_LIST=tests/gpu/gemm_skinny_fp8.txt BOO_SKINNY_FORCE=streamauto \
+    timeout 300 scripts/device-run.sh skinnyforced >"$L/forced.log" 2>&1
+  tail -3 "$L/forced.log"
+  cp out/bench-skinny-forced.csv "$R/forced.csv"
+  cp out/skinnyforced.log "$L/skinnyforced.log"
+  grep -E "verify boo: FAIL|error" out/skinnyforced.log | head
+fi
+if has timing; then
+  timed timing "$J-jobs.txt" base boo 400
+  vendor vendor "$J-jobs.txt" cublaslt
+fi
+if has bandwidth; then
+  ab bw base boo
+  line=$(grep -m1 "W 4096 -k 512" bench/workloads/conv_public.txt)
+  for r in 1 2; do
+    for bw in 3350 4800; do
+      BOO_MODEL_BANDWIDTH_GBS=$bw step "conv1d-$bw-$r" 120 "$boo" driver --backend boo -t 1 \
+        --iter 100 --explain --csv "$R/conv1d-$bw-$r.csv" $line
+      grep -E "^>>> boo: (min|[a-z])" "$L/conv1d-$bw-$r.log" | cut -c1-140
+    done
+  done
+fi
