@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device script of bench/results/2026-11-30-fp8-stream-h200.md (repository root, .deps/device
 # carried):
-#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [bandwidth]
+#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [bandwidth]
 # gates: tests/gpu/gemm_skinny_fp8.txt through dispatch (boo and cuBLASLt against the
 # reference), again with --misalign (the element gathers), and tests/gpu/gemm_skinny.txt (the
 # 16-bit streaming loop, whose chunk is now a template constant).
@@ -10,6 +10,8 @@
 # timing: -jobs.txt (the fp8 decode lines on the streaming loop and on the gemm.sm90 tile that
 # dispatch picked before), two rounds, and the fp8 list's TN lines on dispatch's pick against
 # cuBLASLt (vendor.csv).
+# parts: -parts-jobs.txt, the streaming loop's warps a row tile (1, 2, 4, 8) forced on lines of
+# 16 to 32 columns (fp8 and bf16, the public 4096 x 16 x 4096 among them), beside dispatch's pick.
 # bandwidth: -bw-jobs.txt, the GEMM picks that BOO_MODEL_BANDWIDTH_GBS=4800 moves, each line on
 # both picks, two rounds; the public 1D conv line under both settings.
 set -uo pipefail
@@ -35,6 +37,9 @@ fi
 if has timing; then
   timed timing "$J-jobs.txt" base boo 400
   vendor vendor "$J-jobs.txt" cublaslt
+fi
+if has parts; then
+  timed parts "$J-parts-jobs.txt" base boo 400
 fi
 if has bandwidth; then
   ab bw base boo
