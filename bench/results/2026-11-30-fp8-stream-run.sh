@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device script of bench/results/2026-11-30-fp8-stream-h200.md (repository root, .deps/device
 # carried):
-#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [bandwidth]
+#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [rule] [bandwidth]
 # gates: tests/gpu/gemm_skinny_fp8.txt through dispatch (boo and cuBLASLt against the
 # reference), again with --misalign (the element gathers), and tests/gpu/gemm_skinny.txt (the
 # 16-bit streaming loop, whose chunk is now a template constant).
@@ -12,6 +12,10 @@
 # cuBLASLt (vendor.csv).
 # parts: -parts-jobs.txt, the streaming loop's warps a row tile (1, 2, 4, 8) forced on lines of
 # 16 to 32 columns (fp8 and bf16, the public 4096 x 16 x 4096 among them), beside dispatch's pick.
+# rule: the streaming loop's warps a row tile chosen by the blocks they make (landed after
+# parts): the fp8 list's gate and -lines.txt's (the 16-bit lines dispatch streams), then
+# -parts2-jobs.txt, each line on the new count (streamauto) and on 8 warps (the old one), two
+# rounds.
 # bandwidth: -bw-jobs.txt, the GEMM picks that BOO_MODEL_BANDWIDTH_GBS=4800 moves, each line on
 # both picks, two rounds; the public 1D conv line under both settings.
 set -uo pipefail
@@ -40,6 +44,11 @@ if has timing; then
 fi
 if has parts; then
   timed parts "$J-parts-jobs.txt" base boo 400
+fi
+if has rule; then
+  NUMERICS_VENDORS=,cublaslt numerics rule-fp8 tests/gpu/gemm_skinny_fp8.txt
+  NUMERICS_VENDORS=,cublaslt numerics rule-lines "$J-lines.txt"
+  timed parts2 "$J-parts2-jobs.txt" base boo 300
 fi
 if has bandwidth; then
   ab bw base boo

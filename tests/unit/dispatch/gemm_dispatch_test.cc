@@ -699,15 +699,25 @@ TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
     EXPECT_NE(c->front().config.find("gemm.skinny_fp8"), std::string::npos) << c->front().config;
     EXPECT_NE(c->front().config.find("_streamauto"), std::string::npos) << c->front().config;
   }
-  // K = 512 over 8 warps a tile would leave each warp one 64-deep chunk: 2 warps keep 4.
+  // Warps a row tile: the fewest whose blocks fill 80% of a wave of 2 x 132 (4096 rows: 8, 256
+  // blocks; 14336 rows: 2, 224 blocks; 65536 rows: 1), fewer where a warp's share of K would be
+  // under 4 chunks of 64 (4096 x 8 x 512: 2).
   GemmSkinnyAlgorithmProbe probe;
-  const std::vector<Candidate> shallow =
-      probe.algorithm->rank(fp8(65536, 8, 512, e4, e4), DeviceModel{}, space::RuleSet::kDefault);
-  auto stream = std::find_if(shallow.begin(), shallow.end(), [](const Candidate& x) {
-    return x.config.find("_streamauto") != std::string::npos;
-  });
-  ASSERT_NE(stream, shallow.end());
-  EXPECT_NE(stream->why.find("2 warps a row tile"), std::string::npos) << stream->why;
+  const auto warps = [&](const ops::GemmProblem& p) {
+    for (const Candidate& x : probe.algorithm->rank(p, DeviceModel{}, space::RuleSet::kDefault)) {
+      if (x.config.find("_streamauto") == std::string::npos) continue;
+      const size_t at = x.why.find(" warps a row tile");
+      const size_t from = x.why.rfind(' ', at - 1) + 1;
+      return std::stoi(x.why.substr(from, at - from));
+    }
+    return 0;
+  };
+  EXPECT_EQ(warps(fp8(4096, 8, 4096, e4, e4)), 8);
+  EXPECT_EQ(warps(fp8(14336, 16, 4096, e4, e4)), 2);
+  EXPECT_EQ(warps(fp8(65536, 8, 512, e4, e4)), 1);
+  EXPECT_EQ(warps(fp8(4096, 8, 512, e4, e4)), 2);
+  EXPECT_EQ(warps(aligned(4096, 8, 4096)), 8);
+  EXPECT_EQ(warps(aligned(28672, 8, 8192)), 1);
   ops::GemmProblem odd = fp8(777, 13, 1000, e4, e4);
   auto c = d.candidates(odd, nullptr);
   ASSERT_TRUE(c.has_value());
