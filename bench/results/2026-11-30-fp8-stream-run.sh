@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device script of bench/results/2026-11-30-fp8-stream-h200.md (repository root, .deps/device
 # carried):
-#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [rule] [bandwidth]
+#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [rule] [final] [bandwidth]
 # gates: tests/gpu/gemm_skinny_fp8.txt through dispatch (boo and cuBLASLt against the
 # reference), again with --misalign (the element gathers), and tests/gpu/gemm_skinny.txt (the
 # 16-bit streaming loop, whose chunk is now a template constant).
@@ -16,6 +16,8 @@
 # parts): the fp8 list's gate and -lines.txt's (the 16-bit lines dispatch streams), then
 # -parts2-jobs.txt, each line on the new count (streamauto) and on 8 warps (the old one), two
 # rounds.
+# final: the landed tree (the fewer warps a row tile for more than 8 columns only): -jobs.txt's
+# lines on dispatch's pick against cuBLASLt, -V 1 (final.csv).
 # bandwidth: -bw-jobs.txt, the GEMM picks that BOO_MODEL_BANDWIDTH_GBS=4800 moves, each line on
 # both picks, two rounds; the public 1D conv line under both settings.
 set -uo pipefail
@@ -49,6 +51,11 @@ if has rule; then
   NUMERICS_VENDORS=,cublaslt numerics rule-fp8 tests/gpu/gemm_skinny_fp8.txt
   NUMERICS_VENDORS=,cublaslt numerics rule-lines "$J-lines.txt"
   timed parts2 "$J-parts2-jobs.txt" base boo 300
+fi
+if has final; then
+  cut -f2 "$J-jobs.txt" | sort -u >/tmp/fp8-final.txt
+  step final-preload 120 "$boo" preload -j 16 --commands-file /tmp/fp8-final.txt
+  vendor final "$J-jobs.txt" cublaslt -V 1
 fi
 if has bandwidth; then
   ab bw base boo

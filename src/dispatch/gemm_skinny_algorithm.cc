@@ -96,16 +96,20 @@ bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   return !(starved && p.k / per_row > 4 * step);
 }
 
-// The streaming loop's warps per 16-row tile (kernels/gemm_skinny.cuh, stream_parts): the fewest
-// whose blocks (8 / parts row tiles each) fill 80% of a wave of two blocks an SM, fewer while a
-// warp's share of K is under one unrolled step (4 chunks).
-int64_t stream_parts(const ops::GemmProblem& p, int64_t rows, int sm_count, int forced) {
+// The streaming loop's warps per 16-row tile (kernels/gemm_skinny.cuh, stream_parts): 8; with
+// more than 8 columns, the fewest whose blocks (8 / parts row tiles each) fill 80% of a wave of
+// two blocks an SM; fewer while a warp's share of K is under one unrolled step (4 chunks).
+int64_t stream_parts(const ops::GemmProblem& p, int64_t rows, int64_t cols, int sm_count,
+                     int forced) {
   if (forced > 0) return forced;
-  const int64_t slots = 2 * int64_t{sm_count > 0 ? sm_count : 132};
-  const int64_t tiles = (rows + 15) / 16;
-  int64_t parts = 1;
-  while (parts < 8 && 5 * ((tiles + 8 / parts - 1) / (8 / parts)) * p.batch < 4 * slots) {
-    parts *= 2;
+  int64_t parts = 8;
+  if (cols > 8) {
+    const int64_t slots = 2 * int64_t{sm_count > 0 ? sm_count : 132};
+    const int64_t tiles = (rows + 15) / 16;
+    parts = 1;
+    while (parts < 8 && 5 * ((tiles + 8 / parts - 1) / (8 / parts)) * p.batch < 4 * slots) {
+      parts *= 2;
+    }
   }
   while (parts > 1 && p.k / parts < 4 * stream_chunk(p)) parts /= 2;
   return parts;
@@ -221,7 +225,7 @@ class GemmSkinnyAlgorithm final : public GemmAlgorithm {
           out.push_back(std::move(cand));  // (each lane sums K / 64 products a chain)
           continue;
         }
-        const int64_t parts = stream_parts(p, rows, d.sm_count, c.splits);
+        const int64_t parts = stream_parts(p, rows, cols, d.sm_count, c.splits);
         int64_t blocks = 0;
         const double memory_us = stream_us(p, rows, cols, parts, d, &blocks);
         const double compute_us = p.flops() / 200e12 * 1e6;

@@ -699,9 +699,9 @@ TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
     EXPECT_NE(c->front().config.find("gemm.skinny_fp8"), std::string::npos) << c->front().config;
     EXPECT_NE(c->front().config.find("_streamauto"), std::string::npos) << c->front().config;
   }
-  // Warps a row tile: the fewest whose blocks fill 80% of a wave of 2 x 132 (4096 rows: 8, 256
-  // blocks; 14336 rows: 2, 224 blocks; 65536 rows: 1), fewer where a warp's share of K would be
-  // under 4 chunks of 64 (4096 x 8 x 512: 2).
+  // Warps a row tile: 8; with more than 8 columns the fewest whose blocks fill 80% of a wave of
+  // 2 x 132 (4096 rows: 8, 256 blocks; 14336 rows: 2, 224 blocks); fewer where a warp's share of
+  // K would be under 4 chunks (of 64 for fp8: 4096 x 8 x 512 on 2).
   GemmSkinnyAlgorithmProbe probe;
   const auto warps = [&](const ops::GemmProblem& p) {
     for (const Candidate& x : probe.algorithm->rank(p, DeviceModel{}, space::RuleSet::kDefault)) {
@@ -714,10 +714,11 @@ TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
   };
   EXPECT_EQ(warps(fp8(4096, 8, 4096, e4, e4)), 8);
   EXPECT_EQ(warps(fp8(14336, 16, 4096, e4, e4)), 2);
-  EXPECT_EQ(warps(fp8(65536, 8, 512, e4, e4)), 1);
+  EXPECT_EQ(warps(fp8(65536, 24, 4096, e4, e4)), 1);
+  EXPECT_EQ(warps(fp8(4096, 24, 4096, e4, e4)), 8);
   EXPECT_EQ(warps(fp8(4096, 8, 512, e4, e4)), 2);
   EXPECT_EQ(warps(aligned(4096, 8, 4096)), 8);
-  EXPECT_EQ(warps(aligned(28672, 8, 8192)), 1);
+  EXPECT_EQ(warps(aligned(28672, 8, 8192)), 8);  // one tile of S: 1 warp measured slower
   ops::GemmProblem odd = fp8(777, 13, 1000, e4, e4);
   auto c = d.candidates(odd, nullptr);
   ASSERT_TRUE(c.has_value());
