@@ -157,8 +157,7 @@ struct SkinnyStream {
     const int64_t b = blockIdx.z;
     const int64_t row0 = (static_cast<int64_t>(blockIdx.x) * tiles_per_block + warp / parts) * 16;
     const int part = warp % parts;
-    const int64_t share =
-        ((v.k + parts - 1) / parts + kChunk - 1) / kChunk * kChunk;
+    const int64_t share = ((v.k + parts - 1) / parts + kChunk - 1) / kChunk * kChunk;
     const int64_t kb = part * share;
     const int64_t ke = kb + share < v.k ? kb + share : v.k;
 

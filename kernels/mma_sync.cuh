@@ -67,10 +67,10 @@ __device__ __forceinline__ void mma_16832_fp8(float (&c)[4], const uint32_t (&a)
   constexpr bool kB4 = std::is_same_v<TB, __nv_fp8_e4m3>;
   static_assert(kA4 || std::is_same_v<TA, __nv_fp8_e5m2>, "fp8 operands only");
   static_assert(kB4 || std::is_same_v<TB, __nv_fp8_e5m2>, "fp8 operands only");
-#define BOO_MMA_16832(types)                                                                   \
-  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." types                                  \
-               ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"        \
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                                \
+#define BOO_MMA_16832(types)                                                            \
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f32." types                           \
+               ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n" \
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                         \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
   if constexpr (kA4 && kB4) {
     BOO_MMA_16832("e4m3.e4m3");

@@ -86,10 +86,11 @@ if want build || [ ! -x "$boo" ]; then
     || { tail -30 "$OUT/build.log"; exit 1; }
 fi
 
-gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_swapped.txt tests/gpu/gemm_unaligned_fp8.txt
+gemm_lists=(tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny.txt tests/gpu/gemm_skinny_fp8.txt
+  tests/gpu/gemm_swapped.txt tests/gpu/gemm_unaligned_fp8.txt
   tests/gpu/gemm_split_parallel.txt tests/gpu/gemm_tf32_transposed.txt tests/gpu/gemm_tiles96.txt
   bench/workloads/gemm_public.log)
-misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt)
+misaligned_lists=(tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_awkward.txt tests/gpu/gemm_skinny_fp8.txt)
 # A shorter run (one device call on a fresh machine): BOO_GEMM_LISTS / BOO_MISALIGNED_LISTS
 # replace the lists; BOO_BENCH_LISTS the benchmark's extra lists (unset: the skinny list, the
 # public list with a write flush, the unaligned and fp8 list; set and empty: none).

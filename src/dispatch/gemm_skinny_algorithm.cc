@@ -34,7 +34,9 @@ bool pipelined_layout(const ops::GemmProblem& p) {
 }
 
 // Both inputs fp8 (e4m3 or e5m2).
-bool fp8_inputs(const ops::GemmProblem& p) { return core::is_fp8(p.a_type) && core::is_fp8(p.b_type); }
+bool fp8_inputs(const ops::GemmProblem& p) {
+  return core::is_fp8(p.a_type) && core::is_fp8(p.b_type);
+}
 
 // Whether the streaming loop streams 16-byte vectors (kernels/gemm_skinny.cuh, `wide` in run):
 // the cp.async layouts, or fp8 inputs contiguous in K (TN) with rows of whole 16-byte vectors,

@@ -679,8 +679,8 @@ TEST(Heuristic, TheStreamingLoopLeadsWhereItMeasuredFaster) {
 // fp8 decode GEMMs run the streaming loop, which multiplies e4m3 and e5m2 as loaded (mma.sync's
 // k32 fp8 form, 16 of k a vector): gemm.sm90 has no fp8 tile under 64 columns, and on 128x64
 // tiles 4096 x 8 x 4096 measured 17.2 us against cuBLASLt's 9.0 (H200, 2026-11-30, bench/
-// results/2026-11-30-dispatch-model-h200.md). Its warps a row tile keep one unrolled step of 64-deep
-// chunks each; rows that are not whole 16-byte vectors (K = 1000) stay on the split loop.
+// results/2026-11-30-dispatch-model-h200.md). Its warps a row tile keep one unrolled step of
+// 64-deep chunks each; rows that are not whole 16-byte vectors (K = 1000) stay on the split loop.
 TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
   RankingDispatcher r;
   GemmDispatcher& d = r.dispatcher;
@@ -691,9 +691,8 @@ TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
     return p;
   };
   const core::DType e4 = core::DType::kF8E4M3, e5 = core::DType::kF8E5M2;
-  for (const ops::GemmProblem& p :
-       {fp8(4096, 8, 4096, e4, e4), fp8(4096, 1, 4096, e5, e5), fp8(14336, 16, 4096, e4, e5),
-        fp8(8, 4096, 4096, e4, e4)}) {
+  for (const ops::GemmProblem& p : {fp8(4096, 8, 4096, e4, e4), fp8(4096, 1, 4096, e5, e5),
+                                    fp8(14336, 16, 4096, e4, e5), fp8(8, 4096, 4096, e4, e4)}) {
     auto c = d.candidates(p, nullptr);
     ASSERT_TRUE(c.has_value()) << p.key();
     EXPECT_NE(c->front().config.find("gemm.skinny_fp8"), std::string::npos) << c->front().config;
