@@ -718,10 +718,18 @@ TEST(Heuristic, Fp8DecodeRunsTheStreamingLoop) {
   EXPECT_EQ(warps(fp8(4096, 8, 512, e4, e4)), 2);
   EXPECT_EQ(warps(aligned(4096, 8, 4096)), 8);
   EXPECT_EQ(warps(aligned(28672, 8, 8192)), 8);  // one tile of S: 1 warp measured slower
-  ops::GemmProblem odd = fp8(777, 13, 1000, e4, e4);
-  auto c = d.candidates(odd, nullptr);
-  ASSERT_TRUE(c.has_value());
-  EXPECT_EQ(c->front().config.find("_stream"), std::string::npos) << c->front().config;
+  // Rows or batch strides that are not whole 16-byte vectors would be gathered byte by byte: the
+  // default rule set leaves the streaming loop out.
+  ops::GemmProblem odd_batch = fp8(4096, 8, 4096, e4, e4);
+  odd_batch.batch = 2;
+  odd_batch.stride_a = 4096 * 4096 + 8;
+  odd_batch.stride_b = 8 * 4096;
+  odd_batch.stride_c = odd_batch.stride_d = 4096 * 8;
+  for (const ops::GemmProblem& p : {fp8(777, 13, 1000, e4, e4), odd_batch}) {
+    for (const Candidate& x : probe.algorithm->rank(p, DeviceModel{}, space::RuleSet::kDefault)) {
+      EXPECT_EQ(x.config.find("_stream"), std::string::npos) << p.key() << ": " << x.config;
+    }
+  }
 }
 
 // With both operands MN-major (NT, the GEMM of a 1x1 backward weight) the split loop gathers its
