@@ -155,32 +155,11 @@ struct GemmSkinnyRunner {
     return !(starved && deep);
   }
 
-  // The streaming loop's warps per 16-row tile (kStream; a.splits carries a config's count): 8,
-  // as many as keep each warp at least one unrolled step of K deep. With more than one 8-column
-  // tile of S, the fewest (of those) whose blocks fill 80% of a wave of resident blocks: fewer
-  // warps a tile means more row tiles a block, whose warps read the same K range of S (from L1,
-  // once from L2). H200, 2026-11-30 (bench/results/2026-11-30-fp8-stream-h200.md): fp8
-  // 14336 x 16 x 4096 on 2, 4 and 8 warps 21.2, 23.4 and 25.6 us, bf16 37.0, 37.9 and 40.8; on
-  // 4096 rows 8 warps were fastest (fp8 4096 x 24 x 2064: 10.6 us against 12.0 on 4). With one
-  // tile of S fewer warps measured slower (28672 x 8 x 8192 on 1: bf16 139.4 us against 118.2
-  // on 8, fp8 72.5 against 66.7; 10240 x 4 x 8192 on 4: 53.4 against 48.2).
-  // dispatch::GemmSkinnyAlgorithm mirrors this rule.
+  // The streaming loop's warps per 16-row tile (kStream): a config's count (a.splits), else
+  // gemm_skinny_plan.cuh's rule, which dispatch's model plans with too.
   static int stream_parts(const SkinnyView& v, const BooGemmArgs& a) {
     if (a.splits > 0) return a.splits;
-    int parts = kStreamWarps;
-    if (v.cols > 8) {
-      const int64_t slots =
-          kStreamBlocksPerSm * static_cast<int64_t>(a.sm_count > 0 ? a.sm_count : 132);
-      const int64_t tiles = (v.rows + 15) / 16;
-      parts = 1;
-      while (parts < kStreamWarps &&
-             5 * ((tiles + kStreamWarps / parts - 1) / (kStreamWarps / parts)) * v.batch <
-                 4 * slots) {
-        parts *= 2;
-      }
-    }
-    while (parts > 1 && v.k / parts < kStreamUnroll * Stream::kChunk) parts /= 2;
-    return parts;
+    return stream_parts_for(v.rows, v.cols, v.k, v.batch, Stream::kChunk, a.sm_count);
   }
 
   // The bulk-copy loop (kStream, warps per row tile left to the runner): one column of S,

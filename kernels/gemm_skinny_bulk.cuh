@@ -26,6 +26,7 @@
 #include "entry_points.cuh"
 #include "gemm_skinny_gemv.cuh"
 #include "gemm_skinny_kernel.cuh"
+#include "gemm_skinny_plan.cuh"
 #include "tma.cuh"
 
 #ifndef BOO_SKINNY_BULK
@@ -43,26 +44,12 @@ namespace boo_kernels {
 
 constexpr int kBulkConsumers = 8;
 constexpr int kBulkThreads = (kBulkConsumers + 1) * 32;
-constexpr int kBulkBlocksPerSm = 2;
 constexpr int64_t kBulkSegmentBytes = 8192;                 // at most this much of a row a copy
 constexpr int64_t kBulkMaxSBytes = 40960;                   // S's column, in shared memory
 constexpr int64_t kBulkMinRowBytes = 2048;                  // shorter rows: the streaming loop
 constexpr int64_t kBulkMinBlockBytes = int64_t{256} << 10;  // R's bytes a block, at least
 
-// BOO_SKINNY_BULK_BATCH_WAVE=0 (through BOO_NVCC_FLAGS) gives every batch entry a whole wave,
-// for measuring.
-#ifndef BOO_SKINNY_BULK_BATCH_WAVE
-#define BOO_SKINNY_BULK_BATCH_WAVE 1
-#endif
-
-// Blocks for each batch entry: one wave on `sm_count` SMs (0: 132, an H100's or H200's) shared by
-// the whole batch, at least one an entry. (A wave for each entry put the batch-2 line
-// 8448 x 1 x 4096 at 0.947x cuBLASLt: two waves of persistent blocks.)
-inline int64_t bulk_wave(int32_t sm_count, int64_t batch) {
-  const int64_t wave = kBulkBlocksPerSm * static_cast<int64_t>(sm_count > 0 ? sm_count : 132);
-  if (!BOO_SKINNY_BULK_BATCH_WAVE || batch <= 1) return wave;
-  return wave / batch > 1 ? wave / batch : 1;
-}
+// kBulkBlocksPerSm and bulk_wave (blocks for each batch entry): gemm_skinny_plan.cuh.
 
 constexpr int64_t bulk_round(int64_t bytes) { return (bytes + 127) / 128 * 128; }
 

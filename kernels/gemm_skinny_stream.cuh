@@ -29,19 +29,12 @@
 
 #include "entry_points.cuh"
 #include "gemm_skinny_kernel.cuh"
+#include "gemm_skinny_plan.cuh"
 
 namespace boo_kernels {
 
-constexpr int kStreamWarps = 8;
+// kStreamWarps, kStreamUnroll and kStreamBlocksPerSm: gemm_skinny_plan.cuh.
 constexpr int kStreamThreads = kStreamWarps * 32;
-constexpr int kStreamChunk = 32;  // k per chunk of 16-bit inputs: one 16-byte vector a lane
-// Chunks in flight per lane (BOO_SKINNY_STREAM_UNROLL: an experiment's override).
-#ifdef BOO_SKINNY_STREAM_UNROLL
-constexpr int kStreamUnroll = BOO_SKINNY_STREAM_UNROLL;
-#else
-constexpr int kStreamUnroll = 4;  // H100: 4 and 8 within 2% on most decode shapes, 4 faster on
-                                  // fp16 11008 x 4 x 4096 and 1024 x 16 x 1024 (2026-11-26)
-#endif
 // Chunks in flight per lane while a warp's share of K has that many left, before the
 // kStreamUnroll steps (warps per tile still follow kStreamUnroll: stream_parts), for a single
 // column. H200: 4096 x 1 x 14336 36.8 -> 34.1 us, 128256 x 1 x 4096 248 -> 241; with 2 columns
@@ -53,11 +46,6 @@ constexpr int kStreamUnroll = 4;  // H100: 4 and 8 within 2% on most decode shap
 #define BOO_SKINNY_STREAM_DEEP 1
 #endif
 constexpr int kStreamDeepUnroll = BOO_SKINNY_STREAM_DEEP ? 2 * kStreamUnroll : kStreamUnroll;
-#ifdef BOO_SKINNY_STREAM_BLOCKS_PER_SM  // an experiment's override
-constexpr int kStreamBlocksPerSm = BOO_SKINNY_STREAM_BLOCKS_PER_SM;
-#else
-constexpr int kStreamBlocksPerSm = 2;
-#endif
 
 template <class T>
 constexpr bool kIsFp8 = std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;

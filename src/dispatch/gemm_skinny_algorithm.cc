@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "../../kernels/gemm_skinny_plan.cuh"
 #include "boo/dispatch/gemm_algorithms.h"
 #include "boo/space/gemm_skinny.h"
 
@@ -98,23 +99,12 @@ bool gemv_layout(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   return !(starved && p.k / per_row > 4 * step);
 }
 
-// The streaming loop's warps per 16-row tile (kernels/gemm_skinny.cuh, stream_parts): 8; with
-// more than 8 columns, the fewest whose blocks (8 / parts row tiles each) fill 80% of a wave of
-// two blocks an SM; fewer while a warp's share of K is under one unrolled step (4 chunks).
+// The streaming loop's warps per 16-row tile: a config's count, else the kernels' rule
+// (kernels/gemm_skinny_plan.cuh).
 int64_t stream_parts(const ops::GemmProblem& p, int64_t rows, int64_t cols, int sm_count,
                      int forced) {
   if (forced > 0) return forced;
-  int64_t parts = 8;
-  if (cols > 8) {
-    const int64_t slots = 2 * int64_t{sm_count > 0 ? sm_count : 132};
-    const int64_t tiles = (rows + 15) / 16;
-    parts = 1;
-    while (parts < 8 && 5 * ((tiles + 8 / parts - 1) / (8 / parts)) * p.batch < 4 * slots) {
-      parts *= 2;
-    }
-  }
-  while (parts > 1 && p.k / parts < 4 * stream_chunk(p)) parts /= 2;
-  return parts;
+  return boo_kernels::stream_parts_for(rows, cols, p.k, p.batch, stream_chunk(p), sm_count);
 }
 
 // The streaming loop (kernels/gemm_skinny_stream.cuh) beyond the launch: each operand crosses HBM
@@ -142,12 +132,7 @@ double stream_us(const ops::GemmProblem& p, int64_t rows, int64_t cols, int64_t 
   return kFixedUs + static_cast<double>(p.min_bytes()) / (rate_gbs * 1e9) * 1e6;
 }
 
-// The bulk-copy loop's blocks for each batch entry (kernels/gemm_skinny_bulk.cuh, bulk_wave): one
-// wave of two blocks an SM shared by the whole batch, at least one an entry.
-int64_t bulk_wave(int sm_count, int64_t batch) {
-  const int64_t wave = 2 * int64_t{sm_count > 0 ? sm_count : 132};
-  return std::max<int64_t>(wave / std::max<int64_t>(batch, 1), 1);
-}
+using boo_kernels::bulk_wave;  // the bulk-copy loop's blocks for each batch entry
 
 // Whether a streaming config with the runner's count takes the bulk-copy loop (kernels/
 // gemm_skinny.cuh, bulk, with the constants of kernels/gemm_skinny_bulk.cuh): one narrow column,
