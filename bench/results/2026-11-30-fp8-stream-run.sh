@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device script of bench/results/2026-11-30-fp8-stream-h200.md (repository root, .deps/device
 # carried):
-#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [rule] [final] [bandwidth]
+#   bash bench/results/2026-11-30-fp8-stream-run.sh [gates] [forced] [timing] [parts] [rule] [final] [smoke] [bandwidth]
 # gates: tests/gpu/gemm_skinny_fp8.txt through dispatch (boo and cuBLASLt against the
 # reference), again with --misalign (the element gathers), and tests/gpu/gemm_skinny.txt (the
 # 16-bit streaming loop, whose chunk is now a template constant).
@@ -18,6 +18,7 @@
 # rounds.
 # final: the landed tree (the fewer warps a row tile for more than 8 columns only): -jobs.txt's
 # lines on dispatch's pick against cuBLASLt, -V 1 (final.csv).
+# smoke: the refactored tree, one line per plan branch, -V 1 and timed (smoke.csv).
 # bandwidth: -bw-jobs.txt, the GEMM picks that BOO_MODEL_BANDWIDTH_GBS=4800 moves, each line on
 # both picks, two rounds; the public 1D conv line under both settings.
 set -uo pipefail
@@ -56,6 +57,17 @@ if has final; then
   cut -f2 "$J-jobs.txt" | sort -u >/tmp/fp8-final.txt
   step final-preload 120 "$boo" preload -j 16 --commands-file /tmp/fp8-final.txt
   vendor final "$J-jobs.txt" cublaslt -V 1
+fi
+if has smoke; then
+  # The refactored tree (e9f951d: the warps rule in kernels/gemm_skinny_plan.cuh): four lines,
+  # one per plan branch, -V 1 and timed.
+  grep -E "M: (14336, N: 16|4096, N: 8), K: 4096" tests/gpu/gemm_skinny_fp8.txt | head -2 >/tmp/smoke.txt
+  grep -E "M: 28672, N: 8, K: 8192" "$J-lines.txt" | head -1 >>/tmp/smoke.txt
+  grep -E "M: 14336, N: 1, K: 4096" bench/workloads/gemm_public.log | head -1 >>/tmp/smoke.txt
+  step smoke-preload 60 "$boo" preload -j 16 --commands-file /tmp/smoke.txt
+  step smoke 60 "$boo" driver --backend boo -t 1 --iter 100 -V 1 --explain \
+    --csv "$R/smoke.csv" --commands-file /tmp/smoke.txt
+  grep -E "chose|^>>> boo: min" "$L/smoke.log" | cut -c1-160
 fi
 if has bandwidth; then
   ab bw base boo
