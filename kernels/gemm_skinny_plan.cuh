@@ -26,6 +26,10 @@ constexpr int kStreamBlocksPerSm = BOO_SKINNY_STREAM_BLOCKS_PER_SM;
 constexpr int kStreamBlocksPerSm = 2;
 #endif
 
+// k of one streaming chunk for inputs of `element_bytes` (2: 16-bit, 1: fp8 on both sides): a
+// 16-byte vector in each of the 4 lanes that share a line.
+constexpr int64_t stream_chunk_for(int element_bytes) { return 4 * 16 / element_bytes; }
+
 // The streaming loop's warps per 16-row tile, for `rows` x `cols` per batch entry over a K of
 // `k` in chunks of `chunk` (32 for 16-bit inputs, 64 for fp8) on `sm_count` SMs (0: 132): 8, as
 // many as keep each warp at least one unrolled step of K deep. With more than one 8-column tile

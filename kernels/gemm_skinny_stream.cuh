@@ -57,7 +57,9 @@ struct SkinnyStream {
   // Both inputs fp8: the k32 fp8 multiply on the elements as loaded (see the top).
   static constexpr bool kFp8 = kIsFp8<TR> && kIsFp8<TS>;
   static constexpr int kVec = kFp8 ? 16 : 8;  // elements of a 16-byte vector
-  static constexpr int kChunk = 4 * kVec;     // k per chunk: a vector a lane, 4 lanes a line
+  // k per chunk: a vector a lane, 4 lanes a line (gemm_skinny_plan.cuh, which dispatch reads too)
+  static constexpr int kChunk = static_cast<int>(stream_chunk_for(kFp8 ? 1 : 2));
+  static_assert(kChunk == 4 * kVec, "a chunk is one vector in each of 4 lanes");
 
   struct Shared {
     float part[kStreamWarps][16][kSkinnyCols + 1];  // +1: conflict-free column writes

@@ -49,9 +49,10 @@ bool stream_layout(const ops::GemmProblem& p) {
          p.lda % 16 == 0 && p.ldb % 16 == 0 && strides;
 }
 
-// k of a streaming chunk (kernels/gemm_skinny_stream.cuh, kChunk): a 16-byte vector in each of
-// 4 lanes.
-int64_t stream_chunk(const ops::GemmProblem& p) { return fp8_inputs(p) ? 64 : 32; }
+// k of a streaming chunk (kernels/gemm_skinny_plan.cuh, as the kernel's kChunk).
+int64_t stream_chunk(const ops::GemmProblem& p) {
+  return boo_kernels::stream_chunk_for(fp8_inputs(p) ? 1 : 2);
+}
 
 // The kernel's own choice of K splits (kernels/gemm_skinny.cuh, splits_for): the count whose
 // blocks best fill whole waves of resident blocks (2 per SM with the pipelined main loop, else
