@@ -59,7 +59,7 @@ if has final; then
   vendor final "$J-jobs.txt" cublaslt -V 1
 fi
 if has smoke; then
-  # The refactored tree (e9f951d: the warps rule in kernels/gemm_skinny_plan.cuh): four lines,
+  # The refactored tree (e9f951d, c41e20c: kernels/gemm_skinny_plan.cuh): four lines,
   # one per plan branch, -V 1 and timed.
   grep -E "M: (14336, N: 16|4096, N: 8), K: 4096" tests/gpu/gemm_skinny_fp8.txt | head -2 >/tmp/smoke.txt
   grep -E "M: 28672, N: 8, K: 8192" "$J-lines.txt" | head -1 >>/tmp/smoke.txt
