@@ -88,6 +88,18 @@ struct SkinnyStream {
     return make_uint4(w[0], w[1], w[2], w[3]);
   }
 
+  // A vector the loads below cannot take whole: fp8 bytes as they are, else elements converted
+  // into the multiply type (Kernel::gather).
+  template <class T>
+  static __device__ __forceinline__ uint4 gather_line(const T* line, int64_t ks, int64_t count,
+                                                      bool wide) {
+    if constexpr (kFp8) {
+      return gather_bytes(line, ks, count);
+    } else {
+      return Kernel::gather(line, ks, count, wide && ks == 1);
+    }
+  }
+
   // kVec consecutive k of one line (a row of R or a column of S) from k on, zeros past `count`.
   template <class T>
   static __device__ __forceinline__ uint4 load_r(const T* line, int64_t ks, int64_t count,
@@ -95,11 +107,7 @@ struct SkinnyStream {
     if constexpr (kFp8 || std::is_same_v<T, MT>) {
       if (wide && count >= kVec) return stream_line(line);
     }
-    if constexpr (kFp8) {
-      return gather_bytes(line, ks, count);
-    } else {
-      return Kernel::gather(line, ks, count, wide && ks == 1);
-    }
+    return gather_line(line, ks, count, wide);
   }
 
   template <class T>
@@ -108,11 +116,7 @@ struct SkinnyStream {
     if constexpr (kFp8 || std::is_same_v<T, MT>) {
       if (wide && count >= kVec) return __ldg(reinterpret_cast<const uint4*>(line));
     }
-    if constexpr (kFp8) {
-      return gather_bytes(line, ks, count);
-    } else {
-      return Kernel::gather(line, ks, count, wide && ks == 1);
-    }
+    return gather_line(line, ks, count, wide);
   }
 
   // acc[nt] += R(rows g, g + 8; kVec k) S(kVec k; column 8 nt + g) for the vectors x0, x1 of R.

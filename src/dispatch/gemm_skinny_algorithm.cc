@@ -24,14 +24,19 @@ constexpr double kBulkBandwidthShare = 1.09;     // measured, see bulk_us()
 constexpr double kBulkFixedUs = 4.5;             // measured, see bulk_us()
 constexpr double kGatherBlockGbs = 3.0;          // a split block, NT operands: see rank()
 
+// Both operands contiguous in K (TN), their rows and batch strides whole vectors of `elems`.
+bool tn_in_vectors(const ops::GemmProblem& p, int64_t elems) {
+  const bool strides = p.batch == 1 || (p.stride_a % elems == 0 && p.stride_b % elems == 0);
+  return p.trans_a == ops::Transpose::kT && p.trans_b == ops::Transpose::kN && p.lda % elems == 0 &&
+         p.ldb % elems == 0 && strides;
+}
+
 // Whether the kernel takes its cp.async main loop (kernels/gemm_skinny.cuh, pipelined_layout):
 // 16-bit inputs of one type, both operands contiguous in K (TN) with 16-byte rows.
 bool pipelined_layout(const ops::GemmProblem& p) {
   const bool sixteen =
       (p.a_type == core::DType::kBF16 || p.a_type == core::DType::kF16) && p.b_type == p.a_type;
-  const bool strides = p.batch == 1 || (p.stride_a % 8 == 0 && p.stride_b % 8 == 0);
-  return sixteen && p.trans_a == ops::Transpose::kT && p.trans_b == ops::Transpose::kN &&
-         p.lda % 8 == 0 && p.ldb % 8 == 0 && strides;
+  return sixteen && tn_in_vectors(p, 8);
 }
 
 // Both inputs fp8 (e4m3 or e5m2).
@@ -43,10 +48,7 @@ bool fp8_inputs(const ops::GemmProblem& p) {
 // the cp.async layouts, or fp8 inputs contiguous in K (TN) with rows of whole 16-byte vectors,
 // which it multiplies as they are (16 of k a vector).
 bool stream_layout(const ops::GemmProblem& p) {
-  if (pipelined_layout(p)) return true;
-  const bool strides = p.batch == 1 || (p.stride_a % 16 == 0 && p.stride_b % 16 == 0);
-  return fp8_inputs(p) && p.trans_a == ops::Transpose::kT && p.trans_b == ops::Transpose::kN &&
-         p.lda % 16 == 0 && p.ldb % 16 == 0 && strides;
+  return pipelined_layout(p) || (fp8_inputs(p) && tn_in_vectors(p, 16));
 }
 
 // k of a streaming chunk (kernels/gemm_skinny_plan.cuh, as the kernel's kChunk).
