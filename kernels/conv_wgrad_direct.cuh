@@ -384,11 +384,10 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
 #pragma unroll
   for (int m = 0; m < kMTiles; ++m) mine[m] = true;
   if constexpr (kGrouped && BOO_WGRAD_GROUP_SKIP != 0) {
-    const int span = p.group_channels > 16 ? p.group_channels : 16;
+    // span: C/G or 16, a power of two (the group test of the epilogue, below)
+    const int span = p.group_channels > 16 ? p.group_channels : 16, ss = __ffs(span) - 1;
 #pragma unroll
-    for (int m = 0; m < kMTiles; ++m) {
-      mine[m] = 16 * (kMTiles * part + m) / span == 16 * unit / span;
-    }
+    for (int m = 0; m < kMTiles; ++m) mine[m] = 16 * (kMTiles * part + m) >> ss == 16 * unit >> ss;
   }
 
   float acc[kMTiles][kWgradTapsPerWarp][2][4];
@@ -472,10 +471,36 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
         }
       }
     }
-  } else {
+  } else if constexpr (kGrouped) {
     // Grouped: only channel pairs of one group (c and c + 1 share it: C/G is even), at the
-    // channel's place in its group.
-    const int gc = kGrouped ? p.group_channels : 0, row = gc > 0 ? gc : static_cast<int>(a.c);
+    // channel's place in its group. C/G is 8, 16, 32 or 64 (wgrad_plan), a power of two, so a
+    // channel's group and place are a shift and a mask of its offset in the block (k0 = c0, a
+    // multiple of 64; C = K, so every row and column of the block is in the tensor). Divisions by
+    // C/G here were most of the kernel's instructions on small planes: 6.8k a warp on n32 c1024
+    // 7x7 G = 32, 34 us (ncu, bench/results/2026-11-30-kernel-times-h200.md).
+    const int gc = p.group_channels, gs = __ffs(gc) - 1;
+#pragma unroll
+    for (int m = 0; m < kMTiles; ++m) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int kl = 16 * (kMTiles * part + m) + g + 8 * h;
+        float* row_out = out + (static_cast<int64_t>(k0 + kl) * taps + tap0 + first_tap) * gc;
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+          const int cl = 16 * unit + 8 * n + 2 * t;
+          if (kl >> gs != cl >> gs) continue;
+#pragma unroll
+          for (int j = 0; j < kWgradTapsPerWarp; ++j) {
+            if (j < my_taps) {
+              *reinterpret_cast<float2*>(row_out + j * gc + (cl & (gc - 1))) =
+                  make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
+            }
+          }
+        }
+      }
+    }
+  } else {
+    const int cc = static_cast<int>(a.c);
 #pragma unroll
     for (int m = 0; m < kMTiles; ++m) {
 #pragma unroll
@@ -484,14 +509,14 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
           const int c = c0 + 16 * unit + 8 * n + 2 * t;
-          if (c >= a.c) continue;
+          if (c >= cc) continue;
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int kk = k0 + 16 * (kMTiles * part + m) + g + 8 * h;
-            if (kk >= a.k || (gc > 0 && kk / gc != c / gc)) continue;
+            if (kk >= a.k) continue;
             *reinterpret_cast<float2*>(
-                out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * row +
-                (gc > 0 ? c % gc : c)) = make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
+                out + (static_cast<int64_t>(kk) * taps + tap0 + first_tap + j) * cc + c) =
+                make_float2(acc[m][j][n][2 * h], acc[m][j][n][2 * h + 1]);
           }
         }
       }
