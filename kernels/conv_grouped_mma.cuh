@@ -5,7 +5,7 @@
 // one per input point (ih x iw points of one plane), the block's C/G x gb channels first; x_row is
 // an odd number of 16-byte units, so that the eight rows of an 8 x 8 fragment fall in distinct
 // banks. conv.split_wgrad's and conv.padded_channels' direct kernels tile their pixels with the
-// same plan (grouped_tile_shape).
+// same plan (grouped_tile_shape). The plans are plain C++ in conv_grouped_plan.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,6 +14,7 @@
 
 #include "activation.cuh"
 #include "conv_common.cuh"
+#include "conv_grouped_plan.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
@@ -30,84 +31,6 @@ constexpr int kGroupedWarps = kGroupedThreads / 32;
 #define BOO_GROUPED_BLOCKS 2
 #endif
 constexpr int kGroupedBlocksPerSm = BOO_GROUPED_BLOCKS;
-// Output pixels of a tile, at most (8 m-tiles); BOO_GROUPED_TILE_PIXELS (a multiple of 16, at
-// most 128) is for measuring.
-#ifndef BOO_GROUPED_TILE_PIXELS
-#define BOO_GROUPED_TILE_PIXELS 128
-#endif
-constexpr int kGroupedTilePixels = BOO_GROUPED_TILE_PIXELS;
-constexpr int kGroupedMTiles = kGroupedTilePixels / 16;
-constexpr int kGroupedBlockChannels = 64;  // channels of x and of y per block, at most
-constexpr int kGroupedMaxGroupChannels = 32;
-constexpr int kGroupedMaxShared = 100 * 1024;
-
-// The block's geometry, planned on the host (grouped_plan).
-struct GroupedPlan {
-  int th, tw;               // output tile (rows, columns)
-  int id, ih, iw;           // input tile: the points the tile's taps reach
-  int tiles_h, tiles_w;     // tiles per output plane
-  int gb, chunks;           // groups per block; G / gb
-  int q;                    // 8-channel chunks of one output channel's filter: taps x C/G / 8
-  int x_row, w_row, y_row;  // shared-memory row lengths (elements): input point, filter, output
-  int shared_bytes;
-};
-
-// Rows of `elements` 16-bit values, padded to an odd number of 16-byte units.
-inline int grouped_row(int elements) {
-  const int units = (elements + 7) / 8;
-  return (units % 2 == 1 ? units : units + 1) * 8;
-}
-
-inline int grouped_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
-
-// The output-pixel tiling of `p` for tiles of at most `most` pixels (rows of at most 64 wide
-// tiles, contiguous runs of x and y) and the input tile their taps reach. (conv.split_wgrad's
-// direct kernel tiles its pixels the same way.) False where the input tile spans 1024 rows or
-// columns or more (its tables pack 10 bits).
-inline bool grouped_tile_shape(const BooConvArgs& a, int most, GroupedPlan* p) {
-  const int64_t ho = a.out[1], wo = a.out[2];
-  p->tiles_w = grouped_ceil(wo, most < 64 ? most : 64);
-  p->tw = grouped_ceil(wo, p->tiles_w);
-  const int rows = most / p->tw > 0 ? most / p->tw : 1;
-  p->tiles_h = grouped_ceil(ho, rows);
-  p->th = grouped_ceil(ho, p->tiles_h);
-  p->id = static_cast<int>((a.filter[0] - 1) * a.dilation[0] + 1);
-  p->ih = static_cast<int>((p->th - 1) * a.stride[1] + (a.filter[1] - 1) * a.dilation[1] + 1);
-  p->iw = static_cast<int>((p->tw - 1) * a.stride[2] + (a.filter[2] - 1) * a.dilation[2] + 1);
-  return p->id < 2048 && p->ih < 1024 && p->iw < 1024;
-}
-
-// The plan for `a`, or nullptr with why not in `*why`.
-inline const char* grouped_plan(const BooConvArgs& a, GroupedPlan* p) {
-  const int cg = static_cast<int>(a.c / a.groups), kg = static_cast<int>(a.k / a.groups);
-  if (!grouped_tile_shape(a, kGroupedTilePixels, p)) {
-    return "conv.grouped's direct kernel: its input tile spans 1024 rows or columns or more "
-           "(large stride or dilation)";
-  }
-  const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
-  p->q = static_cast<int>(taps * cg / 8);
-  p->w_row = grouped_row(p->q * 8);
-  const int widest = cg > kg ? cg : kg;
-  for (int gb = static_cast<int>(kGroupedBlockChannels / widest); gb >= 1; --gb) {
-    if (a.groups % gb != 0) continue;
-    p->gb = gb;
-    p->chunks = static_cast<int>(a.groups / gb);
-    p->x_row = grouped_row(gb * cg);
-    p->y_row = grouped_row(gb * kg);
-    const int64_t points = static_cast<int64_t>(p->id) * p->ih * p->iw;
-    const int64_t pixels = static_cast<int64_t>(p->th) * p->tw;
-    const int64_t bytes =
-        16 + 16 * grouped_ceil(gb * kg, 4) + 16 * grouped_ceil(p->q + 1, 4) +
-        16 * grouped_ceil(points, 4) + 16 * grouped_ceil(pixels, 4) +
-        2 * (static_cast<int64_t>(gb) * kg * p->w_row + 2 * points * p->x_row + pixels * p->y_row);
-    if (bytes <= kGroupedMaxShared) {
-      p->shared_bytes = static_cast<int>(bytes);
-      return nullptr;
-    }
-  }
-  return "conv.grouped's direct kernel: the filter and input tile of one group exceed its shared "
-         "memory (large filter or dilation)";
-}
 
 // The tile with index `tile` (0 .. n x D_out x tiles_h x tiles_w - 1): its image, output depth
 // plane and first output row and column.

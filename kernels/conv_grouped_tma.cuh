@@ -32,10 +32,6 @@
 
 namespace boo_kernels {
 
-// BOO_NVCC_FLAGS=-DBOO_GROUPED_TMA=0 turns the kernel off (the cp.async kernel runs everything).
-#ifndef BOO_GROUPED_TMA
-#define BOO_GROUPED_TMA 1
-#endif
 // BOO_NVCC_FLAGS=-DBOO_GROUPED_TMA_HOIST_B=0 loads the filter fragments every tile on every layer
 // (for measuring the fragments kept in registers, kGroupedTmaHoistedSteps).
 #ifndef BOO_GROUPED_TMA_HOIST_B
@@ -45,90 +41,11 @@ namespace boo_kernels {
 #ifndef BOO_GROUPED_TMA_TAIL_K8
 #define BOO_GROUPED_TMA_TAIL_K8 1
 #endif
-constexpr int kGroupedTmaChannels = 64;  // output channels of a block: a 128-byte row a pixel
-constexpr int kGroupedTmaMaxStages = 3;
-constexpr int kGroupedTmaMaxShared = 227 * 1024;
-constexpr int kGroupedTmaTwoBlocks = 113 * 1024;  // two blocks an SM (1 KB each for the driver)
 // A warp of one n-tile (K/G = 8) whose reduction takes at most this many k16 steps (C/G = 8 with a
 // 3x3 filter: 9 chunks, 5 steps) keeps its filter fragments in registers for all its tiles (2 a
 // step): they are the same every tile, and the load of the step's B fragment just before its first
 // mma was the step loop's longest wait (ncu source counters, H200; 2026-11-28-conv-latency).
 constexpr int kGroupedTmaHoistedSteps = 5;
-
-// Shared memory, from a 1024-byte boundary: two output tiles (out_bytes each), the input stages
-// (stage_bytes each), the stages' mbarriers, then what grouped_block_setup fills: the zero row,
-// the bias, the reduction's offsets and the filters.
-struct GroupedTmaPlan {
-  int stages;       // input stages: 2, or 3 on 64-pixel tiles
-  int images;       // images a tile spans: 1, or where one tile holds a whole plane, as many
-                    // planes as fit the tile's pixels
-  int64_t tiles;    // tiles of the problem
-  int box_bytes;    // one input box: x_row x iw x ih x images elements
-  int stage_bytes;  // box_bytes rounded up to 1024
-  int out_bytes;    // one output tile (128 bytes a pixel) rounded up to 1024
-  int shared_bytes;
-};
-
-inline int grouped_round_1024(int64_t bytes) {
-  return static_cast<int>((bytes + 1023) / 1024 * 1024);
-}
-
-// The TMA kernel's plan for `a`: its tiling `p` (the cp.async kernel's plan `cp`, re-tiled) and
-// `t`, or why it does not apply: tiles of 128 pixels with two stages where two blocks fit an SM;
-// else (strided layers' wide input boxes) 64 pixels with three stages, one block an SM; else 128
-// pixels, one block an SM. (ResNeXt's stride-2 n64 c256 56x56 G = 32 layer, H100: 58.3 us on
-// 64-pixel tiles with three stages; 73-75 us on 32-pixel tiles with three stages, two blocks an
-// SM; bench/results/2026-11-27-conv-grouped-tma-h100.md.)
-inline const char* grouped_tma_plan(const BooConvArgs& a, const GroupedPlan& cp, GroupedPlan* p,
-                                    GroupedTmaPlan* t) {
-  if (!BOO_GROUPED_TMA) return "conv.grouped's TMA kernel is off (BOO_GROUPED_TMA=0)";
-  if (a.in[0] != 1 || a.out[0] != 1 || a.filter[0] != 1) {
-    return "conv.grouped's TMA kernel takes 1D and 2D layers";
-  }
-  // 64 output channels a block: its groups, whatever the cp.async kernel's plan took (it keeps
-  // the groups' input tiles twice in 100 KB, and gives wide boxes fewer groups).
-  const int64_t cg = a.c / a.groups, kg = a.k / a.groups;
-  if (kg < cg || kGroupedTmaChannels % kg != 0 || a.groups % (kGroupedTmaChannels / kg) != 0) {
-    return "conv.grouped's TMA kernel needs 64 output channels a block (K/G >= C/G)";
-  }
-  GroupedPlan groups = cp;
-  groups.gb = static_cast<int>(kGroupedTmaChannels / kg);
-  groups.chunks = static_cast<int>(a.groups / groups.gb);
-  groups.x_row = grouped_row(static_cast<int>(groups.gb * cg));
-  struct Option {
-    int pixels, stages, most_bytes;
-  };
-  const Option options[] = {{kGroupedTilePixels, 2, kGroupedTmaTwoBlocks},
-                            {kGroupedTilePixels / 2, 3, kGroupedTmaMaxShared},
-                            {kGroupedTilePixels, 2, kGroupedTmaMaxShared}};
-  for (const Option& o : options) {
-    *p = groups;
-    if (!grouped_tile_shape(a, o.pixels, p)) continue;
-    if (p->x_row > 256 || p->iw > 256 || p->ih > 256 || p->tw > 256 || p->th > 256) continue;
-    const int plane = p->th * p->tw;
-    t->stages = o.stages;
-    t->images = 1;
-    if (p->tiles_h == 1 && p->tiles_w == 1) {
-      const int64_t fit = o.pixels / plane;
-      t->images = static_cast<int>(fit < a.n ? fit : a.n);
-    }
-    t->tiles = (a.n + t->images - 1) / t->images * p->tiles_h * p->tiles_w;
-    const int64_t box = 2LL * p->x_row * p->iw * p->ih * t->images;
-    const int kb = kGroupedTmaChannels;
-    const int64_t tables = 16LL * ((8 * kGroupedTmaMaxStages + 15) / 16) + 16 +
-                           16 * ((kb + 3) / 4) + 16 * ((p->q + 1 + 3) / 4) + 2LL * kb * p->w_row;
-    t->box_bytes = static_cast<int>(box);
-    t->stage_bytes = grouped_round_1024(box);
-    t->out_bytes = grouped_round_1024(128LL * plane * t->images);
-    const int64_t bytes =
-        1024 + 2LL * t->out_bytes + static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
-    if (box < (1 << 20) && bytes <= o.most_bytes) {
-      t->shared_bytes = static_cast<int>(bytes);
-      return nullptr;
-    }
-  }
-  return "conv.grouped's TMA kernel: its tiles exceed shared memory or a box side is over 256";
-}
 
 // x in boxes of x_row channels x iw x ih x images, unswizzled; y in boxes of 64 channels x tw x
 // th x images, 128-byte swizzled (1D and 2D layers: a plane an image). False where the driver
