@@ -155,7 +155,11 @@ template <class T, bool kHasBias, int kAct>
 struct ConvGroupedRunner {
   static_assert(sizeof(T) == 2, "conv.grouped's direct kernel runs on 16-bit tensor-core types");
 
-  static const char* reject(const BooConvArgs& a, GroupedPlan* plan) {
+  // Why neither kernel takes `a`, or nullptr with `*plan` (and `*tma`) the plan of the one that
+  // runs: the TMA kernel's where grouped_tma_plan takes it (tma->tiles > 0), else the cp.async
+  // kernel's (tma->tiles == 0).
+  static const char* reject(const BooConvArgs& a, GroupedPlan* plan, GroupedTmaPlan* tma) {
+    *tma = GroupedTmaPlan{};
     if (a.direction != BOO_CONV_FORWARD) {
       return "conv.grouped's direct kernel runs the forward pass only";
     }
@@ -189,17 +193,23 @@ struct ConvGroupedRunner {
         reinterpret_cast<uintptr_t>(a.w) % 16 != 0) {
       return "conv.grouped's direct kernel needs 16-byte aligned x, w and y";
     }
+    // The TMA kernel's plan where it applies, else the cp.async kernel's (run() re-plans: the
+    // driver may still refuse the TMA maps). Either fits the problem.
+    if (grouped_tma_plan(a, plan, tma) == nullptr) return nullptr;
+    *tma = GroupedTmaPlan{};
     return grouped_plan(a, plan);
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
     GroupedPlan plan{};
-    return reject_verdict(reject(a, &plan), why, len);
+    GroupedTmaPlan tma{};
+    return reject_verdict(reject(a, &plan, &tma), why, len);
   }
 
   static int64_t workspace(const BooConvArgs& a) {
     GroupedPlan plan{};
-    return reject(a, &plan) == nullptr ? 0 : -1;
+    GroupedTmaPlan tma{};
+    return reject(a, &plan, &tma) == nullptr ? 0 : -1;
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
@@ -207,16 +217,13 @@ struct ConvGroupedRunner {
     (void)ws;
     (void)ws_bytes;
     GroupedPlan plan{};
-    if (const int32_t v = reject_verdict(reject(a, &plan), why, len); v != BOO_OK) return v;
-    if (a.dry_run) return BOO_OK;
-    const int64_t work =
-        a.n * a.out[0] * plan.tiles_h * plan.tiles_w * static_cast<int64_t>(plan.chunks);
-    // The TMA kernel where it applies and the driver takes its maps, else the cp.async one.
-    GroupedPlan tiling{};
     GroupedTmaPlan tma{};
+    if (const int32_t v = reject_verdict(reject(a, &plan, &tma), why, len); v != BOO_OK) return v;
+    if (a.dry_run) return BOO_OK;
+    // The TMA kernel where it applies and the driver takes its maps, else the cp.async one.
     CUtensorMap x_map{}, y_map{};
-    if (grouped_tma_plan(a, plan, &tiling, &tma) == nullptr &&
-        grouped_tma_maps(a, tiling, tma, &x_map, &y_map)) {
+    if (tma.tiles > 0 && grouped_tma_maps(a, plan, tma, &x_map, &y_map)) {
+      const GroupedPlan& tiling = plan;
       const int64_t tma_work = tma.tiles * tiling.chunks;
       const bool few = (tiling.th * tiling.tw * tma.images + 15) / 16 <= 4;  // m-tiles
       // The instance for kN n-tiles a warp and kSteps hoisted steps, by the tile's m-tiles.
@@ -243,9 +250,18 @@ struct ConvGroupedRunner {
           return launch(integral_constant<int, 4>{}, integral_constant<int, 0>{});
       }
     }
+    // The cp.async kernel, on its own plan (the TMA plan's groups and tiles are not its).
+    GroupedPlan cp{};
+    if (const char* e = grouped_plan(a, &cp)) {
+      return reject_verdict(tma.tiles > 0 ? "conv.grouped's TMA kernel: the driver refused its "
+                                            "tensor maps, and the cp.async kernel's tiles do not "
+                                            "fit its shared memory"
+                                          : e,
+                            why, len);
+    }
+    const int64_t work = a.n * a.out[0] * cp.tiles_h * cp.tiles_w * static_cast<int64_t>(cp.chunks);
     return launch_tile_wave(conv_grouped_mma_kernel<T, kHasBias, kAct>, kGroupedThreads,
-                            plan.shared_bytes, work, plan.chunks, a.sm_count, stream, why, len, a,
-                            plan);
+                            cp.shared_bytes, work, cp.chunks, a.sm_count, stream, why, len, a, cp);
   }
 };
 

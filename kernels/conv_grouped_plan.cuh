@@ -75,16 +75,22 @@ inline bool grouped_tile_shape(const BooConvArgs& a, int most, GroupedPlan* p) {
   return p->id < 2048 && p->ih < 1024 && p->iw < 1024;
 }
 
-// The plan for `a`, or nullptr with why not in `*why`.
+// A block's filter rows: q 8-channel chunks of one output channel's taps x C/G, each row padded
+// as grouped_row pads.
+inline void grouped_filter_rows(const BooConvArgs& a, GroupedPlan* p) {
+  const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
+  p->q = static_cast<int>(taps * (a.c / a.groups) / 8);
+  p->w_row = grouped_row(p->q * 8);
+}
+
+// The cp.async kernel's plan for `a`, or why it does not take it.
 inline const char* grouped_plan(const BooConvArgs& a, GroupedPlan* p) {
   const int cg = static_cast<int>(a.c / a.groups), kg = static_cast<int>(a.k / a.groups);
   if (!grouped_tile_shape(a, kGroupedTilePixels, p)) {
     return "conv.grouped's direct kernel: its input tile spans 1024 rows or columns or more "
            "(large stride or dilation)";
   }
-  const int64_t taps = a.filter[0] * a.filter[1] * a.filter[2];
-  p->q = static_cast<int>(taps * cg / 8);
-  p->w_row = grouped_row(p->q * 8);
+  grouped_filter_rows(a, p);
   const int widest = cg > kg ? cg : kg;
   for (int gb = static_cast<int>(kGroupedBlockChannels / widest); gb >= 1; --gb) {
     if (a.groups % gb != 0) continue;
@@ -125,30 +131,34 @@ inline int grouped_round_1024(int64_t bytes) {
   return static_cast<int>((bytes + 1023) / 1024 * 1024);
 }
 
-// The TMA kernel's plan for `a`: its tiling `p` (the cp.async kernel's plan `cp`, re-tiled) and
-// `t`, or why it does not apply: tiles of 128 pixels with two stages where two blocks fit an SM;
-// else (strided layers' wide input boxes) 64 pixels with two stages where two blocks fit, else
-// with three stages, one block an SM; else 128 pixels, one block an SM. (ResNeXt's stride-2 n64
-// c256 56x56 G = 32 layer, H100: 58.3 us on 64-pixel tiles with three stages; 73-75 us on 32-pixel
-// tiles with three stages, two blocks an SM; bench/results/2026-11-27-conv-grouped-tma-h100.md.
-// H200: 64-pixel tiles of two stages, two blocks an SM, against three stages, one block: that
-// layer 52.4 -> 49.3 us, n64 c512 28x28 stride 2 40.9 -> 33.1; 2026-11-30-kernel-times-h200.md.)
-inline const char* grouped_tma_plan(const BooConvArgs& a, const GroupedPlan& cp, GroupedPlan* p,
-                                    GroupedTmaPlan* t) {
+// The TMA kernel's plan for `a`: its tiling `p` (64 output channels' groups a block, its own
+// pixel tiles) and `t`, or why it does not apply. Tiles of 128 pixels with two stages where two
+// blocks fit an SM; else (strided layers' wide input boxes) 64 pixels with two stages where two
+// blocks fit, else with three stages, one block an SM; else 128 pixels, one block an SM.
+// - ResNeXt's stride-2 n64 c256 56x56 G = 32 layer, H100: 58.3 us on 64-pixel tiles with three
+//   stages, 73-75 us on 32-pixel tiles with three stages, two blocks an SM
+//   (bench/results/2026-11-27-conv-grouped-tma-h100.md).
+// - H200, 64-pixel tiles of two stages and two blocks an SM against three stages and one block:
+//   that layer 52.4 -> 49.3 us, n64 c512 28x28 stride 2 40.9 -> 33.1
+//   (bench/results/2026-11-30-kernel-times-h200.md).
+inline const char* grouped_tma_plan(const BooConvArgs& a, GroupedPlan* p, GroupedTmaPlan* t) {
   if (!BOO_GROUPED_TMA) return "conv.grouped's TMA kernel is off (BOO_GROUPED_TMA=0)";
   if (a.in[0] != 1 || a.out[0] != 1 || a.filter[0] != 1) {
     return "conv.grouped's TMA kernel takes 1D and 2D layers";
   }
-  // 64 output channels a block: its groups, whatever the cp.async kernel's plan took (it keeps
-  // the groups' input tiles twice in 100 KB, and gives wide boxes fewer groups).
+  // 64 output channels a block: its groups, whatever the cp.async kernel's plan takes (it keeps
+  // the groups' input tiles twice in 100 KB, and gives wide boxes fewer groups; where its tiles
+  // do not fit at all, this plan may still).
   const int64_t cg = a.c / a.groups, kg = a.k / a.groups;
   if (kg < cg || kGroupedTmaChannels % kg != 0 || a.groups % (kGroupedTmaChannels / kg) != 0) {
     return "conv.grouped's TMA kernel needs 64 output channels a block (K/G >= C/G)";
   }
-  GroupedPlan groups = cp;
+  GroupedPlan groups{};
+  grouped_filter_rows(a, &groups);
   groups.gb = static_cast<int>(kGroupedTmaChannels / kg);
   groups.chunks = static_cast<int>(a.groups / groups.gb);
   groups.x_row = grouped_row(static_cast<int>(groups.gb * cg));
+  groups.y_row = grouped_row(static_cast<int>(groups.gb * kg));
   struct Option {
     int pixels, stages, most_bytes;
   };
@@ -179,7 +189,7 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, const GroupedPlan& cp,
     const int64_t bytes =
         1024 + 2LL * t->out_bytes + static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
     if (box < (1 << 20) && bytes <= o.most_bytes) {
-      t->shared_bytes = static_cast<int>(bytes);
+      t->shared_bytes = p->shared_bytes = static_cast<int>(bytes);
       return nullptr;
     }
   }

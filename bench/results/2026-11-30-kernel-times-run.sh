@@ -25,6 +25,12 @@
 #   final:   (the landed tree: the shifts, and the two-block 64-pixel plan by default) both jobs
 #            files against cuDNN (final-wgrad.csv, final-tma.csv), then the gates of
 #            conv_wgrad_grouped.txt (direct kernel first, boo and cuDNN) and conv_grouped_direct.txt;
+#   rescue:  (the tree where the grouped runner takes the TMA plan without the cp.async one)
+#            tests/gpu/conv_grouped.txt and conv_grouped_direct.txt against the reference, then
+#            -rescue-jobs.txt (two stride-2 layers of 32-channel groups whose cp.async tiles do not
+#            fit: on dispatch's pick, now the TMA kernel, and on the dense expansion they fell back
+#            to) boo only, two rounds, and their picks against cuDNN: rescue.csv,
+#            rescue-vendor.csv;
 #   models:  (the landed tree) the held-out conv list (bench/workloads/conv_models.txt), compiled
 #            first, against cuDNN with -V 1: conv-models.csv.
 set -uo pipefail
@@ -112,6 +118,13 @@ for phase in "$@"; do
     BOO_CONV_WGRAD_DIRECT=first NUMERICS_VENDORS=,cudnn numerics final-wgrad-grouped \
       tests/gpu/conv_wgrad_grouped.txt
     numerics final-grouped-direct tests/gpu/conv_grouped_direct.txt
+    ;;
+  rescue)
+    numerics rescue-grouped tests/gpu/conv_grouped.txt
+    numerics rescue-grouped-direct tests/gpu/conv_grouped_direct.txt
+    timed rescue "$J-rescue-jobs.txt" base boo 120
+    grep "^-" "$J-rescue-jobs.txt" >/tmp/kt-rescue-jobs.txt
+    vendor rescue-vendor /tmp/kt-rescue-jobs.txt cudnn
     ;;
   models)
     step preload-conv-models 200 "$boo" preload -j 16 --commands-file bench/workloads/conv_models.txt

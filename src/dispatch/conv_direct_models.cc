@@ -10,7 +10,9 @@
 
 #include "../../kernels/conv_depthwise_rolling_plan.cuh"
 #include "../../kernels/conv_few_channels_boxes.cuh"
+#include "../../kernels/conv_grouped_plan.cuh"
 #include "../../kernels/conv_wgrad_1x1_plan.cuh"
+#include "boo/dispatch/conv_args.h"
 #include "boo/dispatch/conv_dispatcher.h"
 #include "conv_model_util.h"
 
@@ -67,7 +69,6 @@ constexpr double kGroupedDirectMmaRate = 100e12;
 // of 51.5 MB; bench/results/2026-11-27-conv-grouped-tma-h100.md). Its small-plane layers meet the
 // mma rate above (n64 c1024 7x7: 19 us measured, 18.5 predicted).
 constexpr double kGroupedTmaBandwidthShare = 0.58;
-constexpr int64_t kGroupedTmaChannels = 64;  // output channels of the TMA kernel's blocks
 // conv.split_wgrad's direct kernel (kernels/conv_wgrad_direct.cuh): its mma.sync FLOPs per
 // second on 132 SMs, counting the padded steps, and a fixed cost per pixel tile (fitted on an
 // H100 to the public n64 c64 56x56 3x3 line on 128- and 256-pixel tiles, 71.1 and 63.5 us; 37%
@@ -361,6 +362,15 @@ double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d
                            "pixel-streaming 1x1 kernel", "FMAs", why);
 }
 
+namespace {
+
+// The problem's sizes as the kernels' plans read them (kernels/conv_grouped_plan.cuh).
+BooConvArgs grouped_plan_args(const ops::ConvProblem& p) {
+  return make_conv_args(p, ConvPointers{}, /*device=*/0, /*sm_count=*/132);
+}
+
+}  // namespace
+
 core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
   BOO_RETURN_IF_ERROR(p.validate());
   const std::string head = "conv.grouped's direct kernel does not apply: ";
@@ -378,20 +388,26 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
     return core::unsupported(head + "C/G = " + std::to_string(cg) + " and K/G = " +
                              std::to_string(kg) + " (it takes multiples of 8 up to 32)");
   }
+  // Its runner's plans (kernels/conv_grouped_direct.cuh, reject): the TMA kernel's, else the
+  // cp.async kernel's, must fit.
+  const BooConvArgs a = grouped_plan_args(p);
+  boo_kernels::GroupedPlan plan{};
+  boo_kernels::GroupedTmaPlan tma{};
+  if (boo_kernels::grouped_tma_plan(a, &plan, &tma) != nullptr) {
+    if (const char* e = boo_kernels::grouped_plan(a, &plan)) return core::unsupported(head + e);
+  }
   return core::Status::ok();
 }
 
-// Whether conv.grouped's direct kernel runs its TMA kernel (grouped_tma_plan in
-// kernels/conv_grouped_tma.cuh): 1D and 2D layers whose blocks hold 64 output channels (K/G
-// divides 64, K/G >= C/G, and 64 / (K/G) groups divide G). (Filters too large for its shared
-// memory take the cp.async kernel; not mirrored.)
+// Whether conv.grouped's direct kernel runs its TMA kernel: the kernel's own plan
+// (grouped_tma_plan) takes 1D and 2D layers whose blocks hold 64 output channels (K/G divides
+// 64, K/G >= C/G, and 64 / (K/G) groups divide G) and whose tiles fit its shared memory; the
+// rest run the cp.async kernel.
 bool grouped_tma_applies(const ops::ConvProblem& p) {
   if (!conv_grouped_direct_supports(p).is_ok()) return false;
-  const int64_t cg = p.c / p.groups, kg = p.k / p.groups;
-  if (p.filter.size() == 3 && (p.filter[0] != 1 || p.input[0] != 1 || p.output()[0] != 1)) {
-    return false;
-  }
-  return kg >= cg && kGroupedTmaChannels % kg == 0 && p.groups % (kGroupedTmaChannels / kg) == 0;
+  boo_kernels::GroupedPlan plan{};
+  boo_kernels::GroupedTmaPlan tma{};
+  return boo_kernels::grouped_tma_plan(grouped_plan_args(p), &plan, &tma) == nullptr;
 }
 
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,

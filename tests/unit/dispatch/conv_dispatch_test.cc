@@ -360,6 +360,19 @@ TEST_F(ConvDispatchTest, GroupedTmaKernelIsModelledWhereItRuns) {
       "--fil_layout NDHWC";
   EXPECT_FALSE(grouped_tma_applies(conv(video)));
   EXPECT_EQ(reason(video).find("(TMA)"), std::string::npos) << reason(video);
+  // The kernels' own plans decide: 32-channel groups at stride 2 overflow the cp.async kernel's
+  // tiles but fit the TMA kernel's; with K/G below C/G neither fits, and the direct kernel is
+  // not offered (its runner would refuse it).
+  const std::string wide =
+      "convbfp16 -n 8 -c 128 -H 30 -W 30 -k 128 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 4 -F 1" +
+      nhwc;
+  EXPECT_TRUE(conv_grouped_direct_supports(conv(wide)).is_ok());
+  EXPECT_TRUE(grouped_tma_applies(conv(wide)));
+  const core::Status narrow = conv_grouped_direct_supports(conv(
+      "convbfp16 -n 2 -c 128 -H 64 -W 64 -k 32 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -g 4 -F 1" +
+      nhwc));
+  EXPECT_FALSE(narrow.is_ok());
+  EXPECT_NE(narrow.message().find("shared memory"), std::string::npos) << narrow.message();
 }
 
 // conv.grouped's direct kernel: the ResNeXt G = 32 layer (8 channels a group) runs each group's

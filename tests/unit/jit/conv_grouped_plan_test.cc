@@ -44,9 +44,7 @@ struct Planned {
 
 Planned plan_tma(const BooConvArgs& a) {
   Planned r;
-  GroupedPlan cp{};
-  r.why = grouped_plan(a, &cp);
-  if (r.why == nullptr) r.why = grouped_tma_plan(a, cp, &r.p, &r.t);
+  r.why = grouped_tma_plan(a, &r.p, &r.t);
   return r;
 }
 
@@ -96,6 +94,23 @@ TEST(ConvGroupedPlan, StrideTwoLayersTakeTwoBlocksWhereTheyFit) {
   expect_layout_holds(wide);
   EXPECT_EQ(wide.t.stages, 3);
   EXPECT_GT(wide.t.shared_bytes, kGroupedTmaTwoBlocks);
+}
+
+// Where the cp.async kernel's tiles do not fit its 100 KB (32-channel groups, stride 2), the TMA
+// kernel's plan may still: the runner takes the problem on it (tests/gpu/conv_grouped.txt's n8
+// c128 30x30 G = 4 stride-2 line) instead of refusing it.
+TEST(ConvGroupedPlan, TheTmaPlanTakesWhatTheCpAsyncPlanCannot) {
+  const BooConvArgs a = layer(8, 128, 30, 128, 4, 2);
+  GroupedPlan cp{};
+  EXPECT_NE(grouped_plan(a, &cp), nullptr);
+  const Planned r = plan_tma(a);
+  ASSERT_EQ(r.why, nullptr);
+  expect_layout_holds(r);
+  EXPECT_EQ(r.t.stages, 3);
+  // K/G below C/G: neither kernel takes it.
+  const BooConvArgs narrow = layer(2, 128, 64, 32, 4, 2);
+  EXPECT_NE(grouped_plan(narrow, &cp), nullptr);
+  EXPECT_NE(plan_tma(narrow).why, nullptr);
 }
 
 // Every plan the TMA kernel takes over a sweep of grouped layers holds the kernel's layout, and
