@@ -155,11 +155,9 @@ template <class T, bool kHasBias, int kAct>
 struct ConvGroupedRunner {
   static_assert(sizeof(T) == 2, "conv.grouped's direct kernel runs on 16-bit tensor-core types");
 
-  // Why neither kernel takes `a`, or nullptr with `*plan` (and `*tma`) the plan of the one that
-  // runs: the TMA kernel's where grouped_tma_plan takes it (tma->tiles > 0), else the cp.async
-  // kernel's (tma->tiles == 0).
+  // Why neither kernel takes `a`, or nullptr with `*plan` and `*tma` the plan of the one that
+  // runs (grouped_direct_plan).
   static const char* reject(const BooConvArgs& a, GroupedPlan* plan, GroupedTmaPlan* tma) {
-    *tma = GroupedTmaPlan{};
     if (a.direction != BOO_CONV_FORWARD) {
       return "conv.grouped's direct kernel runs the forward pass only";
     }
@@ -193,11 +191,8 @@ struct ConvGroupedRunner {
         reinterpret_cast<uintptr_t>(a.w) % 16 != 0) {
       return "conv.grouped's direct kernel needs 16-byte aligned x, w and y";
     }
-    // The TMA kernel's plan where it applies, else the cp.async kernel's (run() re-plans: the
-    // driver may still refuse the TMA maps). Either fits the problem.
-    if (grouped_tma_plan(a, plan, tma) == nullptr) return nullptr;
-    *tma = GroupedTmaPlan{};
-    return grouped_plan(a, plan);
+    // (run() re-plans the cp.async kernel where the driver refuses the TMA maps.)
+    return grouped_direct_plan(a, plan, tma);
   }
 
   static int32_t supports(const BooConvArgs& a, char* why, int32_t len) {
@@ -223,20 +218,19 @@ struct ConvGroupedRunner {
     // The TMA kernel where it applies and the driver takes its maps, else the cp.async one.
     CUtensorMap x_map{}, y_map{};
     if (tma.tiles > 0 && grouped_tma_maps(a, plan, tma, &x_map, &y_map)) {
-      const GroupedPlan& tiling = plan;
-      const int64_t tma_work = tma.tiles * tiling.chunks;
-      const bool few = (tiling.th * tiling.tw * tma.images + 15) / 16 <= 4;  // m-tiles
+      const int64_t tma_work = tma.tiles * plan.chunks;
+      const bool few = (plan.th * plan.tw * tma.images + 15) / 16 <= 4;  // m-tiles
       // The instance for kN n-tiles a warp and kSteps hoisted steps, by the tile's m-tiles.
       const auto launch = [&](auto n, auto steps) {
         constexpr int kN = decltype(n)::value, kSteps = decltype(steps)::value;
         auto kernel = few ? conv_grouped_tma_kernel<T, kHasBias, kAct, kN, 4, kSteps>
                           : conv_grouped_tma_kernel<T, kHasBias, kAct, kN, 8, kSteps>;
-        return launch_tile_wave(kernel, kGroupedThreads, tma.shared_bytes, tma_work, tiling.chunks,
-                                a.sm_count, stream, why, len, a, tiling, tma, x_map, y_map);
+        return launch_tile_wave(kernel, kGroupedThreads, tma.shared_bytes, tma_work, plan.chunks,
+                                a.sm_count, stream, why, len, a, plan, tma, x_map, y_map);
       };
       using std::integral_constant;
       // K/G = 8 with a short reduction keeps its filter fragments in registers.
-      const bool hoist = BOO_GROUPED_TMA_HOIST_B && tiling.q <= 2 * kGroupedTmaHoistedSteps;
+      const bool hoist = BOO_GROUPED_TMA_HOIST_B && plan.q <= 2 * kGroupedTmaHoistedSteps;
       switch (a.k / a.groups / 8) {  // K/G = 8, 16 or 32 (64 output channels a block)
         case 1:
           if (hoist) {

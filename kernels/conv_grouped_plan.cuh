@@ -196,4 +196,14 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, GroupedPlan* p, Groupe
   return "conv.grouped's TMA kernel: its tiles exceed shared memory or a box side is over 256";
 }
 
+// The plan of the kernel conv.grouped's runner launches for `a`: the TMA kernel's where
+// grouped_tma_plan takes it (tma->tiles > 0), else the cp.async kernel's (tma->tiles == 0), or
+// the cp.async plan's reason where neither fits. Dispatch asks the same (conv_direct_models.cc).
+inline const char* grouped_direct_plan(const BooConvArgs& a, GroupedPlan* plan,
+                                       GroupedTmaPlan* tma) {
+  if (grouped_tma_plan(a, plan, tma) == nullptr) return nullptr;
+  *tma = GroupedTmaPlan{};
+  return grouped_plan(a, plan);
+}
+
 }  // namespace boo_kernels

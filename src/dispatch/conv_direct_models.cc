@@ -364,14 +364,10 @@ double predict_conv_pointwise_us(const ops::ConvProblem& p, const DeviceModel& d
 
 namespace {
 
-// The problem's sizes as the kernels' plans read them (kernels/conv_grouped_plan.cuh).
-BooConvArgs grouped_plan_args(const ops::ConvProblem& p) {
-  return make_conv_args(p, ConvPointers{}, /*device=*/0, /*sm_count=*/132);
-}
-
-}  // namespace
-
-core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
+// conv_grouped_direct_supports, with the TMA plan of the kernel conv.grouped's runner launches in
+// `*tma` (tma->tiles > 0 where it is the TMA kernel).
+core::Status grouped_direct_status(const ops::ConvProblem& p, boo_kernels::GroupedTmaPlan* tma) {
+  *tma = boo_kernels::GroupedTmaPlan{};
   BOO_RETURN_IF_ERROR(p.validate());
   const std::string head = "conv.grouped's direct kernel does not apply: ";
   if (p.direction != ConvDirection::kForward) {
@@ -388,15 +384,20 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
     return core::unsupported(head + "C/G = " + std::to_string(cg) + " and K/G = " +
                              std::to_string(kg) + " (it takes multiples of 8 up to 32)");
   }
-  // Its runner's plans (kernels/conv_grouped_direct.cuh, reject): the TMA kernel's, else the
-  // cp.async kernel's, must fit.
-  const BooConvArgs a = grouped_plan_args(p);
+  // The runner's plans (kernels/conv_grouped_plan.cuh) on the problem's sizes.
   boo_kernels::GroupedPlan plan{};
-  boo_kernels::GroupedTmaPlan tma{};
-  if (boo_kernels::grouped_tma_plan(a, &plan, &tma) != nullptr) {
-    if (const char* e = boo_kernels::grouped_plan(a, &plan)) return core::unsupported(head + e);
+  if (const char* e = boo_kernels::grouped_direct_plan(
+          make_conv_args(p, ConvPointers{}, /*device=*/0, /*sm_count=*/132), &plan, tma)) {
+    return core::unsupported(head + e);
   }
   return core::Status::ok();
+}
+
+}  // namespace
+
+core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
+  boo_kernels::GroupedTmaPlan tma{};
+  return grouped_direct_status(p, &tma);
 }
 
 // Whether conv.grouped's direct kernel runs its TMA kernel: the kernel's own plan
@@ -404,10 +405,8 @@ core::Status conv_grouped_direct_supports(const ops::ConvProblem& p) {
 // 64, K/G >= C/G, and 64 / (K/G) groups divide G) and whose tiles fit its shared memory; the
 // rest run the cp.async kernel.
 bool grouped_tma_applies(const ops::ConvProblem& p) {
-  if (!conv_grouped_direct_supports(p).is_ok()) return false;
-  boo_kernels::GroupedPlan plan{};
   boo_kernels::GroupedTmaPlan tma{};
-  return boo_kernels::grouped_tma_plan(grouped_plan_args(p), &plan, &tma) == nullptr;
+  return grouped_direct_status(p, &tma).is_ok() && tma.tiles > 0;
 }
 
 double predict_conv_grouped_direct_us(const ops::ConvProblem& p, const DeviceModel& d,

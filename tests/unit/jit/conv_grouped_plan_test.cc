@@ -8,32 +8,25 @@
 #include <cstdint>
 #include <string>
 
+#include "../dispatch/conv_dispatch_fixture.h"
+#include "boo/dispatch/conv_args.h"
+
 namespace boo_kernels {
 namespace {
 
-// A 2D forward layer, channels-last, 3x3 unless told, padding 1.
+// A 2D bf16 forward layer, channels-last, 3x3 unless told, padding filter / 2: the arguments
+// dispatch builds for it (make_conv_args).
 BooConvArgs layer(int64_t n, int64_t c, int64_t hw, int64_t k, int64_t groups, int64_t stride,
                   int64_t filter = 3) {
-  BooConvArgs a{};
-  a.direction = 0;
-  a.spatial_dims = 2;
-  a.n = n;
-  a.c = c;
-  a.k = k;
-  a.groups = groups;
-  const int64_t pad = filter / 2;
-  a.in[0] = a.filter[0] = a.out[0] = 1;
-  a.stride[0] = a.dilation[0] = 1;
-  for (int d = 1; d < 3; ++d) {
-    a.in[d] = hw;
-    a.filter[d] = filter;
-    a.stride[d] = stride;
-    a.pad[d] = pad;
-    a.dilation[d] = 1;
-    a.out[d] = (hw + 2 * pad - filter) / stride + 1;
-  }
-  a.sm_count = 132;
-  return a;
+  const std::string f = std::to_string(filter), pad = std::to_string(filter / 2),
+                    s = std::to_string(stride), h = std::to_string(hw);
+  const std::string command = "convbfp16 -n " + std::to_string(n) + " -c " + std::to_string(c) +
+                              " -H " + h + " -W " + h + " -k " + std::to_string(k) + " -y " + f +
+                              " -x " + f + " -p " + pad + " -q " + pad + " -u " + s + " -v " + s +
+                              " -l 1 -j 1 -g " + std::to_string(groups) + " -F 1" +
+                              boo::dispatch::testing::kNhwc;
+  return boo::dispatch::make_conv_args(boo::dispatch::testing::conv(command),
+                                       boo::dispatch::ConvPointers{}, 0, 132);
 }
 
 struct Planned {
