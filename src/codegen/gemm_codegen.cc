@@ -58,6 +58,10 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   // launched under the GEMM's last tiles, and gained nothing, 45.2 against 45.2 us on
   // 128 x 384 x 147456; bench/results/2026-11-30-gemm-tiles-h200.md.)
   b += "#include \"gemm_sm90.cuh\"\n";
+  // fp8 operands: CUTLASS's accurate fp8 mainloop with its promotion overlapped where three
+  // sets of accumulators fit (kernels/gemm_sm90_fp8.cuh).
+  const bool fp8 = core::is_fp8(c.a);
+  if (fp8) b += "#include \"gemm_sm90_fp8.cuh\"\n";
   if (config.unaligned) b += "#include \"gemm_padded.cuh\"\n";
   if (parallel) b += "#include \"gemm_split_parallel.cuh\"\n";
   b += "#include \"cutlass/epilogue/fusion/operations.hpp\"\n";
@@ -107,7 +111,8 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        "      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
        "      cutlass::epilogue::collective::EpilogueTileAuto, float, float, ElementC, LayoutD,\n"
        "      kAlignDK, ElementD, LayoutD, kAlignDK, EpilogueSchedule, FusionOp>::CollectiveOp;\n";
-  b += "  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
+  b += std::string(fp8 ? "  using Mainloop = boo_kernels::Fp8Mainloop<" : "  using Mainloop = ") +
+       "typename cutlass::gemm::collective::CollectiveBuilder<\n"
        "      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, ElementA, LayoutA, kMmaAlignA,\n"
        "      ElementB, LayoutB, kMmaAlignB, float, TileShape, ClusterShape,\n"
        "      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
@@ -115,7 +120,8 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        "      cutlass::gemm::" +
        std::string(coop ? "KernelTmaWarpSpecializedCooperative"
                         : "KernelTmaWarpSpecializedPingpong") +
-       ">::CollectiveOp;\n";
+       ">::CollectiveOp" +
+       (fp8 ? ", " + std::to_string(space::gemm_sm90_accumulators(config)) + ">" : "") + ";\n";
   b += "  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
        "      Mainloop, Epilogue, cutlass::gemm::" +
        std::string(stream_k ? "StreamKScheduler" : "PersistentScheduler") + ">;\n";

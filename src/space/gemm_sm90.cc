@@ -172,6 +172,10 @@ int gemm_sm90_stage_bytes(const GemmSm90Config& c) {
   return (c.tile_m + c.tile_n) * c.tile_k * core::dtype_bytes(c.cls.a);
 }
 
+int gemm_sm90_accumulators(const GemmSm90Config& c) {
+  return c.tile_m * c.tile_n / (c.schedule == GemmSchedule::kCooperative ? 256 : 128);
+}
+
 bool gemm_sm90_transposes(const GemmClass& c) {
   return c.a == DType::kF32 && c.b == DType::kF32 && c.math == core::MathMode::kTF32 &&
          (c.trans_a != ops::Transpose::kT || c.trans_b != ops::Transpose::kN);
@@ -240,13 +244,11 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
     // fp32 C were not seen to fail.)
     return invalid("an fp32 C needs tile N >= 32 (CUTLASS's epilogue tile)");
   }
-  // fp32 accumulators per consumer thread: the cooperative schedule's two warpgroups split the
-  // tile along M (256 threads), a pingpong warpgroup holds a whole tile (128 threads). At most
-  // 128 registers of them.
+  // At most 128 fp32 accumulators a consumer thread (gemm_sm90_accumulators).
   const bool coop = c.schedule == GemmSchedule::kCooperative;
   if (coop && c.tile_m < 128) return invalid("the cooperative schedule needs tile M >= 128");
   if (!coop && c.tile_m > 128) return invalid("the pingpong schedule needs tile M <= 128");
-  const int accumulators = c.tile_m * c.tile_n / (coop ? 256 : 128);
+  const int accumulators = gemm_sm90_accumulators(c);
   if (accumulators > 128) return invalid("the accumulators exceed 128 registers per thread");
   if (core::dtype_bytes(c.cls.a) == 1 && 2 * accumulators > 192) {
     // CUTLASS's fp8 mainloop (MainloopSm90TmaGmmaWarpSpecializedFP8, the accurate one) adds the
@@ -255,7 +257,9 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
     // -Xptxas -v): 128x256 cooperative 824 bytes and 128x128 pingpong 912 bytes of spill
     // stores; 128x192 cooperative and 64x128 pingpong none. On an H200 the spilling 128x256
     // kernel ran 8192 x 4096 x 8192 at 0.33x cuBLASLt
-    // (bench/results/2026-11-30-model-lists-h200.md).
+    // (bench/results/2026-11-30-model-lists-h200.md). Tiles up to 64 a thread (cooperative
+    // 128x128, pingpong 64x128) hold a third set and overlap the promotion with the next
+    // k-tile's MMAs (kernels/gemm_sm90_fp8.cuh).
     return invalid(
         "fp8 keeps two sets of fp32 accumulators (partial sums promoted every four k-blocks): at "
         "most 96 a thread, cooperative tiles up to 128x192 and pingpong up to 64x192");

@@ -99,6 +99,11 @@ bool gemm_sm90_direct_d(const GemmSm90Config& c);
 // Shared memory of one mainloop stage, and the epilogue's reserve, in bytes (H100: 227 KiB
 // per block). Used by the validity rules and the heuristic.
 int gemm_sm90_stage_bytes(const GemmSm90Config& c);
+
+// fp32 accumulators a consumer thread holds: the cooperative schedule's two warpgroups split the
+// tile along M (256 threads), a pingpong warpgroup holds a whole tile (128 threads). (fp8
+// mainloops hold two or three such sets: kernels/gemm_sm90_fp8.cuh.)
+int gemm_sm90_accumulators(const GemmSm90Config& c);
 inline constexpr int kSm90SharedMemoryBytes = 227 * 1024;
 inline constexpr int kSm90EpilogueReserveBytes = 32 * 1024;
 

@@ -152,6 +152,45 @@ TEST(GemmSm90Codegen, Fp8WithScalesAndThePaddedVariant) {
   }
 }
 
+// fp8 mainloops are CUTLASS's accurate one under boo_kernels::Fp8Mainloop, given the thread's
+// share of the tile; the header keeps CUTLASS's mma where three sets of it do not fit (more than
+// 64: 128x192 cooperative, 128x128 pingpong). 16-bit kernels are CUTLASS's builder output as is.
+TEST(GemmSm90Codegen, Fp8MainloopsOverlapTheirPromotionWhereThreeSetsFit) {
+  space::GemmSm90Config c = bias_gelu_config();
+  c.cls.a = c.cls.b = core::DType::kF8E4M3;
+  c.cls.scaled = true;
+  c.tile_k = 128;
+  const auto mainloop_of = [&](int tile_m, int tile_n, space::GemmSchedule schedule) {
+    c.tile_m = tile_m;
+    c.tile_n = tile_n;
+    c.schedule = schedule;
+    auto src = gemm_sm90_source(c);
+    EXPECT_TRUE(src.has_value()) << src.status().message();
+    if (!src.has_value()) return std::string();
+    EXPECT_TRUE(contains(src->text, "// ---- begin gemm_sm90_fp8.cuh"));
+    const size_t at = src->text.find("using Mainloop = ");
+    return src->text.substr(at, src->text.find(';', at) - at);
+  };
+  const std::string coop128 = mainloop_of(128, 128, space::GemmSchedule::kCooperative);
+  EXPECT_EQ(coop128.rfind("using Mainloop = boo_kernels::Fp8Mainloop<typename ", 0), 0u);
+  EXPECT_TRUE(contains(coop128, ">::CollectiveOp, 64>")) << coop128;
+  EXPECT_TRUE(
+      contains(mainloop_of(128, 192, space::GemmSchedule::kCooperative), ">::CollectiveOp, 96>"));
+  EXPECT_TRUE(
+      contains(mainloop_of(64, 128, space::GemmSchedule::kPingpong), ">::CollectiveOp, 64>"));
+  c.cls.a = c.cls.b = core::DType::kBF16;
+  c.cls.scaled = false;
+  c.tile_k = 64;
+  c.tile_m = 128;
+  c.tile_n = 256;
+  c.schedule = space::GemmSchedule::kCooperative;
+  auto bf16 = gemm_sm90_source(c);
+  ASSERT_TRUE(bf16.has_value()) << bf16.status().message();
+  EXPECT_FALSE(contains(bf16->text, "Fp8Mainloop"));
+  EXPECT_FALSE(contains(bf16->text, "// ---- begin gemm_sm90_fp8.cuh"));
+  EXPECT_TRUE(contains(bf16->text, "using Mainloop = typename cutlass::gemm::collective::"));
+}
+
 TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
   space::GemmSm90Config c = bias_gelu_config();
   c.cls.bias = false;
