@@ -12,6 +12,9 @@
 #           8192) on dispatch's pick and on other fp8 tiles (128x128 in 1x2 clusters, 128x64 and
 #           64x128 pingpong, which overlap their promotion; 128x192, which keeps CUTLASS's), boo
 #           only, two rounds: tiles.csv;
+#   streamk: -streamk-jobs.txt: the five lines of the GEMM lists whose pick moved to stream-K with
+#           the model of CUTLASS's stream-K decomposition (data-parallel waves, then shares), old
+#           pick then new, boo only, two rounds: streamk.csv;
 #   vendor: the jobs file's dispatch lines (the eight) against cuBLASLt: vendor.csv;
 #   gate:   every fp8 line of tests/gpu/gemm_unaligned_fp8.txt, gemm_skinny_fp8.txt,
 #           gemm_split_parallel.txt and gemm_awkward.txt against the reference and cuBLASLt
@@ -23,7 +26,7 @@ J=bench/results/2026-11-30-fp8-overlap
 for phase in "$@"; do
   case "$phase" in
   ab | ab2) ab "$phase" "base FP8_OVERLAPPED_PROMOTION=0" ;;
-  tiles) ab tiles base ;;
+  tiles | streamk) ab "$phase" base ;;
   vendor) vendor vendor <(grep -P '^-\t' "$J-ab-jobs.txt") cublaslt ;;
   gate)
     cat tests/gpu/gemm_unaligned_fp8.txt tests/gpu/gemm_skinny_fp8.txt \

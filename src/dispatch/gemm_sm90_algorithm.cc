@@ -428,20 +428,39 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       break;
     }
     case GemmScheduler::kStreamK: {
-      // Even k-block shares per SM, about 6% slower per block than data-parallel tiles.
-      const double per_sm = std::ceil(static_cast<double>(tiles) * k_blocks / d.sm_count);
-      const double fixup = tiles % d.sm_count == 0 ? 0.0 : partial_us;
-      // With fewer tiles than SMs, each tile's peers hand their partials on one after another:
-      // about 1.3 us per peer (256x8, K=65536: 2 tiles on 132 SMs took 106 us on an H100,
-      // bench/results/2026-11-22-gemm-skinny-h100.md, "Before the
-      // heuristic's recalibration").
-      const double peers_us =
-          tiles < d.sm_count ? (static_cast<double>(d.sm_count) / tiles - 1.0) * 1.3 : 0.0;
-      // Every tile an SM finishes has its epilogue (H200, 2026-11-30: 2048x2048x128 batch 32,
-      // 8192 tiles of 2 k-blocks, took 149.6 us in stream-K units, 100.5 on persistent
-      // pingpong tiles; bench/results/2026-11-30-dispatch-model-h200.md).
-      const double tiles_per_sm = std::ceil(static_cast<double>(tiles) / d.sm_count);
-      compute_us = (per_sm * block_us + tiles_per_sm * epilogue_us) * 1.06 + fixup;
+      // CUTLASS's decomposition (tile_scheduler_params.h, get_num_sk_tiles): where the last
+      // wave is partial and a tile has more than 8 k-blocks, all but the last full wave run
+      // data-parallel and the rest (one full wave and the tail) in even k-block shares per SM;
+      // otherwise every tile runs data-parallel. Measured on an H200 (2026-11-30, bench/results/
+      // 2026-11-30-fp8-overlap-h200.md, section 5), stream-K against persistent on the same
+      // tiles: 14336x8192x4096 (27.15 waves) 1194.0 against 1204.6 us, 28672x4096x8192 (27.15)
+      // 2365.5 against 2401.5, 11008x2048x4096 (5.21) 241.7 against persistent 128x128
+      // pingpong's 253.9; with a tail over half a wave no gain: 4096x14336x8192 NT (13.58)
+      // 1174.9 against 1179.3, 8192x4096x28672 (7.76) 2365.2 against 2348.4. There the model
+      // keeps every tile in shares, which ranks stream-K behind persistent tiles.
+      const int64_t full_waves = tiles / d.sm_count, tail = tiles % d.sm_count;
+      const int64_t dp_waves = tail == 0 || k_blocks <= 8 ? ceil_div(tiles, d.sm_count)
+                               : full_waves > 1 && 2 * tail <= d.sm_count ? full_waves - 1
+                                                                          : 0;
+      const int64_t sk_tiles = tiles - std::min(tiles, dp_waves * d.sm_count);
+      compute_us = static_cast<double>(dp_waves) * (k_blocks * block_us + epilogue_us);
+      double peers_us = 0.0;
+      if (sk_tiles > 0) {
+        // Even k-block shares per SM, about 6% slower per block than data-parallel tiles, and
+        // every tile an SM finishes has its epilogue (H200, 2026-11-30: 2048x2048x128 batch
+        // 32, 8192 tiles of 2 k-blocks, took 149.6 us in stream-K units, 100.5 on persistent
+        // pingpong tiles; bench/results/2026-11-30-dispatch-model-h200.md).
+        const double per_sm = std::ceil(static_cast<double>(sk_tiles) * k_blocks / d.sm_count);
+        const double tiles_per_sm = std::ceil(static_cast<double>(sk_tiles) / d.sm_count);
+        compute_us += (per_sm * block_us + tiles_per_sm * epilogue_us) * 1.06 + partial_us;
+        // With fewer tiles than SMs, each tile's peers hand their partials on one after
+        // another: about 1.3 us per peer (256x8, K=65536: 2 tiles on 132 SMs took 106 us on an
+        // H100, bench/results/2026-11-22-gemm-skinny-h100.md, "Before the heuristic's
+        // recalibration").
+        if (sk_tiles < d.sm_count) {
+          peers_us = (static_cast<double>(d.sm_count) / sk_tiles - 1.0) * 1.3;
+        }
+      }
       serial_us = peers_us + 8.0;
       break;
     }

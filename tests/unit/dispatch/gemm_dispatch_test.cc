@@ -419,6 +419,25 @@ TEST(Heuristic, ManyShortTilesRunPersistentNotStreamK) {
   EXPECT_EQ(best->scheduler, space::GemmScheduler::kPersistent) << ranked.front().config;
 }
 
+// CUTLASS's stream-K runs all but the last full wave data-parallel and shares the rest: it pays
+// where the last wave is at most half full (H200, 2026-11-30: 14336x8192x4096, 27.15 waves of
+// 128x256 tiles, 1194.0 us against 1204.6 persistent; 11008x2048x4096, 5.21 waves, 241.7
+// against 253.9) and not where it is fuller (8192x4096x28672, 7.76 waves: 2365.2 against
+// 2348.4).
+TEST(Heuristic, StreamKWhereTheLastWaveIsAtMostHalfFull) {
+  const auto scheduler_of = [](int64_t m, int64_t n, int64_t k) {
+    const auto ranked =
+        make_gemm_sm90()->rank(aligned(m, n, k), DeviceModel{}, space::RuleSet::kDefault);
+    auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+    EXPECT_TRUE(best.has_value());
+    return best.has_value() ? best->scheduler : space::GemmScheduler::kSplitK;
+  };
+  EXPECT_EQ(scheduler_of(14336, 8192, 4096), space::GemmScheduler::kStreamK);
+  EXPECT_EQ(scheduler_of(11008, 2048, 4096), space::GemmScheduler::kStreamK);
+  EXPECT_EQ(scheduler_of(8192, 4096, 28672), space::GemmScheduler::kPersistent);
+  EXPECT_EQ(scheduler_of(8192, 8192, 8192), space::GemmScheduler::kPersistent);  // 15.52 waves
+}
+
 // Serial split-K's slices add their partials up one after another and its workspace reset does
 // not overlap the streaming: over a deep K, parallel slices win (H200, 2026-11-30: 512x512x65536
 // in 8 serial slices 69.1 us, in 8 parallel slices 50.5).
