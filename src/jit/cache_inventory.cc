@@ -167,7 +167,10 @@ std::vector<CacheEntry> scan_kernel_folder(const std::string& arch, const std::s
     if (object != nullptr) {  // an object wins over a marker, as in KernelCache::ensure_compiled
       e.state = EntryState::kOk;
       e.mtime = object->last_write_time(tec);
-      if (log != nullptr) e.spills = spills_in_log_file(log->path().string());
+      if (log != nullptr) {
+        e.spills = spills_in_log_file(log->path().string());
+        e.mma_waits = mma_waits_in_log_file(log->path().string());
+      }
     } else if (marker != nullptr) {
       e.state = EntryState::kFailed;
       e.mtime = marker->last_write_time(tec);

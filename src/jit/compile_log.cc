@@ -21,6 +21,15 @@ int64_t number_before(std::string_view line, std::string_view unit) {
   return std::strtoll(std::string(line.substr(begin, end - begin)).c_str(), nullptr, 10);
 }
 
+// The first 1 MB of the log at `path` (a log is a few KB); empty when it cannot be read.
+std::string read_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(1 << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return text;
+}
+
 }  // namespace
 
 std::string first_error_line(std::string_view log) {
@@ -43,13 +52,20 @@ SpillReport spills_in_log(std::string_view log) {
   return out;
 }
 
-SpillReport spills_in_log_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(1 << 20, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return spills_in_log(text);
+SpillReport spills_in_log_file(const std::string& path) { return spills_in_log(read_log(path)); }
+
+int mma_waits_in_log(std::string_view log) {
+  int places = 0;
+  for (std::string_view line : core::split(log, '\n')) {
+    if (line.find("warpgroup.wait is injected") != std::string_view::npos ||
+        line.find("wgmma.mma_async instructions are serialized") != std::string_view::npos) {
+      ++places;
+    }
+  }
+  return places;
 }
+
+int mma_waits_in_log_file(const std::string& path) { return mma_waits_in_log(read_log(path)); }
 
 std::string describe(const SpillReport& spills) {
   return std::to_string(spills.store_bytes) + " bytes of spill stores, " +
@@ -60,6 +76,12 @@ std::string describe(const SpillReport& spills) {
 std::string spill_warning(std::string_view kernel, const SpillReport& spills,
                           std::string_view more) {
   return std::string(kernel) + " spills registers to local memory (ptxas: " + describe(spills) +
+         std::string(more) + ")";
+}
+
+std::string mma_wait_warning(std::string_view kernel, int places, std::string_view more) {
+  return std::string(kernel) + " waits for its warpgroup MMAs where ptxas made it (" +
+         std::to_string(places) + (places == 1 ? " place" : " places") + " in the compile log" +
          std::string(more) + ")";
 }
 

@@ -190,7 +190,9 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
   if (std::rename(tmp_object.c_str(), p.object().c_str()) != 0) {
     return core::unavailable("cannot move the compiled object into '" + p.object() + "'");
   }
-  const SpillReport spills = spills_in_log_file(p.log());
+  const std::string log = read_file(p.log());
+  const SpillReport spills = spills_in_log(log);
+  const int mma_waits = mma_waits_in_log(log);
   (void)write_file(p.metadata(),
                    "{\"name\": \"" + source.name + "\", \"compiler\": \"" +
                        compiler_.compiler_version + "\", \"cutlass\": \"" +
@@ -201,6 +203,11 @@ core::Status KernelCache::compile(const codegen::KernelSource& source, const Ent
     // A spilling kernel may run slower than its model predicts (by far when it spills much): say
     // so once, here.
     core::log_warn(spill_warning(source.name, spills, "; log: " + p.log()));
+  }
+  if (mma_waits > 0) {
+    // Warpgroup MMAs that ptxas waits for or serializes run without overlap: a kernel built for
+    // it runs slower than its model predicts.
+    core::log_warn(mma_wait_warning(source.name, mma_waits, "; log: " + p.log()));
   }
   return core::Status::ok();
 }

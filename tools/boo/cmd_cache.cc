@@ -145,6 +145,12 @@ int run_status() {
                 e.kernel.c_str(), jit::describe(e.spills).c_str());
     std::printf("%-11s   log %s\n", "", (e.stem + ".log").c_str());
   }
+  for (const jit::CacheEntry& e : inv->entries) {
+    if (e.state != jit::EntryState::kOk || e.mma_waits == 0) continue;
+    std::printf("%-11s %s: %s (ptxas; it may run slower than predicted)\n", "mma waits",
+                e.kernel.c_str(), count_of(e.mma_waits, "place", "places").c_str());
+    std::printf("%-11s   log %s\n", "", (e.stem + ".log").c_str());
+  }
   if (!inv->foreign.empty()) {
     std::printf(
         "%-11s not a boo cache layout: it holds '%s', which is not an arch folder "

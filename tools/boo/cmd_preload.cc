@@ -26,6 +26,7 @@ struct PreloadOptions {
   std::string rule_set = "default";  // the rule set the heuristic ranks
   std::string config;                // compile exactly this config (as `boo driver --config`)
   bool fail_on_spills = false;       // exit 1 when a kernel it compiled or found spills
+  bool fail_on_mma_waits = false;    // exit 1 when ptxas waits for a kernel's warpgroup MMAs
 };
 
 // One problem's kernels in dispatch's order: the first that compiles resolves it.
@@ -158,7 +159,8 @@ int run_preload(const PreloadOptions& opt) {
                        : "",
                cache.options().root.c_str(), jobs);
   int compiled = 0, cached = 0, failed = 0;
-  std::vector<std::string> spilling;  // "NAME spills registers ..." for each kernel that spills
+  std::vector<std::string> spilling;     // "NAME spills registers ..." for each kernel that spills
+  std::vector<std::string> mma_waiting;  // "NAME waits for its warpgroup MMAs ..." likewise
   // Rounds: every unresolved problem's next candidate; a kernel shared by problems compiles once.
   for (int round_index = 0;; ++round_index) {
     std::map<std::string, codegen::KernelSource> round;  // by entry stem
@@ -203,10 +205,11 @@ int run_preload(const PreloadOptions& opt) {
         ++cached;
       }
       if (r.outcome) {
-        const jit::SpillReport spills = jit::spills_in_log_file(cache.paths(work[i].second).log());
-        if (spills.any()) {
-          spilling.push_back(jit::spill_warning(r.name, spills));
-        }
+        const std::string log = cache.paths(work[i].second).log();
+        const jit::SpillReport spills = jit::spills_in_log_file(log);
+        if (spills.any()) spilling.push_back(jit::spill_warning(r.name, spills));
+        const int waits = jit::mma_waits_in_log_file(log);
+        if (waits > 0) mma_waiting.push_back(jit::mma_wait_warning(r.name, waits));
       }
       for (Pending* p : users[work[i].first]) {
         if (r.outcome) {
@@ -228,9 +231,14 @@ int run_preload(const PreloadOptions& opt) {
       std::fprintf(stderr, "boo preload: %s: %s\n", opt.fail_on_spills ? "error" : "warning",
                    s.c_str());
     }
+    for (const std::string& s : mma_waiting) {
+      std::fprintf(stderr, "boo preload: %s: %s\n", opt.fail_on_mma_waits ? "error" : "warning",
+                   s.c_str());
+    }
   }
   const bool spill_failure = opt.fail_on_spills && !spilling.empty();
-  return errors > 0 || failed > 0 || unresolved > 0 || spill_failure ? 1 : 0;
+  const bool wait_failure = opt.fail_on_mma_waits && !mma_waiting.empty();
+  return errors > 0 || failed > 0 || unresolved > 0 || spill_failure || wait_failure ? 1 : 0;
 }
 
 }  // namespace
@@ -249,6 +257,9 @@ Run add_preload_command(CLI::App& app) {
   sub->add_flag("--fail-on-spills", opt->fail_on_spills,
                 "Exit 1 when a kernel it compiled or found in the cache spills registers to "
                 "local memory (ptxas's warning in the kernel's compile log)");
+  sub->add_flag("--fail-on-mma-waits", opt->fail_on_mma_waits,
+                "Exit 1 when ptxas waits for or serializes a kernel's warpgroup MMAs (its "
+                "C7517 note or its serialization warning in the kernel's compile log)");
   sub->add_flag("--misalign", opt->misalign,
                 "Compile for operand pointers aligned only to their element size (what "
                 "`boo driver --misalign` and views into larger tensors use)");

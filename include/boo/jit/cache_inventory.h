@@ -52,6 +52,8 @@ struct CacheEntry {
   // kOk: the register spills ptxas reported in the entry's compile log (compile_log.h; none for
   // entries compiled without -warn-spills).
   SpillReport spills;
+  // kOk: the places where ptxas waits for or serializes warpgroup MMAs (compile_log.h).
+  int mma_waits = 0;
 
   // The file to look at: the object (kOk), the compile log (kFailed; the marker when the log
   // is missing), the newest file (kPartial).

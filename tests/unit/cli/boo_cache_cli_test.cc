@@ -133,6 +133,22 @@ TEST_F(CacheCliTest, StatusNamesCompiledKernelsThatSpill) {
   EXPECT_EQ(r.out.find("gemm.test_old:"), std::string::npos) << r.out;
 }
 
+TEST_F(CacheCliTest, StatusNamesCompiledKernelsWhoseMmasPtxasWaitsFor) {
+  populate();
+  // What ptxas printed for a first form of the overlapped fp8 promotion (compile_log.h).
+  write_file(stem("gemm.test_new", kNew) + ".log",
+             "ptxas info    : (C7517) warpgroup.wait is injected in around line 1652 by compiler "
+             "to allow use of registers defined by GMMA in function '_Z1kv'\n");
+  const RunResult r = run_cache({"cache", "status"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 8u) << r.out;
+  EXPECT_EQ(lines[6],
+            "mma waits   gemm.test_new: 1 place (ptxas; it may run slower than predicted)");
+  EXPECT_EQ(lines[7], "              log " + stem("gemm.test_new", kNew) + ".log");
+  EXPECT_EQ(r.out.find("spills"), std::string::npos) << r.out;
+}
+
 TEST_F(CacheCliTest, StatusFindsTheRootAsTheJitDoes) {
   const std::string xdg = (dir_ / "xdg").string();
   RunResult r = run({"cache", "status"}, {"XDG_CACHE_HOME=" + xdg});

@@ -99,6 +99,32 @@ TEST_F(PreloadCliTest, KernelsThatSpillAreNamedAndFailOnlyWhenAsked) {
       << again.err;
 }
 
+TEST_F(PreloadCliTest, KernelsWhoseMmasPtxasWaitsForAreNamedAndFailOnlyWhenAsked) {
+  const std::vector<std::string> env =
+      fake_env("cache_mma_wait", {"BOO_FAKE_NVCC_MMA_WAIT=conv.sm90_implicit"});
+  const std::vector<std::string> args = {
+      "preload", "--fail-on-spills", "-j",
+      "2",       "--commands-file",  (scratch_ / "cmds.txt").string()};
+  const RunResult r = run_boo(args, scratch_, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // --fail-on-spills: not a spill
+  EXPECT_NE(
+      r.err.find("boo preload: warning: conv.sm90_implicit_bf16_f32acc_fprop_2d_nobias.none_"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" waits for its warpgroup MMAs where ptxas made it (1 place in the compile "
+                       "log)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("warning: gemm."), std::string::npos) << r.err;
+  // From the cache, with --fail-on-mma-waits: an error and exit 1.
+  std::vector<std::string> strict = args;
+  strict.insert(strict.begin() + 1, "--fail-on-mma-waits");
+  const RunResult again = run_boo(strict, scratch_, env);
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_NE(again.err.find("boo preload: error: conv.sm90_implicit_"), std::string::npos)
+      << again.err;
+}
+
 TEST_F(PreloadCliTest, CompilesTheLayerNormKernelDispatchRunsFirst) {
   // One kernel per problem: the first of dispatch's candidates (the rest only if it fails).
   write_file(scratch_ / "ln.txt",

@@ -54,6 +54,36 @@ TEST(CompileLog, SpillsFromALogFile) {
   EXPECT_FALSE(spills_in_log_file(path).any());  // missing: no spills, no error
 }
 
+TEST(CompileLog, WarpgroupMmaWaitsAndSerializationsButNotFences) {
+  // What ptxas (CUDA 13.0, no -v) printed for a first form of the overlapped fp8 promotion, and
+  // for conv.sm90_taps (an injected arrive: a fence, not a wait), with the serialization note
+  // it prints for other kernels.
+  const std::string log =
+      "ptxas info    : (C7517) warpgroup.wait is injected in around line 1652 by compiler to "
+      "allow use of registers defined by GMMA in function '_ZN7cutlass13device_kernelIvEEvv'\n"
+      "ptxas info    : (C7519) warpgroup.arrive is injected in around line 5819 by compiler to "
+      "allow use of registers in GMMA in function '_ZN11boo_kernels22conv_taps_wgmma_kernelEv'\n"
+      "ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are "
+      "serialized due to the presence of Extern calls in the function '_Z1kv'\n";
+  EXPECT_EQ(mma_waits_in_log(log), 2);
+  EXPECT_EQ(mma_waits_in_log(""), 0);
+  EXPECT_EQ(mma_waits_in_log(log.substr(
+                log.find("ptxas info    : (C7519)"),
+                log.find("ptxas info    : (C7510)") - log.find("ptxas info    : (C7519)"))),
+            0);
+  EXPECT_EQ(mma_wait_warning("gemm.k", 1, "; log: x.log"),
+            "gemm.k waits for its warpgroup MMAs where ptxas made it (1 place in the compile "
+            "log; log: x.log)");
+  const std::string path = ::testing::TempDir() + "/compile_log_mma_test.log";
+  {
+    std::ofstream out(path);
+    out << log;
+  }
+  EXPECT_EQ(mma_waits_in_log_file(path), 2);
+  std::remove(path.c_str());
+  EXPECT_EQ(mma_waits_in_log_file(path), 0);  // missing: none, no error
+}
+
 TEST(CompileLog, FirstErrorLine) {
   EXPECT_EQ(first_error_line("note\n  k.cu(3): error: identifier \"x\" is undefined  \nmore\n"),
             "k.cu(3): error: identifier \"x\" is undefined");

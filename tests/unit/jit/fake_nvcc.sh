@@ -7,6 +7,8 @@
 #   BOO_FAKE_NVCC_FAIL   fail when SOURCE contains this text (also: the text FAIL_COMPILE)
 #   BOO_FAKE_NVCC_SPILL  print ptxas's spill warning (as -warn-spills does) when SOURCE contains
 #                        this text (also: the text SPILL_REGISTERS)
+#   BOO_FAKE_NVCC_MMA_WAIT print ptxas's note of a warpgroup.wait it injected when SOURCE contains
+#                        this text (also: the text MMA_WAIT)
 set -u
 out=""
 src=""
@@ -25,6 +27,9 @@ if grep -q "FAIL_COMPILE" "$src" || { [ -n "${BOO_FAKE_NVCC_FAIL:-}" ] && grep -
 fi
 if grep -q "SPILL_REGISTERS" "$src" || { [ -n "${BOO_FAKE_NVCC_SPILL:-}" ] && grep -qF -- "$BOO_FAKE_NVCC_SPILL" "$src"; }; then
   echo "ptxas warning : Registers are spilled to local memory in function '_Z6kernelv', 824 bytes spill stores, 600 bytes spill loads"
+fi
+if grep -q "MMA_WAIT" "$src" || { [ -n "${BOO_FAKE_NVCC_MMA_WAIT:-}" ] && grep -qF -- "$BOO_FAKE_NVCC_MMA_WAIT" "$src"; }; then
+  echo "ptxas info    : (C7517) warpgroup.wait is injected in around line 1652 by compiler to allow use of registers defined by GMMA in function '_Z6kernelv'"
 fi
 name=$(sed -n 's/.*ENTRY_POINTS([^,]*, *"\([^"]*\)").*/\1/p' "$src" | head -n 1)
 [ -z "$name" ] && name=$(sed -n 's|^// name: ||p' "$src" | head -n 1)

@@ -83,6 +83,27 @@ TEST_F(KernelCacheTest, AKernelThatSpillsIsNamedOnceWhenCompiled) {
   EXPECT_NE(clean_json.find("\"spill_store_bytes\": 0"), std::string::npos) << clean_json;
 }
 
+TEST_F(KernelCacheTest, AKernelWhoseMmasPtxasWaitsForIsNamedOnceWhenCompiled) {
+  KernelCache cache = make_cache();
+  const codegen::KernelSource src = fake_source("gemm.test_waits", "// MMA_WAIT");
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(cache.ensure_compiled(src).has_value());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("gemm.test_waits waits for its warpgroup MMAs where ptxas made it (1 place "
+                     "in the compile log; log: "),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("spills"), std::string::npos) << err;
+  KernelCache other = make_cache();  // found on disk later: no second warning
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(other.ensure_compiled(src).has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("warpgroup"), std::string::npos);
+  const codegen::KernelSource clean = fake_source("gemm.test_no_waits");
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(cache.ensure_compiled(clean).has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("warpgroup"), std::string::npos);
+}
+
 TEST_F(KernelCacheTest, EntryPointsAreCallable) {
   KernelCache cache = make_cache();
   auto k = cache.get(fake_source("gemm.test_calls"));
