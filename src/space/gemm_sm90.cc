@@ -231,10 +231,14 @@ Status check_gemm_sm90(const GemmSm90Config& c) {
   if (k_bytes != 64 && k_bytes != 128 && k_bytes != 256) {
     return invalid("tile K must span 64, 128 or 256 bytes (TMA swizzle)");
   }
-  if (core::dtype_bytes(c.cls.a) == 1 && c.tile_n < 64 && k_bytes == 256) {
-    // CUTLASS 4.2's can_implement refused a 64x16x256 fp8 kernel (4096x16x2048, 2026-11-23);
-    // the same tiles with a 128-byte K, and 16-bit ones with a 256-byte K, were accepted.
-    return invalid("an fp8 tile narrower than 64 takes a tile K of at most 128 bytes");
+  if (core::dtype_bytes(c.cls.a) == 1 && k_bytes == 256) {
+    // CUTLASS's accurate fp8 mainloop promotes its partial sums every mma_promotion_interval
+    // (4) MMAs of k = 32, and its can_implement asks that interval to be a whole number of
+    // k-tiles (sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp): a 256-deep k-tile is 8 MMAs, so
+    // every such kernel refuses every problem at run time (seen on 64x16x256, 4096x16x2048,
+    // 2026-11-23; 16-bit tiles with a 256-byte K are accepted).
+    return invalid(
+        "an fp8 tile K is at most 128 (CUTLASS promotes fp8 partial sums every 4 MMAs of k = 32)");
   }
   if (c.cls.has_c && c.cls.a == DType::kF32 && c.tile_n < 32 &&
       c.scheduler != GemmScheduler::kSplitKParallel) {

@@ -198,6 +198,16 @@ TEST(GemmSm90, Fp8IsKMajorOnlyWithAWiderOutput) {
       EXPECT_LE(2 * c.tile_m * c.tile_n / threads, 192) << c.name();
     }
   }
+  // A 256-deep fp8 k-tile (8 MMAs) is not a divisor of CUTLASS's promotion interval (4 MMAs):
+  // its can_implement refuses every problem, so the space has none.
+  for (RuleSet rules : {RuleSet::kDefault, RuleSet::kFull}) {
+    for (const GemmSm90Config& c : gemm_sm90_space(fp8, rules)) {
+      EXPECT_LE(c.tile_k, 128) << c.name();
+    }
+  }
+  GemmSm90Config deep = tile_of(fp8, 128, 128, 256, GemmSchedule::kCooperative);
+  EXPECT_NE(check_gemm_sm90(deep).message().find("an fp8 tile K is at most 128"), std::string::npos)
+      << check_gemm_sm90(deep).message();
   GemmSm90Config big = tile_of(fp8, 128, 256, 128, GemmSchedule::kCooperative);
   EXPECT_NE(check_gemm_sm90(big).message().find("two sets of fp32 accumulators"), std::string::npos)
       << check_gemm_sm90(big).message();
@@ -242,11 +252,13 @@ TEST(GemmSm90, NarrowTilesArePersistentAndNotForFp8) {
   for (RuleSet rules : {RuleSet::kDefault, RuleSet::kFull}) {
     for (const GemmSm90Config& c : gemm_sm90_space(fp8, rules)) EXPECT_GE(c.tile_n, 64) << c.name();
   }
-  // A forced narrow fp8 tile is valid with a 128-byte K only (CUTLASS refuses 64x16x256).
+  // A forced narrow fp8 tile is valid with a 128-byte K only (CUTLASS refuses 64x16x256, as it
+  // refuses every 256-deep fp8 k-tile).
   GemmSm90Config forced = tile_of(fp8, 64, 16, 128, GemmSchedule::kPingpong);
   EXPECT_TRUE(check_gemm_sm90(forced).is_ok()) << check_gemm_sm90(forced).message();
   forced.tile_k = 256;
-  EXPECT_NE(check_gemm_sm90(forced).message().find("at most 128 bytes"), std::string::npos)
+  EXPECT_NE(check_gemm_sm90(forced).message().find("an fp8 tile K is at most 128"),
+            std::string::npos)
       << check_gemm_sm90(forced).message();
 }
 
