@@ -168,8 +168,9 @@ std::vector<CacheEntry> scan_kernel_folder(const std::string& arch, const std::s
       e.state = EntryState::kOk;
       e.mtime = object->last_write_time(tec);
       if (log != nullptr) {
-        e.spills = spills_in_log_file(log->path().string());
-        e.mma_waits = mma_waits_in_log_file(log->path().string());
+        const std::string text = read_compile_log(log->path().string());
+        e.spills = spills_in_log(text);
+        e.mma_waits = mma_waits_in_log(text);
       }
     } else if (marker != nullptr) {
       e.state = EntryState::kFailed;

@@ -21,15 +21,6 @@ int64_t number_before(std::string_view line, std::string_view unit) {
   return std::strtoll(std::string(line.substr(begin, end - begin)).c_str(), nullptr, 10);
 }
 
-// The first 1 MB of the log at `path` (a log is a few KB); empty when it cannot be read.
-std::string read_log(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(1 << 20, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return text;
-}
-
 }  // namespace
 
 std::string first_error_line(std::string_view log) {
@@ -52,7 +43,17 @@ SpillReport spills_in_log(std::string_view log) {
   return out;
 }
 
-SpillReport spills_in_log_file(const std::string& path) { return spills_in_log(read_log(path)); }
+std::string read_compile_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(1 << 20, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return text;
+}
+
+SpillReport spills_in_log_file(const std::string& path) {
+  return spills_in_log(read_compile_log(path));
+}
 
 int mma_waits_in_log(std::string_view log) {
   int places = 0;
@@ -65,7 +66,9 @@ int mma_waits_in_log(std::string_view log) {
   return places;
 }
 
-int mma_waits_in_log_file(const std::string& path) { return mma_waits_in_log(read_log(path)); }
+int mma_waits_in_log_file(const std::string& path) {
+  return mma_waits_in_log(read_compile_log(path));
+}
 
 std::string describe(const SpillReport& spills) {
   return std::to_string(spills.store_bytes) + " bytes of spill stores, " +

@@ -205,10 +205,10 @@ int run_preload(const PreloadOptions& opt) {
         ++cached;
       }
       if (r.outcome) {
-        const std::string log = cache.paths(work[i].second).log();
-        const jit::SpillReport spills = jit::spills_in_log_file(log);
+        const std::string log = jit::read_compile_log(cache.paths(work[i].second).log());
+        const jit::SpillReport spills = jit::spills_in_log(log);
         if (spills.any()) spilling.push_back(jit::spill_warning(r.name, spills));
-        const int waits = jit::mma_waits_in_log_file(log);
+        const int waits = jit::mma_waits_in_log(log);
         if (waits > 0) mma_waiting.push_back(jit::mma_wait_warning(r.name, waits));
       }
       for (Pending* p : users[work[i].first]) {

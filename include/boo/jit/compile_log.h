@@ -24,6 +24,9 @@ struct SpillReport {
   bool any() const { return functions > 0; }
 };
 SpillReport spills_in_log(std::string_view log);
+// The first 1 MB of the compile log at `path` (a log is a few KB); empty when it cannot be read.
+// For callers that read several things from one log.
+std::string read_compile_log(const std::string& path);
 // The same for the log at `path` (its first 1 MB: a log is a few KB); none when it cannot be read.
 SpillReport spills_in_log_file(const std::string& path);
 
