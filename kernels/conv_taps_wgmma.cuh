@@ -152,6 +152,21 @@ __device__ __forceinline__ void taps_group_sync(int group) {
   asm volatile("bar.sync %0, 128;\n" ::"r"(group + 1) : "memory");
 }
 
+// The mma turn: warpgroup `group` waits for the other to have issued its tile (named barrier
+// 4 + group: its 128 threads and the other's 128 arrivals), and passes the turn on once it has
+// issued its own. Each wait is matched by exactly one pass: the turns alternate, and nobody
+// passes after the block's last tile.
+#ifndef BOO_TAPS_ORDERED
+#define BOO_TAPS_ORDERED 1
+#endif
+constexpr bool kTapsOrdered = BOO_TAPS_ORDERED != 0;
+__device__ __forceinline__ void taps_turn_wait(int group) {
+  asm volatile("bar.sync %0, 256;\n" ::"r"(group + 4) : "memory");
+}
+__device__ __forceinline__ void taps_turn_pass(int group) {
+  asm volatile("bar.arrive %0, 256;\n" ::"r"((group ^ 1) + 4) : "memory");
+}
+
 template <class T, bool kBias, int kAct>
 __global__ void __launch_bounds__(kTapsThreads, 1)
     conv_taps_wgmma_kernel(BooConvArgs a, TapsPlan p, const __grid_constant__ CUtensorMap x_map,
@@ -249,10 +264,15 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   float acc[128];
   // Warpgroup g takes the block's tiles g, g + 2, ...
   int stage = group % p.stages;
-  uint32_t parity = group / p.stages;  // (0: stages >= 2)
+  uint32_t parity = group / p.stages;                     // (0: stages >= 2)
+  if (kTapsOrdered && group == 1) taps_turn_pass(group);  // warpgroup 0 begins
   for (int j = group; j < tiles; j += 2) {
     const uint32_t xs = stages_at + stage * p.stage_bytes;
     mbarrier_wait(full + 8 * stage, parity);
+    // The warpgroups issue their tiles' mma in turn (tile j after tile j - 1), so that one's
+    // mma runs whole while the other's epilogue does; left to themselves they drift into issuing
+    // together, finish together, and leave the tensor cores idle through both epilogues.
+    if (kTapsOrdered) taps_turn_wait(group);
     const uint64_t b_desc = wgmma_desc_sw128(xs);
     wgmma_fence();
 #pragma unroll 1
@@ -264,6 +284,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
       for (int k = 0; k < 4; ++k) wgmma_m64n256k16_ss<T>(acc, at + 2 * k, bt + 2 * k, tap + k);
     }
     wgmma_commit();
+    if (kTapsOrdered) taps_turn_pass(group);
     wgmma_wait<0>();
     wgmma_hold(acc);
     taps_group_sync(group);  // every warp's mma has read the stage: it takes the output now
