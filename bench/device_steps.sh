@@ -105,11 +105,13 @@ profile() {  # profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, th
   grep -E "Duration|Throughput|Stall|Issued|Occupancy|Registers" "$R/$1-ncu.txt" | head -40
 }
 vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs file's lines (its second column)
-  # with dispatch's pick against VENDOR (cublaslt or cudnn), the CSV in $R/NAME.csv
+  # with dispatch's pick against VENDOR (cublaslt or cudnn), the CSV in $R/NAME.csv; the picks
+  # compiled first (16 at a time), then at most $VENDOR_LIMIT s (default 120) of timing
   local name=$1 jobs=$2 v=$3
   shift 3
   cut -f2 "$jobs" >"/tmp/$name-lines.txt"
-  step "$name" 120 "$boo" driver --backend "boo,$v" -t 1 --iter 100 "$@" \
+  step "$name-preload" 300 "$boo" preload -j 16 --commands-file "/tmp/$name-lines.txt"
+  step "$name" "${VENDOR_LIMIT:-120}" "$boo" driver --backend "boo,$v" -t 1 --iter 100 "$@" \
     --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"
   grep -E "^>>> (boo: min|$v: min|speedup)|heuristic: predicted" "$L/$name.log" | cut -c1-140
 }

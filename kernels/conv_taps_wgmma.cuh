@@ -3,27 +3,30 @@
 // (sm_90a), every tap of the filter multiplied out of one staging of the input.
 //
 // The output is computed transposed: y^T(k, q) = sum over taps and c of w(k, tap, c)
-// x(q + shift(tap), c), 64 output channels as wgmma's M and 256 output positions q as its N.
+// x(q + shift(tap), c), 64 output channels as wgmma's M and n output positions q as its N.
 // (The other way round, output channels as N, a 64-wide N tile reads 4 KB of shared memory per
 // 32 clocks of mma: the whole shared-memory bandwidth, which is what holds CUTLASS's implicit
 // GEMM near 40% of the tensor peak on these layers. Here a k-step reads 2 KB of filter and 8 KB
-// of input per 128 clocks.)
+// of input per 128 clocks, at n = 256.)
 //   - A tile is th output rows of one plane, staged with the (R - 1) dil_h rows and (S - 1) dil_w
 //     columns its taps reach: pitch = tw + (S - 1) dil_w pixels a row. Output position
 //     q = row pitch + col takes input pixel q + r dil_h pitch + s dil_w for tap (r, s): every tap
-//     is the staged tile shifted by a constant, so its B operand (256 positions x 64 channels,
+//     is the staged tile shifted by a constant, so its B operand (n positions x 64 channels,
 //     K-major) is one matrix descriptor moved by the shift (wgmma.cuh: the swizzle is applied to
 //     the address). Positions with col >= tw, or past th rows, are computed and thrown away.
+//   - n is th x pitch rounded up to 8 (64 to 256; kernels/conv_taps_plan.cuh chooses the tiles):
+//     a kernel is compiled for each n, so rows of 56 compute 232 positions, not 256.
 //   - A producer warp stages the block's tiles in a ring of 2 or 3 stages, one TMA box each
 //     (64 channels x pitch pixels x th + reach rows, 128-byte swizzled, zeros outside the image),
 //     with a full and an empty mbarrier a stage; the filter (64 output channels x taps x 64
 //     channels, 8 KB a tap, the same layout) is staged once per block.
-//   - Two warpgroups take alternate tiles, so that one's epilogue runs under the other's mma: a
-//     tile is 4 k-steps a tap of m64n256k16 wgmma into 128 fp32 accumulators a thread; then bias
-//     and activation, stmatrix.trans writes the tile position-major (64 channels a position, the
-//     TMA layout) over the stage it was read from, and one TMA box stores it: whole rows where
-//     the tile spans the output's width (box width pitch: the columns past the image are not
-//     written), else one row of tw. Once the store has read the stage, it is empty again.
+//   - Two warpgroups take alternate tiles, so that one's epilogue runs under the other's mma,
+//     and issue their mma in turns (named barriers): a tile is 4 k-steps a tap of m64nNk16 wgmma
+//     into n / 2 fp32 accumulators a thread; then bias and activation, stmatrix.trans writes the
+//     tile position-major (64 channels a position, the TMA layout) over the stage it was read
+//     from, and one TMA box stores it: whole rows where the tile spans the output's width (box
+//     width pitch: the columns past the image are not written), else one row of tw. Once the
+//     store has read the stage, it is empty again.
 // Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
 // walking its share of the tiles. Backward data of stride 1 with K = 64 is this forward pass over
 // dy with the filter turned around (ConvTapsRunner, below).
@@ -36,6 +39,7 @@
 #include "activation.cuh"
 #include "conv_common.cuh"
 #include "conv_relayout.cuh"
+#include "conv_taps_plan.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 #include "mma_sync.cuh"
@@ -45,31 +49,7 @@
 
 namespace boo_kernels {
 
-constexpr int kTapsChannels = 64;    // C, and the output channels a block keeps
-constexpr int kTapsPositions = 256;  // output positions a tile (wgmma's N)
-constexpr int kTapsMaxTaps = 9;
 constexpr int kTapsThreads = 288;  // two warpgroups and the producer warp
-constexpr int kTapsMaxStages = 3;
-constexpr int kTapsMaxShared = 227 * 1024;
-constexpr int kTapsTapBytes = kTapsChannels * kTapsChannels * 2;  // a tap's filter (8 KB)
-constexpr int kTapsOutBytes = kTapsPositions * 128;               // a tile's output (32 KB)
-
-struct TapsPlan {
-  int th, tw, pitch;  // a tile: output rows, output columns, staged pixels a row
-  int x_rows;         // staged input rows (th + (R - 1) dil_h)
-  int box_w;          // the output box's width: pitch (tiles_w = 1) or tw (th = 1)
-  int tiles_w, tiles_h;
-  int64_t tiles;  // planes (n x D) x tiles_h x tiles_w
-  int taps;
-  int stage_bytes;  // the box (128 bytes a pixel) or the output, whichever is larger
-  int stages;
-  int k_chunks;  // of 64 output channels
-  int slices;    // blocks per chunk
-  int shared_bytes;
-  int turned;  // 1: the filter is turned around by the kernel launched just before this one
-};
-
-inline int taps_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
 // The plan for `a` (forward, packed channels-last, 16-bit: ConvTapsRunner checks those), or
 // why this kernel does not take it.
@@ -85,58 +65,9 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
     return "conv.sm90_taps takes 1D and 2D filters (depth 1, no depth padding)";
   }
   const int fh = static_cast<int>(a.filter[1]), fw = static_cast<int>(a.filter[2]);
-  if (fh * fw > kTapsMaxTaps) return "conv.sm90_taps takes filters of at most 9 taps";
-  p->taps = fh * fw;
-  const int64_t out_h = a.out[1], out_w = a.out[2];
-  const int64_t reach_h = (fh - 1) * a.dilation[1], reach_w = (fw - 1) * a.dilation[2];
-  if (reach_w + 16 > 128 || reach_h + 1 > 256) {
-    return "conv.sm90_taps: the dilated filter reaches too far";
-  }
-  const int filter = p->taps * kTapsTapBytes;
-  // The widest tiles within 256 positions whose stages fit beside the filter, in steps of 32.
-  p->stages = 0;
-  for (int budget = kTapsPositions; budget >= 32 + reach_w && p->stages < 2; budget -= 32) {
-    if (out_w + reach_w <= budget) {
-      // Whole rows: as many as the budget holds, spread evenly over the height.
-      p->tiles_w = 1;
-      p->tw = static_cast<int>(out_w);
-      p->pitch = static_cast<int>(out_w + reach_w);
-      int rows = budget / p->pitch;
-      rows = rows < out_h ? rows : static_cast<int>(out_h);
-      p->tiles_h = taps_ceil(out_h, rows);
-      p->th = taps_ceil(out_h, p->tiles_h);
-      p->box_w = p->pitch;
-    } else {
-      p->tiles_w = taps_ceil(out_w, budget - reach_w);
-      p->tw = taps_ceil(out_w, p->tiles_w);
-      p->pitch = static_cast<int>(p->tw + reach_w);
-      p->tiles_h = static_cast<int>(out_h);
-      p->th = 1;
-      p->box_w = p->tw;
-    }
-    p->x_rows = static_cast<int>(p->th + reach_h);
-    const int x_bytes = (p->x_rows * p->pitch * 128 + 1023) / 1024 * 1024;
-    p->stage_bytes = x_bytes > kTapsOutBytes ? x_bytes : kTapsOutBytes;
-    // The thrown-away positions' operands reach past the last stage: slack for them (reads).
-    const int64_t reach_bytes = (kTapsPositions + reach_h * p->pitch + reach_w) * 128;
-    const int slack =
-        reach_bytes > p->stage_bytes ? static_cast<int>(reach_bytes - p->stage_bytes) : 0;
-    // Up to 1 KB to align to the swizzle pattern, the filter, the stages and the slack, two
-    // mbarriers a stage.
-    for (p->stages = kTapsMaxStages; p->stages >= 2; --p->stages) {
-      p->shared_bytes = 1024 + filter + p->stages * p->stage_bytes + slack + 16 * p->stages;
-      if (p->shared_bytes <= kTapsMaxShared) break;
-    }
-  }
-  if (p->stages < 2) return "conv.sm90_taps: a tile exceeds its shared memory";
-  p->tiles = a.n * a.out[0] * p->tiles_h * p->tiles_w;
-  if (p->tiles >= (int64_t{1} << 31) || a.n * a.out[0] >= (int64_t{1} << 31)) {
-    return "conv.sm90_taps takes fewer than 2^31 tiles";
-  }
-  p->k_chunks = static_cast<int>(a.k / kTapsChannels);
-  const int64_t sms = a.sm_count > 0 ? a.sm_count : 132;
-  p->slices = slices_per_chunk(sms, p->k_chunks, p->tiles);
-  return nullptr;
+  return taps_tile_plan(a.n * a.out[0], a.out[1], a.out[2], fh, fw, (fh - 1) * a.dilation[1],
+                        (fw - 1) * a.dilation[2], static_cast<int>(a.k / kTapsChannels),
+                        a.sm_count > 0 ? a.sm_count : 132, p);
 }
 
 // x's and y's TMA maps: x in boxes of 64 channels x pitch x x_rows, y in boxes of 64 output
@@ -154,8 +85,9 @@ __device__ __forceinline__ void taps_group_sync(int group) {
 
 // The mma turn: warpgroup `group` waits for the other to have issued its tile (named barrier
 // 4 + group: its 128 threads and the other's 128 arrivals), and passes the turn on once it has
-// issued its own. Each wait is matched by exactly one pass: the turns alternate, and nobody
-// passes after the block's last tile.
+// issued its own. Warpgroup 1 passes first. The turns alternate, so a barrier never holds two
+// passes; the pass after the block's last tile is left unmatched at exit (a pass only where a
+// tile follows would put the wgmma behind a branch, and ptxas then serializes them: C7520).
 #ifndef BOO_TAPS_ORDERED
 #define BOO_TAPS_ORDERED 1
 #endif
@@ -167,7 +99,7 @@ __device__ __forceinline__ void taps_turn_pass(int group) {
   asm volatile("bar.arrive %0, 256;\n" ::"r"((group ^ 1) + 4) : "memory");
 }
 
-template <class T, bool kBias, int kAct>
+template <class T, bool kBias, int kAct, int kN>
 __global__ void __launch_bounds__(kTapsThreads, 1)
     conv_taps_wgmma_kernel(BooConvArgs a, TapsPlan p, const __grid_constant__ CUtensorMap x_map,
                            const __grid_constant__ CUtensorMap y_map) {
@@ -261,7 +193,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   // Descriptor starts count 16 bytes: a tap's filter is 512 further, a shifted pixel 8, a
   // k-step 2.
   const uint64_t a_desc = wgmma_desc_sw128(w_at);
-  float acc[128];
+  float acc[kN / 2];
   // Warpgroup g takes the block's tiles g, g + 2, ...
   int stage = group % p.stages;
   uint32_t parity = group / p.stages;                     // (0: stages >= 2)
@@ -281,7 +213,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
       const uint64_t at = a_desc + static_cast<uint64_t>(tap * (kTapsTapBytes / 16));
       const uint64_t bt = b_desc + static_cast<uint64_t>(shift * 8);
 #pragma unroll
-      for (int k = 0; k < 4; ++k) wgmma_m64n256k16_ss<T>(acc, at + 2 * k, bt + 2 * k, tap + k);
+      for (int k = 0; k < 4; ++k) wgmma_m64nk16_ss<T, kN>(acc, at + 2 * k, bt + 2 * k, tap + k);
     }
     wgmma_commit();
     if (kTapsOrdered) taps_turn_pass(group);
@@ -289,20 +221,27 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     wgmma_hold(acc);
     taps_group_sync(group);  // every warp's mma has read the stage: it takes the output now
 
-    // acc[4 i + 2 h + e]: output channel 16 quarter + g + 8 h, position 8 i + 2 t + e.
+    // acc[4 i + 2 h + e]: output channel 16 quarter + g + 8 h, position 8 i + 2 t + e; the
+    // positions in groups of 8, two a stmatrix (the last alone where kN / 8 is odd).
+    const auto pack = [&](int i, uint32_t* r) {
 #pragma unroll
-    for (int u = 0; u < 32; u += 2) {
-      uint32_t r[4];
-#pragma unroll
-      for (int v = 0; v < 2; ++v) {
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const float* d = acc + 4 * (u + v) + 2 * h;
-          r[2 * v + h] =
-              pack_pair<T>(activate<kAct>(d[0] + bias[h]), activate<kAct>(d[1] + bias[h]));
-        }
+      for (int h = 0; h < 2; ++h) {
+        const float* d = acc + 4 * i + 2 * h;
+        r[h] = pack_pair<T>(activate<kAct>(d[0] + bias[h]), activate<kAct>(d[1] + bias[h]));
       }
+    };
+    constexpr int kGroups = kN / 8;
+#pragma unroll
+    for (int u = 0; u + 1 < kGroups; u += 2) {
+      uint32_t r[4];
+      pack(u, r);
+      pack(u + 1, r + 2);
       stmatrix_x4_trans(xs + st_lane + 1024 * u, r);
+    }
+    if constexpr (kGroups % 2 != 0) {
+      uint32_t r[2];
+      pack(kGroups - 1, r);
+      stmatrix_x2_trans(xs + st_lane + 1024 * (kGroups - 1), r);
     }
     fence_proxy_async_shared();
     taps_group_sync(group);
@@ -451,23 +390,34 @@ struct ConvTapsRunner {
       if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess)
         return cuda_result(e, why, len);
     }
-    const auto kernel = conv_taps_wgmma_kernel<T, kBias, kAct>;
-    if (const cudaError_t e = cudaFuncSetAttribute(
-            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
-        e != cudaSuccess) {
-      return cuda_result(e, why, len);
+    return cuda_result(launch(f, plan, x_map, y_map, s), why, len);
+  }
+
+  // The kernel of the plan's tile width (an instantiation each, 64 to 256 positions by 8).
+  template <int kN = kTapsMinPositions>
+  static cudaError_t launch(const BooConvArgs& f, const TapsPlan& plan, const CUtensorMap& x_map,
+                            const CUtensorMap& y_map, cudaStream_t s) {
+    if constexpr (kN > kTapsMaxPositions) {
+      return cudaErrorInvalidConfiguration;
+    } else {
+      if (plan.n != kN) return launch<kN + 8>(f, plan, x_map, y_map, s);
+      const auto kernel = conv_taps_wgmma_kernel<T, kBias, kAct, kN>;
+      if (const cudaError_t e = cudaFuncSetAttribute(
+              kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, plan.shared_bytes);
+          e != cudaSuccess) {
+        return e;
+      }
+      const unsigned blocks =
+          static_cast<unsigned>(plan.k_chunks) * static_cast<unsigned>(plan.slices);
+      if (plan.turned) {
+        // Its set-up and first boxes overlap the turning of the filter.
+        return launch_dependent_shared(kernel, dim3(blocks), dim3(kTapsThreads),
+                                       static_cast<size_t>(plan.shared_bytes), s, f, plan, x_map,
+                                       y_map);
+      }
+      kernel<<<blocks, kTapsThreads, plan.shared_bytes, s>>>(f, plan, x_map, y_map);
+      return cudaGetLastError();
     }
-    const unsigned blocks =
-        static_cast<unsigned>(plan.k_chunks) * static_cast<unsigned>(plan.slices);
-    if (plan.turned) {
-      // Its set-up and first boxes overlap the turning of the filter.
-      return cuda_result(
-          launch_dependent_shared(kernel, dim3(blocks), dim3(kTapsThreads),
-                                  static_cast<size_t>(plan.shared_bytes), s, f, plan, x_map, y_map),
-          why, len);
-    }
-    kernel<<<blocks, kTapsThreads, plan.shared_bytes, s>>>(f, plan, x_map, y_map);
-    return cuda_result(cudaGetLastError(), why, len);
   }
 };
 

@@ -184,6 +184,13 @@ __device__ __forceinline__ void stmatrix_x4_trans(uint32_t s, const uint32_t (&r
                : "memory");
 }
 
+// Two such matrices: r[0] and r[1], lanes 0 to 15 giving the addresses.
+__device__ __forceinline__ void stmatrix_x2_trans(uint32_t s, const uint32_t (&r)[2]) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};\n" ::"r"(s),
+               "r"(r[0]), "r"(r[1])
+               : "memory");
+}
+
 // Two values rounded to T, the first in the low half (one cvt for bf16x2 and f16x2).
 template <class T>
 __device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {

@@ -55,9 +55,10 @@ __device__ __forceinline__ void wgmma_hold(float (&d)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-#define BOO_WGMMA_D32                                                                           \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
-  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define BOO_WGMMA_D32_LIST                                                                     \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define BOO_WGMMA_D32 "{" BOO_WGMMA_D32_LIST "}"
 #define BOO_WGMMA_D32_OPERANDS(d)                                                                 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
@@ -88,61 +89,164 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_
 
 // The same shape family with both operands in shared memory, K-major (each row of A, an output
 // row m, and each row of B, an output column n, holds its 16 k contiguously: 128-byte swizzled
-// rows of 64 k, so a k-step moves a descriptor's start by 32 bytes), B 256 n wide: d is 64 x 256
-// fp32, 128 registers a thread, d[4 i + 0..3] as above for i = 0 to 31.
-#define BOO_WGMMA_D128                                                                          \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
-  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
-  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
-  "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "  \
-  "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "  \
-  "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "    \
-  "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, "  \
-  "%123, %124, %125, %126, %127}"
-#define BOO_WGMMA_D128_OPERANDS(d)                                                                \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
-      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
-      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
-      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
-      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),  \
-      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]),  \
-      "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),  \
-      "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]),  \
-      "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]),  \
-      "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]),  \
-      "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]),          \
-      "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]),         \
-      "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),         \
-      "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]),         \
-      "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-
-template <class T>
-__device__ __forceinline__ void wgmma_m64n256k16_ss(float (&d)[128], uint64_t a, uint64_t b,
-                                                    int accumulate) {
-  if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " BOO_WGMMA_D128
-        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-        : BOO_WGMMA_D128_OPERANDS(d)
-        : "l"(a), "l"(b), "r"(accumulate));
-  } else {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " BOO_WGMMA_D128
-        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-        : BOO_WGMMA_D128_OPERANDS(d)
-        : "l"(a), "l"(b), "r"(accumulate));
+// rows of 64 k, so a k-step moves a descriptor's start by 32 bytes), B kN wide (64 to 256, a
+// multiple of 8): d is 64 x kN fp32, kN / 2 registers a thread, d[4 i + 0..3] as above for i = 0
+// to kN / 8 - 1. A wgmma's time goes as its N.
+// BOO_WGMMA_Rr: the first r accumulator operands (%0 .. %r-1); BOO_WGMMA_Or(d): their
+// constraints; each r a multiple of 4 from 32 to 128, one 8-column group more each.
+#define BOO_WGMMA_R32 BOO_WGMMA_D32_LIST
+#define BOO_WGMMA_O32(d) BOO_WGMMA_D32_OPERANDS(d)
+#define BOO_WGMMA_R36 BOO_WGMMA_R32 ", %32, %33, %34, %35"
+#define BOO_WGMMA_O36(d) BOO_WGMMA_O32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
+#define BOO_WGMMA_R40 BOO_WGMMA_R36 ", %36, %37, %38, %39"
+#define BOO_WGMMA_O40(d) BOO_WGMMA_O36(d), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+#define BOO_WGMMA_R44 BOO_WGMMA_R40 ", %40, %41, %42, %43"
+#define BOO_WGMMA_O44(d) BOO_WGMMA_O40(d), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43])
+#define BOO_WGMMA_R48 BOO_WGMMA_R44 ", %44, %45, %46, %47"
+#define BOO_WGMMA_O48(d) BOO_WGMMA_O44(d), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+#define BOO_WGMMA_R52 BOO_WGMMA_R48 ", %48, %49, %50, %51"
+#define BOO_WGMMA_O52(d) BOO_WGMMA_O48(d), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51])
+#define BOO_WGMMA_R56 BOO_WGMMA_R52 ", %52, %53, %54, %55"
+#define BOO_WGMMA_O56(d) BOO_WGMMA_O52(d), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
+#define BOO_WGMMA_R60 BOO_WGMMA_R56 ", %56, %57, %58, %59"
+#define BOO_WGMMA_O60(d) BOO_WGMMA_O56(d), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59])
+#define BOO_WGMMA_R64 BOO_WGMMA_R60 ", %60, %61, %62, %63"
+#define BOO_WGMMA_O64(d) BOO_WGMMA_O60(d), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define BOO_WGMMA_R68 BOO_WGMMA_R64 ", %64, %65, %66, %67"
+#define BOO_WGMMA_O68(d) BOO_WGMMA_O64(d), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67])
+#define BOO_WGMMA_R72 BOO_WGMMA_R68 ", %68, %69, %70, %71"
+#define BOO_WGMMA_O72(d) BOO_WGMMA_O68(d), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
+#define BOO_WGMMA_R76 BOO_WGMMA_R72 ", %72, %73, %74, %75"
+#define BOO_WGMMA_O76(d) BOO_WGMMA_O72(d), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75])
+#define BOO_WGMMA_R80 BOO_WGMMA_R76 ", %76, %77, %78, %79"
+#define BOO_WGMMA_O80(d) BOO_WGMMA_O76(d), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+#define BOO_WGMMA_R84 BOO_WGMMA_R80 ", %80, %81, %82, %83"
+#define BOO_WGMMA_O84(d) BOO_WGMMA_O80(d), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83])
+#define BOO_WGMMA_R88 BOO_WGMMA_R84 ", %84, %85, %86, %87"
+#define BOO_WGMMA_O88(d) BOO_WGMMA_O84(d), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+#define BOO_WGMMA_R92 BOO_WGMMA_R88 ", %88, %89, %90, %91"
+#define BOO_WGMMA_O92(d) BOO_WGMMA_O88(d), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91])
+#define BOO_WGMMA_R96 BOO_WGMMA_R92 ", %92, %93, %94, %95"
+#define BOO_WGMMA_O96(d) BOO_WGMMA_O92(d), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+#define BOO_WGMMA_R100 BOO_WGMMA_R96 ", %96, %97, %98, %99"
+#define BOO_WGMMA_O100(d) BOO_WGMMA_O96(d), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99])
+#define BOO_WGMMA_R104 BOO_WGMMA_R100 ", %100, %101, %102, %103"
+#define BOO_WGMMA_O104(d) BOO_WGMMA_O100(d), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])
+#define BOO_WGMMA_R108 BOO_WGMMA_R104 ", %104, %105, %106, %107"
+#define BOO_WGMMA_O108(d) BOO_WGMMA_O104(d), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107])
+#define BOO_WGMMA_R112 BOO_WGMMA_R108 ", %108, %109, %110, %111"
+#define BOO_WGMMA_O112(d) BOO_WGMMA_O108(d), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
+#define BOO_WGMMA_R116 BOO_WGMMA_R112 ", %112, %113, %114, %115"
+#define BOO_WGMMA_O116(d) BOO_WGMMA_O112(d), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115])
+#define BOO_WGMMA_R120 BOO_WGMMA_R116 ", %116, %117, %118, %119"
+#define BOO_WGMMA_O120(d) BOO_WGMMA_O116(d), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
+#define BOO_WGMMA_R124 BOO_WGMMA_R120 ", %120, %121, %122, %123"
+#define BOO_WGMMA_O124(d) BOO_WGMMA_O120(d), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123])
+#define BOO_WGMMA_R128 BOO_WGMMA_R124 ", %124, %125, %126, %127"
+#define BOO_WGMMA_O128(d) BOO_WGMMA_O124(d), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+// One m64nNk16 of 16-bit TYPE ("f16" or "bf16") into r = N / 2 registers; a, b and accumulate
+// are operands r, r + 1 and r + 2 (A, B and P spell them).
+#define BOO_WGMMA_SS_ASM(N, R, A, B, P, TYPE)                                                      \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                             \
+               ", 0;\n"                                                                            \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" BOO_WGMMA_R##R \
+               "}, %" #A ", %" #B ", p, 1, 1, 0, 0;\n}\n"                                          \
+               : BOO_WGMMA_O##R(d)                                                                 \
+               : "l"(a), "l"(b), "r"(accumulate))
+#define BOO_WGMMA_SS_CASE(N, R, A, B, P)       \
+  if constexpr (kN == N) {                     \
+    if constexpr (std::is_same_v<T, __half>) { \
+      BOO_WGMMA_SS_ASM(N, R, A, B, P, "f16");  \
+    } else {                                   \
+      BOO_WGMMA_SS_ASM(N, R, A, B, P, "bf16"); \
+    }                                          \
   }
+
+template <class T, int kN>
+__device__ __forceinline__ void wgmma_m64nk16_ss(float (&d)[kN / 2], uint64_t a, uint64_t b,
+                                                 int accumulate) {
+  static_assert(kN % 8 == 0 && kN >= 64 && kN <= 256, "wgmma_m64nk16_ss: N is 64 to 256, by 8");
+  BOO_WGMMA_SS_CASE(64, 32, 32, 33, 34)
+  BOO_WGMMA_SS_CASE(72, 36, 36, 37, 38)
+  BOO_WGMMA_SS_CASE(80, 40, 40, 41, 42)
+  BOO_WGMMA_SS_CASE(88, 44, 44, 45, 46)
+  BOO_WGMMA_SS_CASE(96, 48, 48, 49, 50)
+  BOO_WGMMA_SS_CASE(104, 52, 52, 53, 54)
+  BOO_WGMMA_SS_CASE(112, 56, 56, 57, 58)
+  BOO_WGMMA_SS_CASE(120, 60, 60, 61, 62)
+  BOO_WGMMA_SS_CASE(128, 64, 64, 65, 66)
+  BOO_WGMMA_SS_CASE(136, 68, 68, 69, 70)
+  BOO_WGMMA_SS_CASE(144, 72, 72, 73, 74)
+  BOO_WGMMA_SS_CASE(152, 76, 76, 77, 78)
+  BOO_WGMMA_SS_CASE(160, 80, 80, 81, 82)
+  BOO_WGMMA_SS_CASE(168, 84, 84, 85, 86)
+  BOO_WGMMA_SS_CASE(176, 88, 88, 89, 90)
+  BOO_WGMMA_SS_CASE(184, 92, 92, 93, 94)
+  BOO_WGMMA_SS_CASE(192, 96, 96, 97, 98)
+  BOO_WGMMA_SS_CASE(200, 100, 100, 101, 102)
+  BOO_WGMMA_SS_CASE(208, 104, 104, 105, 106)
+  BOO_WGMMA_SS_CASE(216, 108, 108, 109, 110)
+  BOO_WGMMA_SS_CASE(224, 112, 112, 113, 114)
+  BOO_WGMMA_SS_CASE(232, 116, 116, 117, 118)
+  BOO_WGMMA_SS_CASE(240, 120, 120, 121, 122)
+  BOO_WGMMA_SS_CASE(248, 124, 124, 125, 126)
+  BOO_WGMMA_SS_CASE(256, 128, 128, 129, 130)
 }
 
+#undef BOO_WGMMA_SS_CASE
+#undef BOO_WGMMA_SS_ASM
+#undef BOO_WGMMA_R32
+#undef BOO_WGMMA_O32
+#undef BOO_WGMMA_R36
+#undef BOO_WGMMA_O36
+#undef BOO_WGMMA_R40
+#undef BOO_WGMMA_O40
+#undef BOO_WGMMA_R44
+#undef BOO_WGMMA_O44
+#undef BOO_WGMMA_R48
+#undef BOO_WGMMA_O48
+#undef BOO_WGMMA_R52
+#undef BOO_WGMMA_O52
+#undef BOO_WGMMA_R56
+#undef BOO_WGMMA_O56
+#undef BOO_WGMMA_R60
+#undef BOO_WGMMA_O60
+#undef BOO_WGMMA_R64
+#undef BOO_WGMMA_O64
+#undef BOO_WGMMA_R68
+#undef BOO_WGMMA_O68
+#undef BOO_WGMMA_R72
+#undef BOO_WGMMA_O72
+#undef BOO_WGMMA_R76
+#undef BOO_WGMMA_O76
+#undef BOO_WGMMA_R80
+#undef BOO_WGMMA_O80
+#undef BOO_WGMMA_R84
+#undef BOO_WGMMA_O84
+#undef BOO_WGMMA_R88
+#undef BOO_WGMMA_O88
+#undef BOO_WGMMA_R92
+#undef BOO_WGMMA_O92
+#undef BOO_WGMMA_R96
+#undef BOO_WGMMA_O96
+#undef BOO_WGMMA_R100
+#undef BOO_WGMMA_O100
+#undef BOO_WGMMA_R104
+#undef BOO_WGMMA_O104
+#undef BOO_WGMMA_R108
+#undef BOO_WGMMA_O108
+#undef BOO_WGMMA_R112
+#undef BOO_WGMMA_O112
+#undef BOO_WGMMA_R116
+#undef BOO_WGMMA_O116
+#undef BOO_WGMMA_R120
+#undef BOO_WGMMA_O120
+#undef BOO_WGMMA_R124
+#undef BOO_WGMMA_O124
+#undef BOO_WGMMA_R128
+#undef BOO_WGMMA_O128
 #undef BOO_WGMMA_D32
 #undef BOO_WGMMA_D32_OPERANDS
-#undef BOO_WGMMA_D128
-#undef BOO_WGMMA_D128_OPERANDS
+#undef BOO_WGMMA_D32_LIST
 
 }  // namespace boo_kernels

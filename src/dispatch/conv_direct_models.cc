@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "../../kernels/conv_depthwise_rolling_plan.cuh"
 #include "../../kernels/conv_few_channels_boxes.cuh"
 #include "../../kernels/conv_grouped_plan.cuh"
+#include "../../kernels/conv_taps_plan.cuh"
 #include "../../kernels/conv_wgrad_1x1_plan.cuh"
 #include "boo/dispatch/conv_args.h"
 #include "boo/dispatch/conv_dispatcher.h"
@@ -663,51 +665,21 @@ double predict_conv_split_wgrad_direct_us(const ops::ConvProblem& p, const Devic
 
 namespace {
 
-// conv.sm90_taps' plan (kernels/conv_taps_wgmma.cuh, taps_plan, spelled again for the host):
-// tiles of up to 256 output positions, whole output rows within them (pitch = W + the filter's
-// reach along W a row), else one row cut into pieces; narrower where 2 stages of the staged input
-// do not fit beside the filter; the two warpgroups of a block take alternate tiles; one block per
-// SM and 64-channel chunk of K.
-struct TapsHostPlan {
-  int64_t th = 1, pitch = 1, tiles = 1, chunks = 1, slices = 1, taps = 1;
-  bool fits = false;  // in shared memory
-};
-
-TapsHostPlan taps_host_plan(const ops::ConvProblem& p, int sm_count) {
-  TapsHostPlan t;
+// conv.sm90_taps' plan (kernels/conv_taps_plan.cuh, the kernel's own) for `p`: backward data
+// runs as the forward pass over dy into dx, its tiles covering the input's extent. Null where
+// the plan is made, else why not.
+const char* taps_host_plan(const ops::ConvProblem& p, int sm_count, boo_kernels::TapsPlan* t) {
   const size_t dims = p.filter.size();
-  // Backward data runs as the forward pass over dy into dx: its tiles cover the input's extent.
   const bool dgrad = p.direction == ConvDirection::kBackwardData;
   const std::vector<int64_t> out = dgrad ? p.input : p.output();
   const int64_t out_w = out[dims - 1], out_h = dims >= 2 ? out[dims - 2] : 1;
   const int64_t fw = p.filter[dims - 1], fh = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
   const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
-  constexpr int64_t kPositions = 256;
-  t.taps = fh * fw;
-  t.chunks = (dgrad ? p.c : p.k) / 64;
-  // The widest tiles whose stages fit, in steps of 32 positions.
-  for (int64_t budget = kPositions; budget >= 32 + reach_w && !t.fits; budget -= 32) {
-    int64_t tiles_h = out_h, tiles_w = 1;
-    t.th = 1;
-    t.pitch = out_w + reach_w;
-    if (t.pitch <= budget) {
-      const int64_t rows = std::min<int64_t>(budget / t.pitch, out_h);
-      tiles_h = ceil_div(out_h, rows);
-      t.th = ceil_div(out_h, tiles_h);
-    } else {
-      tiles_w = ceil_div(out_w, budget - reach_w);
-      t.pitch = ceil_div(out_w, tiles_w) + reach_w;
-    }
-    t.tiles = planes_of(p, out) * tiles_h * tiles_w;
-    const int64_t stage =
-        std::max(ceil_div((t.th + reach_h) * t.pitch * 128, 1024) * 1024, kPositions * 128);
-    const int64_t slack =
-        std::max<int64_t>((kPositions + reach_h * t.pitch + reach_w) * 128 - stage, 0);
-    t.fits = 1024 + t.taps * 8192 + 2 * stage + slack + 32 <= 227 * 1024;
-  }
-  t.slices = std::min(std::max<int64_t>(sm_count / t.chunks, 1), t.tiles);
-  return t;
+  const int64_t chunks = (dgrad ? p.c : p.k) / 64;
+  return boo_kernels::taps_tile_plan(planes_of(p, out), out_h, out_w, static_cast<int>(fh),
+                                     static_cast<int>(fw), reach_h, reach_w,
+                                     static_cast<int>(chunks), sm_count, t);
 }
 
 }  // namespace
@@ -732,7 +704,6 @@ core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
                                     : " (it takes C = 64 and K a multiple of 64)"));
   }
   const size_t dims = p.filter.size();
-  int64_t taps = 1;
   for (size_t i = 0; i < dims; ++i) {
     if (p.stride[i] != 1) return core::unsupported(head + "it needs stride 1");
     const bool depth = dims == 3 && i == 0;
@@ -743,37 +714,38 @@ core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
       return core::unsupported(head +
                                "backward data needs padding within the dilated filter's reach");
     }
-    taps *= p.filter[i];
   }
-  if (taps > 9) return core::unsupported(head + "filters of at most 9 taps");
-  const int64_t reach_w = (p.filter[dims - 1] - 1) * p.dilation[dims - 1];
-  const int64_t reach_h = dims >= 2 ? (p.filter[dims - 2] - 1) * p.dilation[dims - 2] : 0;
-  if (reach_w + 16 > 128 || reach_h + 1 > 256) {
-    return core::unsupported(head + "the dilated filter reaches too far");
-  }
-  if (!taps_host_plan(p, 132).fits) {
-    return core::unsupported(head + "a tile exceeds its shared memory");
+  boo_kernels::TapsPlan plan{};
+  if (const char* e = taps_host_plan(p, 132, &plan)) {
+    // The kernel's words, less its name (the head has it).
+    std::string why = e;
+    for (const std::string_view name : {"conv.sm90_taps: ", "conv.sm90_taps "}) {
+      if (why.rfind(name, 0) == 0) why = why.substr(name.size());
+    }
+    return core::unsupported(head + why);
   }
   return core::Status::ok();
 }
 
 double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d,
                                  std::string* why) {
-  const TapsHostPlan t = taps_host_plan(p, d.sm_count);
-  // The busiest SM's tiles, each 4 m64n256k16 wgmma a tap, two warpgroups taking turns: a tile
-  // costs its mma, or half of its mma and epilogue where the epilogue is the longer.
+  boo_kernels::TapsPlan t{};
+  if (taps_host_plan(p, d.sm_count, &t) != nullptr) return std::numeric_limits<double>::infinity();
+  // The busiest SM's tiles, each 4 m64nNk16 wgmma a tap (N = t.n positions), two warpgroups
+  // taking turns: a tile costs its mma, or half of its mma and epilogue where the epilogue (as
+  // n) is the longer.
   const double per_sm = static_cast<double>(ceil_div(t.tiles, t.slices));
-  const double mma_us = 2.0 * 64 * 256 * 64 * static_cast<double>(t.taps) /
+  const double mma_us = 2.0 * 64 * t.n * 64 * static_cast<double>(t.taps) /
                         (kTapsMmaShare * d.tflops_16bit * 1e12 / d.sm_count) * 1e6;
-  const double compute_us = per_sm * std::max(mma_us, (mma_us + kTapsEpilogueUs) / 2.0) +
-                            kTapsFixedUs +
+  const double epilogue_us = kTapsEpilogueUs * t.n / 256.0;
+  const double compute_us = per_sm * std::max(mma_us, (mma_us + epilogue_us) / 2.0) + kTapsFixedUs +
                             (p.direction == ConvDirection::kBackwardData ? kTapsTurnUs : 0.0);
   std::string text;
   const double us = predict_direct_us(p, d, kTapsBandwidthShare, compute_us, "", "wgmma", &text);
   if (why != nullptr) {
     *why = std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
-           std::to_string(t.pitch) + " positions x " + std::to_string(t.chunks) +
-           " chunks of 64 channels" + text;
+           std::to_string(t.pitch) + " positions (" + std::to_string(t.n) + " computed) x " +
+           std::to_string(t.k_chunks) + " chunks of 64 channels" + text;
   }
   return us;
 }

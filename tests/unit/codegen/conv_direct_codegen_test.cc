@@ -248,9 +248,13 @@ TEST(ConvSm90TapsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
                        "boo_kernels::ConvChannelsLastRunner<boo_kernels::ConvTapsRunner<__half, "
                        "true, 4>, __half>"));
   EXPECT_TRUE(contains(src->text, "struct ConvTapsRunner"));
-  // Its primitives come along: the TMA store and the wgmma with both operands in shared memory.
+  // Its primitives come along: the TMA store and the wgmma with both operands in shared memory,
+  // for every tile width from 64 to 256 positions.
   EXPECT_TRUE(contains(src->text, "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group"));
-  EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"));
+  EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n\" #N \"k16.f32.\" TYPE"));
+  EXPECT_TRUE(contains(src->text, "BOO_WGMMA_SS_CASE(64, 32, 32, 33, 34)"));
+  EXPECT_TRUE(contains(src->text, "BOO_WGMMA_SS_CASE(256, 128, 128, 129, 130)"));
+  EXPECT_TRUE(contains(src->text, "struct TapsPlan"));
   EXPECT_EQ(conv_own_kernel("conv.sm90_taps")->prefix, kConvSm90TapsPrefix);
   // Forward and backward data (the same runner, the filter turned around), tensor-core types
   // only.

@@ -1,0 +1,128 @@
+// The tile plan of conv.sm90_taps (kernels/conv_taps_wgmma.cuh), in plain C++ so that the
+// kernel, dispatch's model (src/dispatch/conv_direct_models.cc) and host unit tests
+// (tests/unit/jit/conv_taps_plan_test.cc) share it.
+//
+// A tile is th output rows of one plane, staged with the rows and columns its taps reach
+// (pitch = tw + reach_w pixels a row): th x pitch output positions, wgmma's N (n, rounded up to
+// 8, 64 to 256), of which th x tw are kept. The plan takes, over every n, the tiles whose busiest
+// block's work is least: tiles a block x (n + kTapsTileCost). (Positions past tw or th are
+// computed and thrown away: whole rows of 56 take 4 x 58 = 232 positions, where the kernel's
+// first form computed 256 for them; rows of 224 took 2 pieces of 114 in 256 each.)
+#pragma once
+
+#include <cstdint>
+
+#include "split_slices.cuh"
+
+namespace boo_kernels {
+
+constexpr int kTapsChannels = 64;      // C, and the output channels a block keeps
+constexpr int kTapsMinPositions = 64;  // the narrowest tile (wgmma's N)
+constexpr int kTapsMaxPositions = 256;
+constexpr int kTapsMaxTaps = 9;
+constexpr int kTapsMaxStages = 3;
+constexpr int kTapsMaxShared = 227 * 1024;
+constexpr int kTapsTapBytes = kTapsChannels * kTapsChannels * 2;  // a tap's filter (8 KB)
+// A tile's cost beyond its mma, in output positions of mma (its barriers and descriptors; the
+// epilogue goes as n and runs under the other warpgroup's mma).
+constexpr int kTapsTileCost = 32;
+// BOO_TAPS_N=n (through BOO_NVCC_FLAGS) plans as the kernel's first form did, for measuring:
+// budgets of n, n - 32, ... until two stages fit, every tile n positions (256: the first form).
+#ifndef BOO_TAPS_N
+#define BOO_TAPS_N 0
+#endif
+
+struct TapsPlan {
+  int n;              // positions a tile computes (wgmma's N)
+  int th, tw, pitch;  // a tile: output rows, output columns, staged pixels a row
+  int x_rows;         // staged input rows (th + reach_h)
+  int box_w;          // the output box's width: pitch (tiles_w = 1) or tw (th = 1)
+  int tiles_w, tiles_h;
+  int64_t tiles;  // planes (n x D) x tiles_h x tiles_w
+  int taps;
+  int stage_bytes;  // the box (128 bytes a pixel) or the output, whichever is larger
+  int stages;
+  int k_chunks;  // of 64 output channels
+  int slices;    // blocks per chunk
+  int shared_bytes;
+  int turned;  // 1: the filter is turned around by the kernel launched just before this one
+};
+
+inline int64_t taps_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The tiles of at most `budget` positions over an output of out_h x out_w: whole rows where one
+// fits (as many as the budget holds, spread evenly over the height), else one row cut into
+// pieces; with their stages (as many as fit, at least 2) and shared memory. False where two
+// stages do not fit beside the filter.
+// n_forced: the positions a tile computes (0: th x pitch, rounded up to 8).
+inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, int64_t reach_h,
+                       int64_t reach_w, int taps, TapsPlan* p) {
+  if (budget < reach_w + 1) return false;
+  if (out_w + reach_w <= budget) {
+    p->tiles_w = 1;
+    p->tw = static_cast<int>(out_w);
+    p->pitch = static_cast<int>(out_w + reach_w);
+    const int64_t rows = budget / p->pitch < out_h ? budget / p->pitch : out_h;
+    p->tiles_h = static_cast<int>(taps_ceil(out_h, rows));
+    p->th = static_cast<int>(taps_ceil(out_h, p->tiles_h));
+    p->box_w = p->pitch;
+  } else {
+    p->tiles_w = static_cast<int>(taps_ceil(out_w, budget - reach_w));
+    p->tw = static_cast<int>(taps_ceil(out_w, p->tiles_w));
+    p->pitch = static_cast<int>(p->tw + reach_w);
+    p->tiles_h = static_cast<int>(out_h);
+    p->th = 1;
+    p->box_w = p->tw;
+  }
+  const int64_t n = taps_ceil(static_cast<int64_t>(p->th) * p->pitch, 8) * 8;
+  p->n = n_forced != 0 ? n_forced : static_cast<int>(n < kTapsMinPositions ? kTapsMinPositions : n);
+  p->x_rows = static_cast<int>(p->th + reach_h);
+  const int x_bytes = (p->x_rows * p->pitch * 128 + 1023) / 1024 * 1024;
+  const int out_bytes = p->n * 128;
+  p->stage_bytes = x_bytes > out_bytes ? x_bytes : out_bytes;
+  // The thrown-away positions' operands reach past the last stage: slack for them (reads).
+  const int64_t reach_bytes = (p->n + reach_h * p->pitch + reach_w) * 128;
+  const int slack =
+      reach_bytes > p->stage_bytes ? static_cast<int>(reach_bytes - p->stage_bytes) : 0;
+  // Up to 1 KB to align to the swizzle pattern, the filter, the stages and the slack, two
+  // mbarriers a stage.
+  for (p->stages = kTapsMaxStages; p->stages >= 2; --p->stages) {
+    p->shared_bytes =
+        1024 + taps * kTapsTapBytes + p->stages * p->stage_bytes + slack + 16 * p->stages;
+    if (p->shared_bytes <= kTapsMaxShared) return true;
+  }
+  return false;
+}
+
+// The plan for an output of planes x out_h x out_w positions, a filter of fh x fw taps reaching
+// reach_h rows and reach_w columns, k_chunks chunks of 64 output channels and `blocks` blocks (one
+// an SM); or why the kernel does not take it.
+inline const char* taps_tile_plan(int64_t planes, int64_t out_h, int64_t out_w, int fh, int fw,
+                                  int64_t reach_h, int64_t reach_w, int k_chunks, int64_t blocks,
+                                  TapsPlan* out) {
+  if (fh * fw > kTapsMaxTaps) return "conv.sm90_taps takes filters of at most 9 taps";
+  if (reach_w + 16 > 128 || reach_h + 1 > 256) {
+    return "conv.sm90_taps: the dilated filter reaches too far";
+  }
+  int64_t best = -1;
+  const int step = BOO_TAPS_N != 0 ? 32 : 8;
+  for (int budget = BOO_TAPS_N != 0 ? BOO_TAPS_N : kTapsMaxPositions; budget >= kTapsMinPositions;
+       budget -= step) {
+    TapsPlan p{};
+    p.taps = fh * fw;
+    if (!taps_tiles(budget, BOO_TAPS_N, out_h, out_w, reach_h, reach_w, p.taps, &p)) continue;
+    p.tiles = planes * p.tiles_h * p.tiles_w;
+    p.k_chunks = k_chunks;
+    p.slices = slices_per_chunk(blocks, k_chunks, p.tiles);
+    const int64_t cost = taps_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost);
+    if (best < 0 || cost < best) best = cost, *out = p;
+    if (BOO_TAPS_N != 0) break;
+  }
+  if (best < 0) return "conv.sm90_taps: a tile exceeds its shared memory";
+  if (out->tiles >= (int64_t{1} << 31) || planes >= (int64_t{1} << 31)) {
+    return "conv.sm90_taps takes fewer than 2^31 tiles";
+  }
+  return nullptr;
+}
+
+}  // namespace boo_kernels

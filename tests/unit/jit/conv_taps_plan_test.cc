@@ -1,0 +1,112 @@
+// conv.sm90_taps' plan (kernels/conv_taps_plan.cuh): over a sweep of output shapes, filters and
+// chunks, tiles that cover the output once, a tile width (wgmma's N) that holds every position a
+// tile computes, stages that fit the shared memory, and the busiest block's work no more than
+// the kernel's first form's (every tile 256 positions); the widths chosen for ResNet's rows.
+#include "../../../kernels/conv_taps_plan.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace boo_kernels {
+namespace {
+
+// The first form's plan: budgets of 256, 224, ... until two stages fit, every tile 256 wide.
+TapsPlan first_form(int64_t planes, int64_t h, int64_t w, int fh, int fw, int64_t reach_h,
+                    int64_t reach_w, int chunks) {
+  TapsPlan p{};
+  p.taps = fh * fw;
+  for (int budget = 256; budget >= 32 + reach_w; budget -= 32) {
+    if (taps_tiles(budget, 256, h, w, reach_h, reach_w, p.taps, &p)) break;
+  }
+  p.tiles = planes * p.tiles_h * p.tiles_w;
+  p.slices = slices_per_chunk(132, chunks, p.tiles);
+  return p;
+}
+
+int64_t work(const TapsPlan& p) { return taps_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost); }
+
+TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
+  for (int64_t planes : {1, 4, 64, 1000}) {
+    for (int64_t h : {1, 2, 7, 14, 28, 56, 100, 224}) {
+      for (int64_t w : {1, 5, 7, 14, 28, 56, 63, 112, 224, 700, 4096}) {
+        for (const auto& [r, s] :
+             {std::pair{1, 1}, {2, 2}, {3, 3}, {5, 1}, {1, 5}, {3, 1}, {1, 9}}) {
+          for (int chunks : {1, 2, 4}) {
+            const int fh = h == 1 ? 1 : r, fw = s;
+            const int64_t dil = r == 2 ? 2 : 1;
+            SCOPED_TRACE(std::to_string(planes) + " planes " + std::to_string(h) + "x" +
+                         std::to_string(w) + " filter " + std::to_string(fh) + "x" +
+                         std::to_string(fw) + " chunks " + std::to_string(chunks));
+            TapsPlan p{};
+            const int64_t reach_h = (fh - 1) * dil, reach_w = (fw - 1) * dil;
+            ASSERT_EQ(taps_tile_plan(planes, h, w, fh, fw, reach_h, reach_w, chunks, 132, &p),
+                      nullptr);
+            // Tiles cover the output once: whole rows, or one row in pieces.
+            EXPECT_GE(int64_t{p.th} * p.tiles_h, h);
+            EXPECT_LT(int64_t{p.th} * (p.tiles_h - 1), h);
+            EXPECT_GE(int64_t{p.tw} * p.tiles_w, w);
+            EXPECT_LT(int64_t{p.tw} * (p.tiles_w - 1), w);
+            EXPECT_TRUE(p.tiles_w == 1 || p.th == 1);
+            EXPECT_EQ(p.pitch, p.tw + reach_w);
+            EXPECT_EQ(p.x_rows, p.th + reach_h);
+            EXPECT_EQ(p.tiles, planes * p.tiles_h * p.tiles_w);
+            // The width: a multiple of 8 that holds the tile's positions, an instantiation.
+            EXPECT_EQ(p.n % 8, 0);
+            EXPECT_GE(p.n, kTapsMinPositions);
+            EXPECT_LE(p.n, kTapsMaxPositions);
+            EXPECT_GE(p.n, p.th * p.pitch);
+            EXPECT_LT(p.n - 8,
+                      p.th * p.pitch > kTapsMinPositions ? p.th * p.pitch : kTapsMinPositions);
+            // Its stages hold the staged input and the output, and fit beside the filter.
+            EXPECT_GE(p.stages, 2);
+            EXPECT_GE(p.stage_bytes, p.x_rows * p.pitch * 128);
+            EXPECT_GE(p.stage_bytes, p.n * 128);
+            EXPECT_EQ(p.stage_bytes % 1024, 0);
+            EXPECT_LE(p.shared_bytes, kTapsMaxShared);
+            EXPECT_GE(p.shared_bytes, 1024 + p.taps * kTapsTapBytes + p.stages * p.stage_bytes);
+            EXPECT_GE(p.slices, 1);
+            EXPECT_LE(p.slices * chunks, 132);
+            // Never more work for the busiest block than the first form's tiles.
+            const TapsPlan old = first_form(planes, h, w, fh, fw, reach_h, reach_w, chunks);
+            ASSERT_GE(old.stages, 2);
+            EXPECT_LE(work(p), work(old));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(ConvTapsPlan, ResNetRowsComputeFewerPositions) {
+  struct Case {
+    int64_t planes, h, w;
+    int n, th, pitch, tiles_w;
+  };
+  // 3x3, padding 1: rows of 56 as 4 x 58 = 232 positions (was 256: 7 of a block's tiles, 9%
+  // less mma); 224-wide rows in pieces of 112 + 2 as 120 positions (was 256 for 114); rows of
+  // 28 as 7 x 30 = 210 in 216 (4 tiles an image either way; was 8 x 30 in 256).
+  for (const Case& c : {Case{64, 56, 56, 232, 4, 58, 1}, Case{8, 224, 224, 120, 1, 114, 2},
+                        Case{64, 28, 28, 216, 7, 30, 1}}) {
+    SCOPED_TRACE(std::to_string(c.planes) + " x " + std::to_string(c.h) + "x" +
+                 std::to_string(c.w));
+    TapsPlan p{};
+    ASSERT_EQ(taps_tile_plan(c.planes, c.h, c.w, 3, 3, 2, 2, 1, 132, &p), nullptr);
+    EXPECT_EQ(p.n, c.n);
+    EXPECT_EQ(p.th, c.th);
+    EXPECT_EQ(p.pitch, c.pitch);
+    EXPECT_EQ(p.tiles_w, c.tiles_w);
+  }
+}
+
+TEST(ConvTapsPlan, RefusesWhatTheKernelCannotStage) {
+  TapsPlan p{};
+  EXPECT_NE(taps_tile_plan(1, 8, 8, 5, 2, 4, 1, 1, 132, &p), nullptr);      // 10 taps
+  EXPECT_NE(taps_tile_plan(1, 8, 200, 1, 9, 0, 120, 1, 132, &p), nullptr);  // reaches 120 columns
+  EXPECT_NE(taps_tile_plan(1, 300, 8, 9, 1, 256, 0, 1, 132, &p), nullptr);  // reaches 256 rows
+}
+
+}  // namespace
+}  // namespace boo_kernels
