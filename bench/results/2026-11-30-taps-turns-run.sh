@@ -13,7 +13,8 @@
 #   vendor: -widths-jobs.txt's lines with dispatch's pick against cuDNN: vendor.csv;
 #   implicit: the same with BOO_CONV_TAPS=0 (the implicit GEMM's pick): implicit.csv;
 #   public: the public conv list against cuDNN (-V 1): conv-public.csv;
-#   final:  public, vendor and implicit, every kernel compiled first at once.
+#   final:  public, vendor and implicit, every kernel compiled first at once;
+#   gemm:   the public GEMM list against cuBLASLt (-V 1): gemm-public.csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh taps-turns
@@ -28,6 +29,10 @@ for phase in "$@"; do
   public)
     preload_public conv
     public_list conv
+    ;;
+  gemm)
+    preload_public gemm
+    public_list gemm
     ;;
   final) # every kernel of public, vendor and implicit compiled at once, then the three
     cut -f2 "$J-widths-jobs.txt" >/tmp/widths-lines.txt

@@ -123,7 +123,10 @@ constexpr double kOneByOneWgradFixedUs = 0.5;
 // copy bandwidth its boxes move x and y at (an estimate). Fitted on an H100 to n64 and n32 c64
 // 56x56 3x3 (7 and 4 tiles a block: 30.5 and 21.0 us) and the 1D n32 W 4096 x3 (5 tiles of 3
 // taps: 16.3 us); within 10% on K = 128 and 256, 14x14 and row pieces, 11% under on 112x112;
-// fp16 64x64 +bias +silu measured 1.75x it (bench/results/2026-11-27-conv-taps-h100.md).
+// fp16 64x64 +bias +silu measured 1.75x it (bench/results/2026-11-27-conv-taps-h100.md). Not
+// refit since the mma runs in turns at the width the tiles need (scaled by n / 256 here): on an
+// H200 its predictions were 0.90-1.10 of 18 lines' times, 224-wide rows in 120-position pieces
+// 0.90 (2026-11-30-taps-turns-h200.md).
 constexpr double kTapsMmaShare = 0.795;
 constexpr double kTapsEpilogueUs = 2.14;
 constexpr double kTapsBandwidthShare = 0.80;

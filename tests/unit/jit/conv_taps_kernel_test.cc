@@ -2,7 +2,8 @@
 // object's host side takes what dispatch's conv_sm90_taps_supports takes and refuses the rest,
 // over a battery of edges (rows cut into pieces where whole rows overflow the shared memory,
 // dilated reaches, backward data's padding) and a seeded sample of random problems, since
-// dispatch spells the kernel's plan again on the host; and backward data's workspace holds the
+// dispatch spells the kernel's checks again on the host (the tile plan itself both include from
+// kernels/conv_taps_plan.cuh); and backward data's workspace holds the
 // turned filter. Two small compiles (plain CUDA); skipped where the toolkit is missing. Numerics
 // run on the GPU (tests/gpu/conv_taps.txt).
 #include <gtest/gtest.h>
