@@ -88,6 +88,7 @@ __device__ __forceinline__ void taps_group_sync(int group) {
 // issued its own. Warpgroup 1 passes first. The turns alternate, so a barrier never holds two
 // passes; the pass after the block's last tile is left unmatched at exit (a pass only where a
 // tile follows would put the wgmma behind a branch, and ptxas then serializes them: C7520).
+// (FlashAttention-3's Hopper mainloop orders its two warpgroups' GEMMs the same way.)
 #ifndef BOO_TAPS_ORDERED
 #define BOO_TAPS_ORDERED 1
 #endif
