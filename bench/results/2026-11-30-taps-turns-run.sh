@@ -8,6 +8,10 @@
 #   widths: -widths-jobs.txt (the twelve and six lines whose tiles take other widths) on
 #           conv.sm90_taps with tiles as wide as they need (base, kernels/conv_taps_plan.cuh) and
 #           256 positions each as before (TAPS_N=256), boo only, two rounds: widths.csv;
+#   filter: with -filter-experiments.diff applied first (`git apply`, on a tree whose boo is
+#           built after it): -filter-jobs.txt (seven of them, backward data's two among them)
+#           with the filter staged by TMA boxes the producer issues first (base) and by the
+#           warpgroups' cp.async copies (TAPS_FILTER_TMA=0), boo only, two rounds: filter.csv;
 #   gate:   tests/gpu/conv_taps.txt with conv.sm90_taps first, boo and cuDNN (-V 1):
 #           numerics-taps.csv;
 #   vendor: -widths-jobs.txt's lines with dispatch's pick against cuDNN: vendor.csv;
@@ -24,6 +28,7 @@ for phase in "$@"; do
   ab) ab ab "base TAPS_ORDERED=0" ;;
   gate) BOO_CONV_TAPS=first NUMERICS_VENDORS=,cudnn numerics taps tests/gpu/conv_taps.txt ;;
   widths) ab widths "base TAPS_N=256" ;;
+  filter) ab filter "base TAPS_FILTER_TMA=0" ;;
   vendor) VENDOR_LIMIT=200 vendor vendor "$J-widths-jobs.txt" cudnn ;;
   implicit) BOO_CONV_TAPS=0 VENDOR_LIMIT=200 vendor implicit "$J-widths-jobs.txt" cudnn ;;
   public)
