@@ -23,6 +23,7 @@ constexpr int kTapsMaxTaps = 9;
 constexpr int kTapsMaxStages = 3;
 constexpr int kTapsMaxShared = 227 * 1024;
 constexpr int kTapsTapBytes = kTapsChannels * kTapsChannels * 2;  // a tap's filter (8 KB)
+constexpr int kTapsMaxBox = 256;  // a TMA box's extent in any dimension
 // A tile's cost beyond its mma, in output positions of mma (its barriers and descriptors; the
 // epilogue goes as n and runs under the other warpgroup's mma).
 constexpr int kTapsTileCost = 32;
@@ -62,7 +63,9 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
     p->tiles_w = 1;
     p->tw = static_cast<int>(out_w);
     p->pitch = static_cast<int>(out_w + reach_w);
-    const int64_t rows = budget / p->pitch < out_h ? budget / p->pitch : out_h;
+    // (Staged rows are a TMA box's extent: at most 256.)
+    int64_t rows = budget / p->pitch < out_h ? budget / p->pitch : out_h;
+    rows = rows < kTapsMaxBox - reach_h ? rows : kTapsMaxBox - reach_h;
     p->tiles_h = static_cast<int>(taps_ceil(out_h, rows));
     p->th = static_cast<int>(taps_ceil(out_h, p->tiles_h));
     p->box_w = p->pitch;

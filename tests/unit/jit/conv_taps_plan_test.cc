@@ -30,10 +30,10 @@ int64_t work(const TapsPlan& p) { return taps_ceil(p.tiles, p.slices) * (p.n + k
 
 TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
   for (int64_t planes : {1, 4, 64, 1000}) {
-    for (int64_t h : {1, 2, 7, 14, 28, 56, 100, 224}) {
+    for (int64_t h : {1, 2, 7, 14, 28, 56, 100, 224, 256, 300}) {
       for (int64_t w : {1, 5, 7, 14, 28, 56, 63, 112, 224, 700, 4096}) {
         for (const auto& [r, s] :
-             {std::pair{1, 1}, {2, 2}, {3, 3}, {5, 1}, {1, 5}, {3, 1}, {1, 9}}) {
+             {std::pair{1, 1}, {2, 2}, {3, 3}, {5, 1}, {1, 5}, {3, 1}, {1, 9}, {9, 1}}) {
           for (int chunks : {1, 2, 4}) {
             const int fh = h == 1 ? 1 : r, fw = s;
             const int64_t dil = r == 2 ? 2 : 1;
@@ -52,6 +52,10 @@ TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
             EXPECT_TRUE(p.tiles_w == 1 || p.th == 1);
             EXPECT_EQ(p.pitch, p.tw + reach_w);
             EXPECT_EQ(p.x_rows, p.th + reach_h);
+            // TMA boxes of at most 256 in every dimension (W = 1, H = 256, 9 taps down a column,
+            // 1000 planes: two tiles of 128 rows, not one of 256 staging 264).
+            EXPECT_LE(p.x_rows, kTapsMaxBox);
+            EXPECT_LE(p.pitch, kTapsMaxBox);
             EXPECT_EQ(p.tiles, planes * p.tiles_h * p.tiles_w);
             // The width: a multiple of 8 that holds the tile's positions, an instantiation.
             EXPECT_EQ(p.n % 8, 0);
