@@ -249,7 +249,8 @@ TEST(ConvSm90TapsCodegen, ForwardSixteenBitBehindTheChannelsLastCopies) {
                        "true, 4>, __half>"));
   EXPECT_TRUE(contains(src->text, "struct ConvTapsRunner"));
   // Its primitives come along: the TMA store and the wgmma with both operands in shared memory,
-  // for every tile width from 64 to 256 positions.
+  // the macro cases of its tile widths from 64 to 256 positions among them (their operand lists
+  // are checked by ptxas in compile_check_conv_taps and by the GPU list, not here).
   EXPECT_TRUE(contains(src->text, "cp.async.bulk.tensor.4d.global.shared::cta.bulk_group"));
   EXPECT_TRUE(contains(src->text, "wgmma.mma_async.sync.aligned.m64n\" #N \"k16.f32.\" TYPE"));
   EXPECT_TRUE(contains(src->text, "BOO_WGMMA_SS_CASE(64, 32, 32, 33, 34)"));
