@@ -49,8 +49,6 @@ struct TapsPlan {
   int turned;  // 1: the filter is turned around by the kernel launched just before this one
 };
 
-inline int64_t taps_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // The tiles of at most `budget` positions over an output of out_h x out_w: whole rows where one
 // fits (as many as the budget holds, spread evenly over the height), else one row cut into
 // pieces; with their stages (as many as fit, at least 2) and shared memory. False where two
@@ -66,18 +64,18 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
     // (Staged rows are a TMA box's extent: at most 256.)
     int64_t rows = budget / p->pitch < out_h ? budget / p->pitch : out_h;
     rows = rows < kTapsMaxBox - reach_h ? rows : kTapsMaxBox - reach_h;
-    p->tiles_h = static_cast<int>(taps_ceil(out_h, rows));
-    p->th = static_cast<int>(taps_ceil(out_h, p->tiles_h));
+    p->tiles_h = static_cast<int>(plan_ceil(out_h, rows));
+    p->th = static_cast<int>(plan_ceil(out_h, p->tiles_h));
     p->box_w = p->pitch;
   } else {
-    p->tiles_w = static_cast<int>(taps_ceil(out_w, budget - reach_w));
-    p->tw = static_cast<int>(taps_ceil(out_w, p->tiles_w));
+    p->tiles_w = static_cast<int>(plan_ceil(out_w, budget - reach_w));
+    p->tw = static_cast<int>(plan_ceil(out_w, p->tiles_w));
     p->pitch = static_cast<int>(p->tw + reach_w);
     p->tiles_h = static_cast<int>(out_h);
     p->th = 1;
     p->box_w = p->tw;
   }
-  const int64_t n = taps_ceil(static_cast<int64_t>(p->th) * p->pitch, 8) * 8;
+  const int64_t n = plan_ceil(static_cast<int64_t>(p->th) * p->pitch, 8) * 8;
   p->n = n_forced != 0 ? n_forced : static_cast<int>(n < kTapsMinPositions ? kTapsMinPositions : n);
   p->x_rows = static_cast<int>(p->th + reach_h);
   const int x_bytes = (p->x_rows * p->pitch * 128 + 1023) / 1024 * 1024;
@@ -117,7 +115,7 @@ inline const char* taps_tile_plan(int64_t planes, int64_t out_h, int64_t out_w, 
     p.tiles = planes * p.tiles_h * p.tiles_w;
     p.k_chunks = k_chunks;
     p.slices = slices_per_chunk(blocks, k_chunks, p.tiles);
-    const int64_t cost = taps_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost);
+    const int64_t cost = plan_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost);
     if (best < 0 || cost < best) best = cost, *out = p;
     if (BOO_TAPS_N != 0) break;
   }

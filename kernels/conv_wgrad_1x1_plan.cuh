@@ -38,8 +38,6 @@ struct OneByOneWgradPlan {
   int64_t pixels, tiles, total;
 };
 
-inline int64_t onebyone_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Two stages of a tile of x and of dy, in bytes.
 inline int onebyone_shared(int tile, const OneByOneWgradPlan& p) {
   return 2 * tile * (p.x_row + p.y_row) * 4;
@@ -62,9 +60,9 @@ inline const char* onebyone_wgrad_plan(int64_t pixels, int64_t k, int64_t c, int
     return "conv.split_wgrad's 1x1 kernel needs pixels, and C and K multiples of 8";
   }
   p->kb = k <= 32 ? 32 : 64;
-  p->k_chunks = static_cast<int>(onebyone_ceil(k, p->kb));
-  p->c_chunks = static_cast<int>(onebyone_ceil(c, kOneByOneMaxChannels));
-  p->cb = static_cast<int>(onebyone_ceil(onebyone_ceil(c, p->c_chunks), 16) * 16);
+  p->k_chunks = static_cast<int>(plan_ceil(k, p->kb));
+  p->c_chunks = static_cast<int>(plan_ceil(c, kOneByOneMaxChannels));
+  p->cb = static_cast<int>(plan_ceil(plan_ceil(c, p->c_chunks), 16) * 16);
   p->warps = p->cb / 16;
   p->chunks = p->k_chunks * p->c_chunks;
   // Rows 8 words past a multiple of 16: the 64-bit loads of 4 pixels by 8 lanes meet every bank
@@ -81,14 +79,14 @@ inline const char* onebyone_wgrad_plan(int64_t pixels, int64_t k, int64_t c, int
   int tile = kOneByOneMaxTile;
   while (tile > 8 && onebyone_shared(tile, *p) > kOneByOneMaxShared) tile /= 2;
   while (tile > kOneByOneMinTile && onebyone_blocks_per_sm(tile, *p) * p->warps < 8) tile /= 2;
-  while (tile > kOneByOneMinTile && onebyone_ceil(pixels, tile) * p->chunks <
-                                        int64_t{sms} * onebyone_blocks_per_sm(tile, *p)) {
+  while (tile > kOneByOneMinTile &&
+         plan_ceil(pixels, tile) * p->chunks < int64_t{sms} * onebyone_blocks_per_sm(tile, *p)) {
     tile /= 2;
   }
   p->tile = tile;
   p->shared_bytes = onebyone_shared(tile, *p);
   p->per_sm = onebyone_blocks_per_sm(tile, *p);
-  p->tiles = onebyone_ceil(pixels, tile);
+  p->tiles = plan_ceil(pixels, tile);
   if (p->tiles >= (int64_t{1} << 31)) {
     return "conv.split_wgrad's 1x1 kernel takes fewer than 2^31 pixel tiles";
   }

@@ -11,6 +11,9 @@
 
 namespace boo_kernels {
 
+// ceil(a / b) for positive b: the plans' tile and chunk counts.
+BOO_HD inline int64_t plan_ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 // Blocks of `shared_bytes` of dynamic shared memory an SM holds (sm_90: 228 KB, 1 KB of it
 // reserved for each block).
 BOO_HD inline int64_t blocks_by_shared_memory(int64_t shared_bytes) {

@@ -26,7 +26,7 @@ TapsPlan first_form(int64_t planes, int64_t h, int64_t w, int fh, int fw, int64_
   return p;
 }
 
-int64_t work(const TapsPlan& p) { return taps_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost); }
+int64_t work(const TapsPlan& p) { return plan_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost); }
 
 TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
   for (int64_t planes : {1, 4, 64, 1000}) {
