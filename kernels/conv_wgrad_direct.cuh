@@ -716,8 +716,11 @@ struct ConvWgradDirectRunner {
     // Where the driver refuses the TMA maps, the same plan's tiles go through cp.async.
     CUtensorMap x_map{}, y_map{};
     if (wide.tma != 0 && !wgmma_wgrad_maps(a, wide, &x_map, &y_map)) wide.tma = 0;
-    const auto kernel =
-        wide.tma != 0 ? conv_wgrad_wgmma_kernel<T, true> : conv_wgrad_wgmma_kernel<T, false>;
+    const bool row = wgmma_wgrad_row(a);
+    const auto kernel = wide.tma != 0 ? (row ? conv_wgrad_wgmma_kernel<T, true, true>
+                                             : conv_wgrad_wgmma_kernel<T, true, false>)
+                                      : (row ? conv_wgrad_wgmma_kernel<T, false, true>
+                                             : conv_wgrad_wgmma_kernel<T, false, false>);
     return launch(a, kernel, wide, blocks, 128 * wide.groups, slices, s, why, len, x_map, y_map);
   }
 };

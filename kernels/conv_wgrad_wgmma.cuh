@@ -17,7 +17,10 @@
 //   - Warpgroup j takes up to 3 taps (3 j onwards of the block's) for all 64 output channels:
 //     per 16 pixels each warp loads its 16 rows of dy^T with one ldmatrix.x4.trans (A in
 //     registers, loaded once for the 3 taps) and the warpgroup issues one m64n64k16 wgmma per
-//     tap; the accumulators (64 x 64 fp32 a tap) stay in registers across every tile.
+//     tap, or, where its 3 taps are consecutive taps of a filter row (filters 3, 6 or 9 wide),
+//     one m64n192k16 whose three 64-wide blocks of B are the x tile at shifts 128 dil_w bytes
+//     apart (3-4% faster on an H200: bench/results/2026-11-30-wgrad-pipe-h200.md); the
+//     accumulators (64 x 64 fp32 a tap) stay in registers across every tile.
 //   - Where a tile spans the whole output width (every 2D layer up to 250 or so pixels wide), two
 //     TMA boxes stage it (x's and dy's; the columns past the image, dy's pitch columns among
 //     them, arrive as zeros), issued by one thread into one of BOO_WGRAD_WGMMA_STAGES stage
@@ -60,6 +63,15 @@ constexpr int kWgmmaWgradMaxPitch = 256;
 #define BOO_WGRAD_WGMMA_STAGES 2
 #endif
 constexpr int kWgmmaWgradMaxBox = 256;  // a TMA box's extent in any dimension
+// One m64n192k16 a k-step for the 3 taps of a filter row where they are that
+// (BOO_WGRAD_WGMMA_ROW=0: three m64n64k16, for measuring), and k-steps in flight
+// (BOO_WGRAD_WGMMA_DEPTH, 2 or 3).
+#ifndef BOO_WGRAD_WGMMA_ROW
+#define BOO_WGRAD_WGMMA_ROW 1
+#endif
+#ifndef BOO_WGRAD_WGMMA_DEPTH
+#define BOO_WGRAD_WGMMA_DEPTH 2
+#endif
 
 struct WgmmaWgradPlan {
   int th, tw, pitch;     // a tile: output rows, output columns, the staged row length (pixels)
@@ -198,6 +210,13 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   return nullptr;
 }
 
+// Whether every warpgroup of the plan takes 3 consecutive taps of one filter row (filters 3, 6
+// or 9 wide: each warpgroup's first tap a multiple of 3), so that conv_wgrad_wgmma_kernel runs
+// them as one m64n192k16 a k-step.
+inline bool wgmma_wgrad_row(const BooConvArgs& a) {
+  return BOO_WGRAD_WGMMA_ROW != 0 && a.filter[2] % kWgmmaWgradTaps == 0;
+}
+
 // x's and dy's TMA maps for a plan with p.tma (64 channels, pitch pixels and a tile's rows a
 // box), or false where the driver refuses them.
 inline bool wgmma_wgrad_maps(const BooConvArgs& a, const WgmmaWgradPlan& p, CUtensorMap* x_map,
@@ -229,7 +248,9 @@ __device__ __forceinline__ void wgrad_walk_tiles_tma(int64_t first, int64_t step
 }
 
 // x_map and y_map: x's and dy's TMA maps (kTma; wgmma_wgrad_maps), unused otherwise.
-template <class T, bool kTma>
+// kRow: the plan's warpgroups each take the 3 taps of a filter row (wgmma_wgrad_row), one
+// m64n192k16 a k-step (its own kernel: with both forms in one, ptxas serialized the wgmma, C7511).
+template <class T, bool kTma, bool kRow>
 __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     conv_wgrad_wgmma_kernel(BooConvArgs a, WgmmaWgradPlan p, float* __restrict__ ws,
                             const __grid_constant__ CUtensorMap x_map,
@@ -335,14 +356,23 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
                                                 16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
   const uint32_t smem_at = shared_address(smem);
 
-  float acc[kWgmmaWgradTaps][32];
+  // The 3 taps' accumulators side by side: tap j's 64 x 64 at acc[32 j ...] (the layout of one
+  // m64n192k16 over the three).
+  float acc[32 * kWgmmaWgradTaps];
 #pragma unroll
-  for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-#pragma unroll
-    for (int i = 0; i < 32; ++i) acc[j][i] = 0.0f;
-  }
+  for (int i = 0; i < 32 * kWgmmaWgradTaps; ++i) acc[i] = 0.0f;
+  const auto tap_acc = [&](int j) -> float(&)[32] {
+    return *reinterpret_cast<float(*)[32]>(acc + 32 * j);
+  };
+  // kRow: the 3 taps' B operands are the x tile at shifts 128 dil_w bytes apart, one m64n192k16
+  // a k-step whose three 64-wide blocks of n lie that far apart (wgmma_desc_sw128's `atoms`).
+  const uint32_t row_atoms = 128u * static_cast<uint32_t>(a.dilation[2]);
 
   const int steps = p.y_pixels / 16;
+  // One k-step (16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field): dy^T's
+  // fragment, then the taps' wgmma; a fragment buffer is written again kDepth steps later,
+  // after the group that read it has retired.
+  constexpr int kDepth = BOO_WGRAD_WGMMA_DEPTH;
   const auto body = [&](int64_t, int stage) {
     const uint32_t xs = smem_at + stage * stage_bytes;
     const uint32_t a_at = xs + p.x_bytes + a_lane;
@@ -351,36 +381,35 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     for (int j = 0; j < kWgmmaWgradTaps; ++j) {
       desc[j] = wgmma_desc_sw128(xs + shift[j]);
     }
-    uint32_t af[2][4];
-    // One k-step (16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field):
-    // dy^T's fragment, then a wgmma per tap; a fragment buffer is written again two steps
-    // later, after the group that read it has retired (wait 1).
-    int s = 0;
-    for (; s + 1 < steps; s += 2) {
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        ldmatrix_x4_trans(af[u], a_at + 2048 * (s + u));
-        wgmma_fence();
+    const uint64_t row_desc = wgmma_desc_sw128(xs + shift[0], row_atoms);
+    uint32_t af[kDepth][4];
+    const auto step = [&](uint32_t(&f)[4], int k) {
+      ldmatrix_x4_trans(f, a_at + 2048 * k);
+      wgmma_fence();
+      if constexpr (kRow) {
+        wgmma_m64n192k16_rs<T>(acc, f, row_desc + 128 * k, 1);
+      } else {
 #pragma unroll
         for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-          wgmma_m64n64k16_rs<T>(acc[j], af[u], desc[j] + 128 * (s + u), 1);
+          wgmma_m64n64k16_rs<T>(tap_acc(j), f, desc[j] + 128 * k, 1);
         }
-        wgmma_commit();
-        wgmma_wait<1>();
-      }
-    }
-    if (s < steps) {
-      ldmatrix_x4_trans(af[0], a_at + 2048 * s);
-      wgmma_fence();
-#pragma unroll
-      for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-        wgmma_m64n64k16_rs<T>(acc[j], af[0], desc[j] + 128 * s, 1);
       }
       wgmma_commit();
+    };
+    int s = 0;
+    for (; s + kDepth <= steps; s += kDepth) {
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        step(af[u], s + u);
+        wgmma_wait<kDepth - 1>();
+      }
+    }
+#pragma unroll
+    for (int u = 0; u + 1 < kDepth; ++u) {
+      if (s + u < steps) step(af[u], s + u);
     }
     wgmma_wait<0>();
-#pragma unroll
-    for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
+    wgmma_hold(acc);
   };
   if constexpr (kTma) {
     // A tile's boxes (the whole width: tiles_w is 1): x's x_rows rows from the tile's first
@@ -400,8 +429,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
         slice, p.slices, p.tiles, fetch, [](int) {},
         [&](int64_t tile, int k) { body(tile, k & 1); });
   }
-#pragma unroll
-  for (int j = 0; j < kWgmmaWgradTaps; ++j) wgmma_hold(acc[j]);
+  wgmma_hold(acc);
 
   cudaTriggerProgrammaticLaunchCompletion();  // the reduction may launch
   // The slice's dw: acc[j][4 i + 2 h + e] is output channel k0 + 16 quarter + g + 8 h, input
@@ -418,7 +446,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         *reinterpret_cast<float2*>(row + 8 * i) =
-            make_float2(acc[j][4 * i + 2 * h], acc[j][4 * i + 2 * h + 1]);
+            make_float2(acc[32 * j + 4 * i + 2 * h], acc[32 * j + 4 * i + 2 * h + 1]);
       }
     }
   }

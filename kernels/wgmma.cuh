@@ -26,8 +26,13 @@ namespace boo_kernels {
 // operand may start at any row (measured on an H100 for shifts of 1 to 24 rows with base offset
 // 0: bench/results/2026-11-27-wgmma-desc-probe.cu); 8-row groups are 1024 bytes apart. The same
 // bytes read K-major are rows of m or n, 64 k each; a k-step of 16 starts 32 bytes further.
-__device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_address) {
-  return static_cast<uint64_t>((smem_address & 0x3FFFF) >> 4) | uint64_t{1} << 16 |
+// `atoms`: for an MN-major operand wider than 64 (wgmma_m64n192k16_rs), the bytes from one
+// 64-wide block of n to the next (the leading byte offset: CUTLASS's make_gmma_desc<Major::MN>,
+// ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO))); they may overlap (conv.split_wgrad's taps of a filter
+// row: blocks 128 dil_w bytes apart, the same rows shifted). 16 for K-major operands (unused).
+__device__ __forceinline__ uint64_t wgmma_desc_sw128(uint32_t smem_address, uint32_t atoms = 16) {
+  return static_cast<uint64_t>((smem_address & 0x3FFFF) >> 4) |
+         static_cast<uint64_t>((atoms & 0x3FFFF) >> 4) << 16 |
          static_cast<uint64_t>(1024 >> 4) << 32 | uint64_t{1} << 62;
 }
 
@@ -191,6 +196,29 @@ __device__ __forceinline__ void wgmma_m64nk16_ss(float (&d)[kN / 2], uint64_t a,
   BOO_WGMMA_SS_CASE(240, 120, 120, 121, 122)
   BOO_WGMMA_SS_CASE(248, 124, 124, 125, 126)
   BOO_WGMMA_SS_CASE(256, 128, 128, 129, 130)
+}
+
+// d (+)= a b with B MN-major and 192 wide: three 64-wide blocks of n, `atoms` bytes apart in
+// b's descriptor (wgmma_desc_sw128); d[32 j + i] is block j's d[i] of wgmma_m64n64k16_rs, so the
+// accumulators of three m64n64k16 products of one A laid side by side are this one's.
+template <class T>
+__device__ __forceinline__ void wgmma_m64n192k16_rs(float (&d)[96], const uint32_t (&a)[4],
+                                                    uint64_t b, int accumulate) {
+  if constexpr (std::is_same_v<T, __half>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {" BOO_WGMMA_R96
+        "}, {%96, %97, %98, %99}, %100, p, 1, 1, 1;\n}\n"
+        : BOO_WGMMA_O96(d)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {" BOO_WGMMA_R96
+        "}, {%96, %97, %98, %99}, %100, p, 1, 1, 1;\n}\n"
+        : BOO_WGMMA_O96(d)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+  }
 }
 
 #undef BOO_WGMMA_SS_CASE
