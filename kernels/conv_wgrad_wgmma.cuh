@@ -15,12 +15,12 @@
 //     cp.async merges a warp's requests only where both sides are contiguous; 52 against 43 us
 //     on the public 3x3 line.)
 //   - Warpgroup j takes up to 3 taps (3 j onwards of the block's) for all 64 output channels:
-//     per 16 pixels each warp loads its 16 rows of dy^T with one ldmatrix.x4.trans (A in
-//     registers, loaded once for the 3 taps) and the warpgroup issues one m64n64k16 wgmma per
-//     tap, or, where its 3 taps are consecutive taps of a filter row (filters 3, 6 or 9 wide),
-//     one m64n192k16 whose three 64-wide blocks of B are the x tile at shifts 128 dil_w bytes
-//     apart (3-4% faster on an H200: bench/results/2026-11-30-wgrad-pipe-h200.md); the
-//     accumulators (64 x 64 fp32 a tap) stay in registers across every tile.
+//     per 16 pixels it issues one m64n64k16 wgmma per tap, or, where its 3 taps are consecutive
+//     taps of a filter row (filters 3, 6 or 9 wide), one m64n192k16 whose three 64-wide blocks of B
+//     are the x tile at shifts 128 dil_w bytes apart (3-4% faster on an H200:
+//     bench/results/2026-11-30-wgrad-pipe-h200.md); A, dy^T, is the dy tile in shared memory read
+//     as an MN-major operand (before 2026-11-30 each warp loaded its 16 rows with ldmatrix.x4.trans
+//     into registers); the accumulators (64 x 64 fp32 a tap) stay in registers across every tile.
 //   - Where a tile spans the whole output width (every 2D layer up to 250 or so pixels wide), two
 //     TMA boxes stage it (x's and dy's; the columns past the image, dy's pitch columns among
 //     them, arrive as zeros), issued by one thread into one of BOO_WGRAD_WGMMA_STAGES stage
@@ -64,10 +64,14 @@ constexpr int kWgmmaWgradMaxPitch = 256;
 #endif
 constexpr int kWgmmaWgradMaxBox = 256;  // a TMA box's extent in any dimension
 // One m64n192k16 a k-step for the 3 taps of a filter row where they are that
-// (BOO_WGRAD_WGMMA_ROW=0: three m64n64k16, for measuring), and k-steps in flight
-// (BOO_WGRAD_WGMMA_DEPTH, 2 or 3).
+// (BOO_WGRAD_WGMMA_ROW=0: three m64n64k16, for measuring); dy^T's A operand from shared memory
+// with up to BOO_WGRAD_WGMMA_DEPTH k-steps in flight behind the one issued
+// (BOO_WGRAD_WGMMA_SS=0: from registers by ldmatrix, as before 2026-11-30, for measuring).
 #ifndef BOO_WGRAD_WGMMA_ROW
 #define BOO_WGRAD_WGMMA_ROW 1
+#endif
+#ifndef BOO_WGRAD_WGMMA_SS
+#define BOO_WGRAD_WGMMA_SS 1
 #endif
 #ifndef BOO_WGRAD_WGMMA_DEPTH
 #define BOO_WGRAD_WGMMA_DEPTH 2
@@ -343,8 +347,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   const int my_taps = wgrad_own_taps(p.taps_block, first_tap, taps, tap0, kWgmmaWgradTaps);
   // Every warpgroup runs 3 taps' wgmma (a tap past its own repeats its first and is not stored:
   // no branch between the mma, which would serialize them). Each tap's shift (bytes) in the x
-  // tile, and this lane's ldmatrix row of dy^T: pixel 8 (lane / 16) + lane % 8 of the k-step,
-  // vector 2 quarter + (lane / 8) % 2 (its warp's 16 output channels), swizzled.
+  // tile.
   uint32_t shift[kWgmmaWgradTaps];
 #pragma unroll
   for (int j = 0; j < kWgmmaWgradTaps; ++j) {
@@ -352,8 +355,6 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     shift[j] = static_cast<uint32_t>(128 * (tap / fw * static_cast<int>(a.dilation[1]) * p.pitch +
                                             tap % fw * static_cast<int>(a.dilation[2])));
   }
-  const uint32_t a_lane = static_cast<uint32_t>((8 * (lane / 16) + lane % 8) * 128 +
-                                                16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
   const uint32_t smem_at = shared_address(smem);
 
   // The 3 taps' accumulators side by side: tap j's 64 x 64 at acc[32 j ...] (the layout of one
@@ -368,11 +369,45 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   // a k-step whose three 64-wide blocks of n lie that far apart (wgmma_desc_sw128's `atoms`).
   const uint32_t row_atoms = 128u * static_cast<uint32_t>(a.dilation[2]);
 
+  // A k-step is 16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field.
   const int steps = p.y_pixels / 16;
-  // One k-step (16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field): dy^T's
-  // fragment, then the taps' wgmma; a fragment buffer is written again kDepth steps later,
-  // after the group that read it has retired.
-  constexpr int kDepth = BOO_WGRAD_WGMMA_DEPTH;
+#if BOO_WGRAD_WGMMA_SS
+  // Both operands from shared memory, MN-major (dy's tile as A: a pixel's 64 output channels
+  // contiguous), so nothing but the accumulators is in registers: a k-step's wgmma waits only
+  // for the one BOO_WGRAD_WGMMA_DEPTH + 1 steps back (A in registers by ldmatrix waited for the
+  // load too: 1-3% slower on an H200).
+  const auto body = [&](int64_t, int stage) {
+    const uint32_t xs = smem_at + stage * stage_bytes;
+    const uint64_t a_desc = wgmma_desc_sw128(xs + p.x_bytes);
+    uint64_t desc[kWgmmaWgradTaps];
+#pragma unroll
+    for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+      desc[j] = wgmma_desc_sw128(xs + shift[j]);
+    }
+    const uint64_t row_desc = wgmma_desc_sw128(xs + shift[0], row_atoms);
+    for (int k = 0; k < steps; ++k) {
+      wgmma_fence();
+      if constexpr (kRow) {
+        wgmma_m64nk16_ss_mn<T, 192>(acc, a_desc + 128 * k, row_desc + 128 * k, 1);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+          wgmma_m64nk16_ss_mn<T, 64>(tap_acc(j), a_desc + 128 * k, desc[j] + 128 * k, 1);
+        }
+      }
+      wgmma_commit();
+      wgmma_wait<BOO_WGRAD_WGMMA_DEPTH>();
+    }
+    wgmma_wait<0>();
+    wgmma_hold(acc);
+  };
+#else
+  // dy^T's fragment by ldmatrix (this lane's row: pixel 8 (lane / 16) + lane % 8 of the k-step,
+  // vector 2 quarter + (lane / 8) % 2, swizzled), then the taps' wgmma with A in registers; a
+  // fragment buffer is written again two steps later, after the group that read it has retired.
+  constexpr int kDepth = 2;
+  const uint32_t a_lane = static_cast<uint32_t>((8 * (lane / 16) + lane % 8) * 128 +
+                                                16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
   const auto body = [&](int64_t, int stage) {
     const uint32_t xs = smem_at + stage * stage_bytes;
     const uint32_t a_at = xs + p.x_bytes + a_lane;
@@ -411,6 +446,7 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     wgmma_wait<0>();
     wgmma_hold(acc);
   };
+#endif
   if constexpr (kTma) {
     // A tile's boxes (the whole width: tiles_w is 1): x's x_rows rows from the tile's first
     // input row, dy's th rows, each pitch pixels wide from the first column it needs.

@@ -221,6 +221,47 @@ __device__ __forceinline__ void wgmma_m64n192k16_rs(float (&d)[96], const uint32
   }
 }
 
+// d (+)= a b with both operands MN-major in shared memory (A: 64 m of a k row contiguous, as B),
+// 64 or 192 wide (wgmma_m64n192k16_rs's blocks of n).
+template <class T, int kN>
+__device__ __forceinline__ void wgmma_m64nk16_ss_mn(float (&d)[kN / 2], uint64_t a, uint64_t b,
+                                                    int accumulate) {
+  static_assert(kN == 64 || kN == 192, "wgmma_m64nk16_ss_mn: N is 64 or 192");
+  if constexpr (kN == 64) {
+    if constexpr (std::is_same_v<T, __half>) {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" BOO_WGMMA_R32
+          "}, %32, %33, p, 1, 1, 1, 1;\n}\n"
+          : BOO_WGMMA_O32(d)
+          : "l"(a), "l"(b), "r"(accumulate));
+    } else {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" BOO_WGMMA_R32
+          "}, %32, %33, p, 1, 1, 1, 1;\n}\n"
+          : BOO_WGMMA_O32(d)
+          : "l"(a), "l"(b), "r"(accumulate));
+    }
+  } else {
+    if constexpr (std::is_same_v<T, __half>) {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {" BOO_WGMMA_R96
+          "}, %96, %97, p, 1, 1, 1, 1;\n}\n"
+          : BOO_WGMMA_O96(d)
+          : "l"(a), "l"(b), "r"(accumulate));
+    } else {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {" BOO_WGMMA_R96
+          "}, %96, %97, p, 1, 1, 1, 1;\n}\n"
+          : BOO_WGMMA_O96(d)
+          : "l"(a), "l"(b), "r"(accumulate));
+    }
+  }
+}
+
 #undef BOO_WGMMA_SS_CASE
 #undef BOO_WGMMA_SS_ASM
 #undef BOO_WGMMA_R32
