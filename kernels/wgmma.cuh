@@ -60,47 +60,18 @@ __device__ __forceinline__ void wgmma_hold(float (&d)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-#define BOO_WGMMA_D32_LIST                                                                     \
+// The accumulator operand lists of the inline assembly below. BOO_WGMMA_Rr: the first r
+// accumulator operands (%0 .. %r-1); BOO_WGMMA_Or(d): their constraints; each r a multiple of 4
+// from 32 to 128, one 8-column group more each.
+#define BOO_WGMMA_R32                                                                          \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define BOO_WGMMA_D32 "{" BOO_WGMMA_D32_LIST "}"
-#define BOO_WGMMA_D32_OPERANDS(d)                                                                 \
+#define BOO_WGMMA_O32(d)                                                                          \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
       "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
       "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
       "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
       "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-
-// d (+)= a b: A from registers, B MN-major from shared memory; `accumulate` 0 overwrites d.
-template <class T>
-__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4],
-                                                   uint64_t b, int accumulate) {
-  if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " BOO_WGMMA_D32
-        ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-        : BOO_WGMMA_D32_OPERANDS(d)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-  } else {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " BOO_WGMMA_D32
-        ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-        : BOO_WGMMA_D32_OPERANDS(d)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-  }
-}
-
-// The same shape family with both operands in shared memory, K-major (each row of A, an output
-// row m, and each row of B, an output column n, holds its 16 k contiguously: 128-byte swizzled
-// rows of 64 k, so a k-step moves a descriptor's start by 32 bytes), B kN wide (64 to 256, a
-// multiple of 8): d is 64 x kN fp32, kN / 2 registers a thread, d[4 i + 0..3] as above for i = 0
-// to kN / 8 - 1. A wgmma's time goes as its N.
-// BOO_WGMMA_Rr: the first r accumulator operands (%0 .. %r-1); BOO_WGMMA_Or(d): their
-// constraints; each r a multiple of 4 from 32 to 128, one 8-column group more each.
-#define BOO_WGMMA_R32 BOO_WGMMA_D32_LIST
-#define BOO_WGMMA_O32(d) BOO_WGMMA_D32_OPERANDS(d)
 #define BOO_WGMMA_R36 BOO_WGMMA_R32 ", %32, %33, %34, %35"
 #define BOO_WGMMA_O36(d) BOO_WGMMA_O32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
 #define BOO_WGMMA_R40 BOO_WGMMA_R36 ", %36, %37, %38, %39"
@@ -149,24 +120,42 @@ __device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_
 #define BOO_WGMMA_O124(d) BOO_WGMMA_O120(d), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123])
 #define BOO_WGMMA_R128 BOO_WGMMA_R124 ", %124, %125, %126, %127"
 #define BOO_WGMMA_O128(d) BOO_WGMMA_O124(d), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-// One m64nNk16 of 16-bit TYPE ("f16" or "bf16") into r = N / 2 registers; a, b and accumulate
-// are operands r, r + 1 and r + 2 (A, B and P spell them).
-#define BOO_WGMMA_SS_ASM(N, R, A, B, P, TYPE)                                                      \
+
+// One m64nNk16 of 16-bit TYPE ("f16" or "bf16") into r = N / 2 registers, A and B from shared
+// memory (TR: their transpose flags, "0, 0" K-major, "1, 1" MN-major); a, b and accumulate are
+// operands r, r + 1 and r + 2 (A, B and P spell them).
+#define BOO_WGMMA_SS_ASM(N, R, A, B, P, TR, TYPE)                                                  \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                             \
                ", 0;\n"                                                                            \
                "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" BOO_WGMMA_R##R \
-               "}, %" #A ", %" #B ", p, 1, 1, 0, 0;\n}\n"                                          \
+               "}, %" #A ", %" #B ", p, 1, 1, " TR ";\n}\n"                                        \
                : BOO_WGMMA_O##R(d)                                                                 \
                : "l"(a), "l"(b), "r"(accumulate))
-#define BOO_WGMMA_SS_CASE(N, R, A, B, P)       \
-  if constexpr (kN == N) {                     \
-    if constexpr (std::is_same_v<T, __half>) { \
-      BOO_WGMMA_SS_ASM(N, R, A, B, P, "f16");  \
-    } else {                                   \
-      BOO_WGMMA_SS_ASM(N, R, A, B, P, "bf16"); \
-    }                                          \
+// The same with A from 4 registers a thread (operands r to r + 3: A0..A3), B MN-major.
+#define BOO_WGMMA_RS_ASM(N, R, A0, A1, A2, A3, B, P, TYPE)                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                             \
+               ", 0;\n"                                                                            \
+               "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" BOO_WGMMA_R##R \
+               "}, {%" #A0 ", %" #A1 ", %" #A2 ", %" #A3 "}, %" #B ", p, 1, 1, 1;\n}\n"            \
+               : BOO_WGMMA_O##R(d)                                                                 \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate))
+// ASM(args..., TYPE) with T's type name.
+#define BOO_WGMMA_TYPED(ASM, ...)            \
+  if constexpr (std::is_same_v<T, __half>) { \
+    ASM(__VA_ARGS__, "f16");                 \
+  } else {                                   \
+    ASM(__VA_ARGS__, "bf16");                \
+  }
+#define BOO_WGMMA_SS_CASE(N, R, A, B, P)                     \
+  if constexpr (kN == N) {                                   \
+    BOO_WGMMA_TYPED(BOO_WGMMA_SS_ASM, N, R, A, B, P, "0, 0") \
   }
 
+// Both operands in shared memory, K-major (each row of A, an output row m, and each row of B, an
+// output column n, holds its 16 k contiguously: 128-byte swizzled rows of 64 k, so a k-step moves
+// a descriptor's start by 32 bytes), B kN wide (64 to 256, a multiple of 8): d is 64 x kN fp32,
+// kN / 2 registers a thread, d[4 i + 0..3] as in the file's comment for i = 0 to kN / 8 - 1. A
+// wgmma's time goes as its N.
 template <class T, int kN>
 __device__ __forceinline__ void wgmma_m64nk16_ss(float (&d)[kN / 2], uint64_t a, uint64_t b,
                                                  int accumulate) {
@@ -198,27 +187,20 @@ __device__ __forceinline__ void wgmma_m64nk16_ss(float (&d)[kN / 2], uint64_t a,
   BOO_WGMMA_SS_CASE(256, 128, 128, 129, 130)
 }
 
+// d (+)= a b: A from registers, B MN-major from shared memory; `accumulate` 0 overwrites d.
+template <class T>
+__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4],
+                                                   uint64_t b, int accumulate) {
+  BOO_WGMMA_TYPED(BOO_WGMMA_RS_ASM, 64, 32, 32, 33, 34, 35, 36, 37)
+}
+
 // d (+)= a b with B MN-major and 192 wide: three 64-wide blocks of n, `atoms` bytes apart in
 // b's descriptor (wgmma_desc_sw128); d[32 j + i] is block j's d[i] of wgmma_m64n64k16_rs, so the
 // accumulators of three m64n64k16 products of one A laid side by side are this one's.
 template <class T>
 __device__ __forceinline__ void wgmma_m64n192k16_rs(float (&d)[96], const uint32_t (&a)[4],
                                                     uint64_t b, int accumulate) {
-  if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {" BOO_WGMMA_R96
-        "}, {%96, %97, %98, %99}, %100, p, 1, 1, 1;\n}\n"
-        : BOO_WGMMA_O96(d)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-  } else {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %101, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {" BOO_WGMMA_R96
-        "}, {%96, %97, %98, %99}, %100, p, 1, 1, 1;\n}\n"
-        : BOO_WGMMA_O96(d)
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
-  }
+  BOO_WGMMA_TYPED(BOO_WGMMA_RS_ASM, 192, 96, 96, 97, 98, 99, 100, 101)
 }
 
 // d (+)= a b with both operands MN-major in shared memory (A: 64 m of a k row contiguous, as B),
@@ -228,42 +210,16 @@ __device__ __forceinline__ void wgmma_m64nk16_ss_mn(float (&d)[kN / 2], uint64_t
                                                     int accumulate) {
   static_assert(kN == 64 || kN == 192, "wgmma_m64nk16_ss_mn: N is 64 or 192");
   if constexpr (kN == 64) {
-    if constexpr (std::is_same_v<T, __half>) {
-      asm volatile(
-          "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {" BOO_WGMMA_R32
-          "}, %32, %33, p, 1, 1, 1, 1;\n}\n"
-          : BOO_WGMMA_O32(d)
-          : "l"(a), "l"(b), "r"(accumulate));
-    } else {
-      asm volatile(
-          "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {" BOO_WGMMA_R32
-          "}, %32, %33, p, 1, 1, 1, 1;\n}\n"
-          : BOO_WGMMA_O32(d)
-          : "l"(a), "l"(b), "r"(accumulate));
-    }
+    BOO_WGMMA_TYPED(BOO_WGMMA_SS_ASM, 64, 32, 32, 33, 34, "1, 1")
   } else {
-    if constexpr (std::is_same_v<T, __half>) {
-      asm volatile(
-          "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {" BOO_WGMMA_R96
-          "}, %96, %97, p, 1, 1, 1, 1;\n}\n"
-          : BOO_WGMMA_O96(d)
-          : "l"(a), "l"(b), "r"(accumulate));
-    } else {
-      asm volatile(
-          "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {" BOO_WGMMA_R96
-          "}, %96, %97, p, 1, 1, 1, 1;\n}\n"
-          : BOO_WGMMA_O96(d)
-          : "l"(a), "l"(b), "r"(accumulate));
-    }
+    BOO_WGMMA_TYPED(BOO_WGMMA_SS_ASM, 192, 96, 96, 97, 98, "1, 1")
   }
 }
 
 #undef BOO_WGMMA_SS_CASE
 #undef BOO_WGMMA_SS_ASM
+#undef BOO_WGMMA_RS_ASM
+#undef BOO_WGMMA_TYPED
 #undef BOO_WGMMA_R32
 #undef BOO_WGMMA_O32
 #undef BOO_WGMMA_R36
@@ -314,8 +270,5 @@ __device__ __forceinline__ void wgmma_m64nk16_ss_mn(float (&d)[kN / 2], uint64_t
 #undef BOO_WGMMA_O124
 #undef BOO_WGMMA_R128
 #undef BOO_WGMMA_O128
-#undef BOO_WGMMA_D32
-#undef BOO_WGMMA_D32_OPERANDS
-#undef BOO_WGMMA_D32_LIST
 
 }  // namespace boo_kernels
