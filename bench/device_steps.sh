@@ -11,7 +11,7 @@
 # rounds), `ab` (`timed` on a jobs file named from the caller's prefix J), `few_gate` (the
 # few-channel list's gate, direct kernel first), `vendor` (a jobs file's lines with dispatch's
 # pick against a vendor) and `profile` (one kernel of one command under ncu);
-# and builds boo where it is not there yet.
+# and builds boo (incrementally where a build is there).
 source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
 boo=build/device/tools/boo/boo
@@ -115,5 +115,7 @@ vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs file's lines (it
     --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"
   grep -E "^>>> (boo: min|$v: min|speedup)|heuristic: predicted" "$L/$name.log" | cut -c1-140
 }
-[ -x "$boo" ] || step build 300 scripts/device-run.sh build
+# Always (incremental: seconds on a machine that built before): a warm machine keeps the last
+# call's build, and its boo embeds the kernel sources of that call's tree, not this one's.
+step build 300 scripts/device-run.sh build
 [ -x "$boo" ] || { tail -30 "$L/build.log"; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B of compile-time kernel variants and forced configs on the device machine (.deps/device
-# carried; boo built by scripts/device-run.sh build when it is not there yet). Each variant is
+# carried; boo built, or brought up to date, by scripts/device-run.sh build). Each variant is
 # `base` (no flags) or macros joined by `+`, each passed as -DBOO_<macro> in BOO_NVCC_FLAGS (part
 # of the kernel cache key): `LAYERNORM_INFLIGHT_KB=64+LAYERNORM_PIPE_LIMIT_KB=220`.
 # A kernel's experiment patch (bench/results/*-experiments.diff) is not applied here: `git apply`
@@ -21,7 +21,9 @@ export BOO_CACHE_DIR="${BOO_CACHE_DIR:-$PWD/.deps/device-cache}"
 boo=build/device/tools/boo/boo
 R="${OUT:-/tmp/variants}"
 mkdir -p "$R"
-[ -x "$boo" ] || OUT= scripts/device-run.sh build >/tmp/variants-build.log 2>&1 \
+# Always built (incremental where a build is there): a warm machine's boo embeds the kernel
+# sources of the last call's tree.
+OUT= scripts/device-run.sh build >/tmp/variants-build.log 2>&1 \
   || { tail -30 /tmp/variants-build.log; exit 1; }
 echo "== built $(date +%T)"
 jobs_file=${JOBS:?JOBS names a file of <config or -><TAB><command> lines}
