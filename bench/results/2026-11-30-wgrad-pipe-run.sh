@@ -27,6 +27,11 @@
 #          (WGRAD_WGMMA_DEFER=1: no wait for the tile's last k-steps before the next
 #          tile's) against base, two rounds: defer.csv; then the gate list with it (boo, -V 1):
 #          numerics-defer.csv;
+#   store4: with -store4-experiments.diff applied (on 27d268c): -store4-jobs.txt (the public line
+#          and n64 c128 28x28) with each slice's fp32 dw stored as 16-byte vectors (lanes swap a
+#          pair; WGRAD_WGMMA_STORE4=1) against base (8-byte), boo only, two rounds: store4.csv;
+#   nostore: the same diff with the slices' stores left out (WGRAD_WGMMA_NOSTORE=1: the reduction
+#          sums whatever the workspace holds; numerics fail) against base: nostore.csv;
 #   gate:  tests/gpu/conv_wgrad_wgmma.txt with the direct kernels first, boo and cuDNN (-V 1):
 #          numerics-wgmma.csv.
 set -uo pipefail
@@ -71,6 +76,8 @@ for phase in "$@"; do
     BOO_NVCC_FLAGS=-DBOO_WGRAD_WGMMA_DEFER=1 BOO_CONV_WGRAD_DIRECT=first \
       numerics defer tests/gpu/conv_wgrad_wgmma.txt
     ;;
+  store4) timed store4 "$J-store4-jobs.txt" "base WGRAD_WGMMA_STORE4=1" boo 150 ;;
+  nostore) timed nostore "$J-store4-jobs.txt" "base WGRAD_WGMMA_NOSTORE=1" boo 120 ;;
   gate) BOO_CONV_WGRAD_DIRECT=first NUMERICS_VENDORS=,cudnn numerics wgmma tests/gpu/conv_wgrad_wgmma.txt ;;
   sweep) ab sweep "base WGRAD_WGMMA_STAGES=3 WGRAD_WGMMA_PIXELS=128+WGRAD_WGMMA_STAGES=4 WGRAD_WGMMA_PIXELS=192+WGRAD_WGMMA_STAGES=3" ;;
   *) echo "unknown phase $phase" ;;
