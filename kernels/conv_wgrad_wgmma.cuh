@@ -131,8 +131,6 @@ __device__ __forceinline__ int wgrad_own_taps(int taps_block, int first, int tap
   return own < 0 ? 0 : own < most ? own : most;
 }
 
-inline int wgmma_wgrad_ceil(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
-
 // The plan for `a` (backward weight, packed channels-last, 16-bit: ConvWgradDirectRunner checks
 // those), or why this kernel does not take it.
 inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
@@ -158,8 +156,8 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   if (reach_w + 16 > kWgmmaWgradMaxPitch) {
     return "conv.split_wgrad's wgmma kernel: the filter reaches too far along W";
   }
-  p->tiles_w = wgmma_wgrad_ceil(out_w, kWgmmaWgradMaxPitch - reach_w);
-  p->tw = wgmma_wgrad_ceil(out_w, p->tiles_w);
+  p->tiles_w = static_cast<int>(plan_ceil(out_w, kWgmmaWgradMaxPitch - reach_w));
+  p->tw = static_cast<int>(plan_ceil(out_w, p->tiles_w));
   p->pitch = p->tw + reach_w;
   // A TMA box of whole rows reads dy's pitch columns from outside the image (zeros).
   const bool tma = BOO_WGRAD_WGMMA_TMA != 0 && p->tiles_w == 1 && p->pitch <= kWgmmaWgradMaxBox;
@@ -168,8 +166,8 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   int64_t most_rows = BOO_WGRAD_WGMMA_PIXELS / p->pitch;
   most_rows = most_rows < 1 ? 1 : most_rows > out_h ? out_h : most_rows;
   for (int64_t rows = most_rows; rows >= 1; --rows) {
-    p->tiles_h = wgmma_wgrad_ceil(out_h, rows);
-    p->th = wgmma_wgrad_ceil(out_h, p->tiles_h);
+    p->tiles_h = static_cast<int>(plan_ceil(out_h, rows));
+    p->th = static_cast<int>(plan_ceil(out_h, p->tiles_h));
     p->x_rows = p->th + (fh - 1) * dh;
     p->y_pixels = (p->th * p->pitch + 15) / 16 * 16;
     const int reach = (fh - 1) * dh * p->pitch + reach_w;
@@ -198,8 +196,8 @@ inline const char* wgmma_wgrad_plan(const BooConvArgs& a, WgmmaWgradPlan* p) {
   const int taps = fh * fw;
   const int most = kWgmmaWgradGroups * kWgmmaWgradTaps;
   p->taps_block = taps < most ? taps : most;
-  p->groups = wgmma_wgrad_ceil(p->taps_block, kWgmmaWgradTaps);
-  p->tap_chunks = wgmma_wgrad_ceil(taps, p->taps_block);
+  p->groups = static_cast<int>(plan_ceil(p->taps_block, kWgmmaWgradTaps));
+  p->tap_chunks = static_cast<int>(plan_ceil(taps, p->taps_block));
   p->k_chunks = static_cast<int>(a.k / kWgmmaWgradChannels);
   p->c_chunks = static_cast<int>(a.c / kWgmmaWgradChannels);
   p->chunks = p->k_chunks * p->c_chunks * p->tap_chunks;
@@ -365,9 +363,17 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   const auto tap_acc = [&](int j) -> float(&)[32] {
     return *reinterpret_cast<float(*)[32]>(acc + 32 * j);
   };
-  // kRow: the 3 taps' B operands are the x tile at shifts 128 dil_w bytes apart, one m64n192k16
-  // a k-step whose three 64-wide blocks of n lie that far apart (wgmma_desc_sw128's `atoms`).
+  // A stage's B descriptors: tap j's x tile shifted (desc[j]); with kRow, desc[0] spans the
+  // row's 3 taps, the x tile at shifts 128 dil_w bytes apart, as one m64n192k16 whose three
+  // 64-wide blocks of n lie that far apart (wgmma_desc_sw128's `atoms`).
   const uint32_t row_atoms = 128u * static_cast<uint32_t>(a.dilation[2]);
+  const auto stage_descs = [&](uint32_t xs, uint64_t(&desc)[kWgmmaWgradTaps]) {
+#pragma unroll
+    for (int j = 0; j < kWgmmaWgradTaps; ++j) {
+      desc[j] = kRow && j == 0 ? wgmma_desc_sw128(xs + shift[0], row_atoms)
+                               : wgmma_desc_sw128(xs + shift[j]);
+    }
+  };
 
   // A k-step is 16 pixels: 2048 bytes of each tile, 128 in a descriptor's start field.
   const int steps = p.y_pixels / 16;
@@ -380,15 +386,11 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
     const uint32_t xs = smem_at + stage * stage_bytes;
     const uint64_t a_desc = wgmma_desc_sw128(xs + p.x_bytes);
     uint64_t desc[kWgmmaWgradTaps];
-#pragma unroll
-    for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-      desc[j] = wgmma_desc_sw128(xs + shift[j]);
-    }
-    const uint64_t row_desc = wgmma_desc_sw128(xs + shift[0], row_atoms);
+    stage_descs(xs, desc);
     for (int k = 0; k < steps; ++k) {
       wgmma_fence();
       if constexpr (kRow) {
-        wgmma_m64nk16_ss_mn<T, 192>(acc, a_desc + 128 * k, row_desc + 128 * k, 1);
+        wgmma_m64nk16_ss_mn<T, 192>(acc, a_desc + 128 * k, desc[0] + 128 * k, 1);
       } else {
 #pragma unroll
         for (int j = 0; j < kWgmmaWgradTaps; ++j) {
@@ -405,24 +407,19 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
   // dy^T's fragment by ldmatrix (this lane's row: pixel 8 (lane / 16) + lane % 8 of the k-step,
   // vector 2 quarter + (lane / 8) % 2, swizzled), then the taps' wgmma with A in registers; a
   // fragment buffer is written again two steps later, after the group that read it has retired.
-  constexpr int kDepth = 2;
   const uint32_t a_lane = static_cast<uint32_t>((8 * (lane / 16) + lane % 8) * 128 +
                                                 16 * ((2 * quarter + lane / 8 % 2) ^ lane % 8));
   const auto body = [&](int64_t, int stage) {
     const uint32_t xs = smem_at + stage * stage_bytes;
     const uint32_t a_at = xs + p.x_bytes + a_lane;
     uint64_t desc[kWgmmaWgradTaps];
-#pragma unroll
-    for (int j = 0; j < kWgmmaWgradTaps; ++j) {
-      desc[j] = wgmma_desc_sw128(xs + shift[j]);
-    }
-    const uint64_t row_desc = wgmma_desc_sw128(xs + shift[0], row_atoms);
-    uint32_t af[kDepth][4];
+    stage_descs(xs, desc);
+    uint32_t af[2][4];
     const auto step = [&](uint32_t(&f)[4], int k) {
       ldmatrix_x4_trans(f, a_at + 2048 * k);
       wgmma_fence();
       if constexpr (kRow) {
-        wgmma_m64n192k16_rs<T>(acc, f, row_desc + 128 * k, 1);
+        wgmma_m64n192k16_rs<T>(acc, f, desc[0] + 128 * k, 1);
       } else {
 #pragma unroll
         for (int j = 0; j < kWgmmaWgradTaps; ++j) {
@@ -432,17 +429,13 @@ __global__ void __launch_bounds__(kWgmmaWgradThreads, 1)
       wgmma_commit();
     };
     int s = 0;
-    for (; s + kDepth <= steps; s += kDepth) {
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        step(af[u], s + u);
-        wgmma_wait<kDepth - 1>();
-      }
+    for (; s + 1 < steps; s += 2) {
+      step(af[0], s);
+      wgmma_wait<1>();
+      step(af[1], s + 1);
+      wgmma_wait<1>();
     }
-#pragma unroll
-    for (int u = 0; u + 1 < kDepth; ++u) {
-      if (s + u < steps) step(af[u], s + u);
-    }
+    if (s < steps) step(af[0], s);
     wgmma_wait<0>();
     wgmma_hold(acc);
   };
