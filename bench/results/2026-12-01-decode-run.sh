@@ -2,8 +2,8 @@
 # Device script of bench/results/2026-12-01-decode-h200.md (repository root, .deps/device
 # carried):
 #   bash bench/results/2026-12-01-decode-run.sh PHASE...
-#   floor:  bench/probes/stream_floor.cu (a read-only kernel over 4-525 MB and an empty kernel,
-#           timed as the protocol times: hold, cold L2, events, medians of 100): floor.txt;
+#   floor:  `boo ceilings` (one read of 4-525 MB of fresh bytes, timed as the protocol times:
+#           hold, cold L2, events, medians of 100, beside each size's floor): floor.txt;
 #   decode: -decode-jobs.txt (the public 4096 x 16 x 4096 bf16 GEMM: dispatch's pick,
 #           gemm.skinny's cp.async split loop with K split auto, 2, 4 and 8 ways, its streaming
 #           loop with 8 warps a row tile, and gemm.sm90 t64x16x128 with two parallel K slices)
@@ -19,8 +19,7 @@ J=bench/results/2026-12-01-decode
 for phase in "$@"; do
   case "$phase" in
   floor)
-    nvcc -arch=sm_90a -O2 -o /tmp/stream_floor bench/probes/stream_floor.cu &&
-      timeout 120 /tmp/stream_floor | tee "$R/floor.txt"
+    timeout 200 "$boo" ceilings --read-mb 4 8 17 34 67 117 256 525 | tee "$R/floor.txt"
     ;;
   decode) timed decode "$J-jobs.txt" base boo,cublaslt 300 ;;
   narrow) timed narrow "$J-narrow-jobs.txt" base boo,cublaslt 200 ;;
