@@ -27,8 +27,10 @@
 // three input rows needs no copies. No shared memory and no barrier; the sums run over the taps in
 // a fixed order: deterministic.
 //
-// Blocks of 256 threads: the channel vectors of up to 256 / vectors (segment, strip) items of one
-// image; rolling_plan (conv_depthwise_rolling_plan.cuh) cuts the output rows into segments. H200,
+// Blocks of 256 threads: the channel vectors of up to 256 / vectors (image, segment, strip) items,
+// numbered across images so that small images share blocks (BOO_DEPTHWISE_ROLLING_SHARED=0: the
+// items of one image a block, for measuring); rolling_plan (conv_depthwise_rolling_plan.cuh)
+// cuts the output rows into segments. H200,
 // 2026-11-29 (bench/results/2026-11-29-depthwise-rolling-h200.md): the public n64 c144 56x56 layer
 // 59 -> 46-48 us, n64 c32 112x112 55 -> 35-36, fp16 n128 c672 14x14 42-45 -> 30-32.
 #pragma once
@@ -69,21 +71,38 @@ __device__ __forceinline__ unsigned opaque_u32(unsigned v) {
 template <class T, bool kHasBias, int kAct, int kF>
 __global__ void __launch_bounds__(kRollThreads, kRollBlocksPerSm)
     conv_depthwise_rolling_kernel(BooConvArgs a, int vectors, int per_block, int strips,
-                                  int segments, int rows_per_segment) {
+                                  int segments, int rows_per_segment, int chunks) {
   constexpr int kV = kRollVector<T>;
   constexpr int kP = kRollOutputs;
   constexpr int kSpan = kP + kF - 1;  // input columns a thread's outputs reach
   using Raw = DepthwiseWords<T, kV>;
   const int tid = static_cast<int>(threadIdx.x);
   const int cv = tid % vectors;
+  const int out0 = static_cast<int>(a.out[0]);
+#if BOO_DEPTHWISE_ROLLING_SHARED
+  // Block b takes chunk b % chunks of the items of block b / chunks (image, segment, strip; ints:
+  // DepthwiseRolling::fits): the chunks of a pixel run side by side. (Chunk-major blocks read
+  // each pixel's chunks a wave apart: the public 3x3 layer 48 -> 75 us, 2026-11-29.)
+  const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(chunks));
+  const int item =
+      static_cast<int>(blockIdx.x / static_cast<unsigned>(chunks)) * per_block + tid / vectors;
+  const int strip = item % strips;
+  const int seg = item / strips % segments;
+  const int image = item / strips / segments;
+  const int64_t k0 = (static_cast<int64_t>(chunk) * vectors + cv) * kV;
+  if (tid / vectors >= per_block || image >= a.n * out0 || k0 >= a.k) return;
+  const int64_t o0 = image % out0;
+  const int64_t n = image / out0;
+#else
   const int item = static_cast<int>(blockIdx.x) * per_block + tid / vectors;
   const int strip = item % strips;
   const int seg = item / strips;
   const int64_t k0 = (static_cast<int64_t>(blockIdx.y) * vectors + cv) * kV;
   if (tid / vectors >= per_block || seg >= segments || k0 >= a.k) return;
-  const int out0 = static_cast<int>(a.out[0]);  // (n out0 <= 65535)
-  const int64_t o0 = static_cast<int>(blockIdx.z) % out0;
+  const int64_t o0 = static_cast<int>(blockIdx.z) % out0;  // (n out0 <= 65535)
   const int64_t n = static_cast<int>(blockIdx.z) / out0;
+  (void)chunks;
+#endif
   const int out_h = static_cast<int>(a.out[1]);
   const int oh0 = seg * rows_per_segment;
   const int rows = min(rows_per_segment, out_h - oh0);
@@ -236,20 +255,26 @@ struct DepthwiseRolling {
     // 32-bit byte offset in the kernel.
     constexpr int64_t kLastColumn =
         int64_t{kRollOutputs + kF - 2} * static_cast<int64_t>(sizeof(T));
-    if (a.n * a.out[0] > 65535 || a.x_stride[4] < 1 || a.x_stride[4] > UINT32_MAX / kLastColumn) {
-      return false;
-    }
+    if (a.x_stride[4] < 1 || a.x_stride[4] > UINT32_MAX / kLastColumn) return false;
     const RollingPlan p = plan_of(a);
-    return p.blocks <= INT32_MAX && p.chunks <= 65535 &&
+    if (BOO_DEPTHWISE_ROLLING_SHARED) {
+      // The items (and a block's worth past them) and the grid's blocks are ints.
+      return a.n * a.out[0] <= INT32_MAX / 4 && p.items + kRollThreads <= INT32_MAX &&
+             p.blocks * p.chunks <= INT32_MAX;
+    }
+    return a.n * a.out[0] <= 65535 && p.blocks <= INT32_MAX && p.chunks <= 65535 &&
            int64_t{p.strips} * p.segments <= INT32_MAX / 2;
   }
 
   static cudaError_t launch(const BooConvArgs& a, cudaStream_t s) {
     const RollingPlan p = plan_of(a);
     auto kernel = conv_depthwise_rolling_kernel<T, kHasBias, kAct, kF>;
-    const dim3 grid(static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.chunks),
-                    static_cast<unsigned>(a.n * a.out[0]));
-    kernel<<<grid, kRollThreads, 0, s>>>(a, p.vectors, p.per_block, p.strips, p.segments, p.rows);
+    const dim3 grid = BOO_DEPTHWISE_ROLLING_SHARED
+                          ? dim3(static_cast<unsigned>(p.blocks * p.chunks))
+                          : dim3(static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.chunks),
+                                 static_cast<unsigned>(a.n * a.out[0]));
+    kernel<<<grid, kRollThreads, 0, s>>>(a, p.vectors, p.per_block, p.strips, p.segments, p.rows,
+                                         p.chunks);
     return cudaGetLastError();
   }
 };

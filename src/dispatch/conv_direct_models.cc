@@ -266,8 +266,14 @@ bool depthwise_rolling_apply(const ops::ConvProblem& p) {
     if (plane && (p.filter[i] != 3 || p.stride[i] != 1 || p.dilation[i] != 1)) return false;
     if (!plane && p.filter[i] != 1) return false;
   }
-  // The kernel's images (batch x output depth) along the grid's z.
-  return planes_of(p, depthwise_kernel_output(p)) <= 65535;
+  // The kernel's images (batch x output depth) and (image, segment, strip) items are ints
+  // (DepthwiseRolling::fits; its blocks are ints too, fewer than the items).
+  const std::vector<int64_t> out = depthwise_kernel_output(p);
+  const int64_t images = planes_of(p, out);
+  if (images > std::numeric_limits<int32_t>::max() / 4) return false;
+  const int64_t strips = ceil_div(out.back(), boo_kernels::kRollOutputs);
+  return images * strips * out[out.size() - 2] + boo_kernels::kRollThreads <=
+         std::numeric_limits<int32_t>::max();
 }
 
 // Whether conv.depthwise's forward pass runs its plane kernel on the caller's tensors:
