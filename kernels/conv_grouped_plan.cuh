@@ -34,6 +34,12 @@ constexpr int kGroupedMaxShared = 100 * 1024;
 #ifndef BOO_GROUPED_TMA_HALF2
 #define BOO_GROUPED_TMA_HALF2 1
 #endif
+// -DBOO_GROUPED_TMA_ONE_OUT=0 (measuring) leaves out the plan of 64-pixel tiles with two stages
+// and one output tile, two blocks an SM, that grouped_tma_plan tries where two output tiles do
+// not let two blocks fit.
+#ifndef BOO_GROUPED_TMA_ONE_OUT
+#define BOO_GROUPED_TMA_ONE_OUT 1
+#endif
 constexpr int kGroupedTmaChannels = 64;  // output channels of a block: a 128-byte row a pixel
 constexpr int kGroupedTmaMaxStages = 3;
 constexpr int kGroupedTmaMaxShared = 227 * 1024;
@@ -113,11 +119,13 @@ inline const char* grouped_plan(const BooConvArgs& a, GroupedPlan* p) {
          "memory (large filter or dilation)";
 }
 
-// Shared memory, from a 1024-byte boundary: two output tiles (out_bytes each), the input stages
-// (stage_bytes each), the stages' mbarriers, then what grouped_block_setup fills: the zero row,
-// the bias, the reduction's offsets and the filters.
+// Shared memory, from a 1024-byte boundary: the output tiles (out_tiles of out_bytes each), the
+// input stages (stage_bytes each), the stages' mbarriers, then what grouped_block_setup fills: the
+// zero row, the bias, the reduction's offsets and the filters.
 struct GroupedTmaPlan {
   int stages;       // input stages: 2, or 3 on 64-pixel tiles
+  int out_tiles;    // output tiles: 2 (a tile's store reads one while the next tile writes the
+                    // other), or 1 (the next tile's epilogue waits for the store's read)
   int images;       // images a tile spans: 1, or where one tile holds a whole plane, as many
                     // planes as fit the tile's pixels
   int64_t tiles;    // tiles of the problem
@@ -134,7 +142,8 @@ inline int grouped_round_1024(int64_t bytes) {
 // The TMA kernel's plan for `a`: its tiling `p` (64 output channels' groups a block, its own
 // pixel tiles) and `t`, or why it does not apply. Tiles of 128 pixels with two stages where two
 // blocks fit an SM; else (strided layers' wide input boxes) 64 pixels with two stages where two
-// blocks fit, else with three stages, one block an SM; else 128 pixels, one block an SM.
+// blocks fit, with two output tiles or else one; else with three stages, one block an SM; else
+// 128 pixels, one block an SM.
 // - ResNeXt's stride-2 n64 c256 56x56 G = 32 layer, H100: 58.3 us on 64-pixel tiles with three
 //   stages, 73-75 us on 32-pixel tiles with three stages, two blocks an SM
 //   (bench/results/2026-11-27-conv-grouped-tma-h100.md).
@@ -160,19 +169,22 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, GroupedPlan* p, Groupe
   groups.x_row = grouped_row(static_cast<int>(groups.gb * cg));
   groups.y_row = grouped_row(static_cast<int>(groups.gb * kg));
   struct Option {
-    int pixels, stages, most_bytes;
+    int pixels, stages, out_tiles, most_bytes;
   };
-  const Option options[] = {{kGroupedTilePixels, 2, kGroupedTmaTwoBlocks},
-                            {kGroupedTilePixels / 2, 2, kGroupedTmaTwoBlocks},
-                            {kGroupedTilePixels / 2, 3, kGroupedTmaMaxShared},
-                            {kGroupedTilePixels, 2, kGroupedTmaMaxShared}};
+  const Option options[] = {{kGroupedTilePixels, 2, 2, kGroupedTmaTwoBlocks},
+                            {kGroupedTilePixels / 2, 2, 2, kGroupedTmaTwoBlocks},
+                            {kGroupedTilePixels / 2, 2, 1, kGroupedTmaTwoBlocks},
+                            {kGroupedTilePixels / 2, 3, 2, kGroupedTmaMaxShared},
+                            {kGroupedTilePixels, 2, 2, kGroupedTmaMaxShared}};
   for (const Option& o : options) {
     if (!BOO_GROUPED_TMA_HALF2 && &o == &options[1]) continue;
+    if (!BOO_GROUPED_TMA_ONE_OUT && &o == &options[2]) continue;
     *p = groups;
     if (!grouped_tile_shape(a, o.pixels, p)) continue;
     if (p->x_row > 256 || p->iw > 256 || p->ih > 256 || p->tw > 256 || p->th > 256) continue;
     const int plane = p->th * p->tw;
     t->stages = o.stages;
+    t->out_tiles = o.out_tiles;
     t->images = 1;
     if (p->tiles_h == 1 && p->tiles_w == 1) {
       const int64_t fit = o.pixels / plane;
@@ -186,8 +198,8 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, GroupedPlan* p, Groupe
     t->box_bytes = static_cast<int>(box);
     t->stage_bytes = grouped_round_1024(box);
     t->out_bytes = grouped_round_1024(128LL * plane * t->images);
-    const int64_t bytes =
-        1024 + 2LL * t->out_bytes + static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
+    const int64_t bytes = 1024 + static_cast<int64_t>(t->out_tiles) * t->out_bytes +
+                          static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
     if (box < (1 << 20) && bytes <= o.most_bytes) {
       t->shared_bytes = p->shared_bytes = static_cast<int>(bytes);
       return nullptr;

@@ -13,11 +13,11 @@
 //   - the output tile is 128 bytes a pixel, 128-byte swizzled (the epilogue's 4-byte stores fall
 //     in distinct banks), stored as one box (pixels past the image are not written);
 //   - 2 or 3 input stages (GroupedTmaPlan), each with a full mbarrier: tile j + stages - 1 is
-//   issued
-//     while tile j is multiplied; two output tiles, so that a tile's store reads one while the
-//     next is written.
-// One block barrier per tile. Sums run in the cp.async kernel's order (an odd last chunk in a k8
-// mma here, beside a zero chunk there).
+//     issued while tile j is multiplied; two output tiles, so that a tile's store reads one while
+//     the next is written, or one where that lets two blocks share an SM (the next tile's
+//     epilogue then waits for the store's read, after its mmas: a second barrier a tile).
+// One block barrier per tile (two with one output tile). Sums run in the cp.async kernel's
+// order (an odd last chunk in a k8 mma here, beside a zero chunk there).
 #pragma once
 
 #include <cuda.h>
@@ -114,11 +114,12 @@ __device__ __forceinline__ void grouped_tma_b(const GroupedPlan& p,
 // `out_at` (128 bytes a pixel, 128-byte swizzled: pixel P's 16-byte unit u at unit u ^ P % 8).
 // kSteps > 0: the reduction takes at most kSteps k16 steps (p.q <= 2 kSteps) and `bh` holds
 // every step's B fragments (loaded once a block); else they load each step and `bh` is unused.
-template <class T, int kAct, int kN, int kMT, int kSteps>
+// before_epilogue() runs (in every thread) between the mmas and the stores.
+template <class T, int kAct, int kN, int kMT, int kSteps, class BeforeEpilogue>
 __device__ __forceinline__ void grouped_tma_tile(
     const GroupedPlan& p, const GroupedTmaWarp<kN, kMT>& wp, const int* chunk_at,
     const float2 (&bj)[kN], const uint32_t (&bh)[kSteps > 0 ? kSteps : 1][kN][2], uint32_t buffer,
-    int pixels, uint32_t out_at) {
+    int pixels, uint32_t out_at, const BeforeEpilogue& before_epilogue) {
   constexpr int kM = GroupedTmaWarp<kN, kMT>::kM;
   const int lane = threadIdx.x % 32;
   const int a_half = lane / 16, g = lane / 4, t = lane % 4;
@@ -196,6 +197,7 @@ __device__ __forceinline__ void grouped_tma_tile(
     for (int s = 0; s < full; ++s) full_step(s);
     if (p.q % 2 != 0) step(full, buffer + 2 * next, std::true_type{});
   }
+  before_epilogue();
   // acc[i][j]: pixels 16 mt + g and + 8 (mt = first_m + i kN), output channels out0 + 8 j + 2t
   // and + 1. Both pixels are g modulo 8, so the swizzled unit of n-tile j is (out0 / 8 + j) ^ g
   // for all of the lane's pixels, and each store is the lane's address of its n-tile plus a
@@ -236,10 +238,11 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
   unsigned char* smem = reinterpret_cast<unsigned char*>(shared4);
   smem += (1024 - shared_address(smem) % 1024) % 1024;
   const uint32_t ys_at = shared_address(smem);
-  const uint32_t stages_at = ys_at + 2 * t.out_bytes;
+  const uint32_t stages_at = ys_at + t.out_tiles * t.out_bytes;
   const uint32_t full = stages_at + t.stages * t.stage_bytes;
-  float4* at = reinterpret_cast<float4*>(smem + 2 * t.out_bytes + t.stages * t.stage_bytes) +
-               (8 * kGroupedTmaMaxStages + 15) / 16;
+  float4* at =
+      reinterpret_cast<float4*>(smem + t.out_tiles * t.out_bytes + t.stages * t.stage_bytes) +
+      (8 * kGroupedTmaMaxStages + 15) / 16;
   T* zero = reinterpret_cast<T*>(at);
   at += 1;
   float* bias = reinterpret_cast<float*>(at);
@@ -305,12 +308,21 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
     if (leader && j + t.stages - 1 < count) load(j + t.stages - 1);
     const int s = j % t.stages;
     mbarrier_wait(full + 8 * s, static_cast<uint32_t>(j / t.stages) & 1u);
-    const uint32_t out_at = ys_at + (j & 1) * t.out_bytes;
-    grouped_tma_tile<T, kAct, kN, kMT, kSteps>(
-        p, wp, chunk_at, bj, bh, static_cast<uint32_t>(s * t.stage_bytes), pixels, out_at);
+    const uint32_t out_at = ys_at + (t.out_tiles == 2 ? (j & 1) * t.out_bytes : 0u);
+    // One output tile: the last tile's store has read it before this tile's epilogue writes it
+    // (after the tile's mma, so that the store's read overlaps them).
+    const auto before_epilogue = [&] {
+      if (t.out_tiles == 1 && j > 0) {
+        if (leader) tma_store_wait_read<0>();
+        __syncthreads();
+      }
+    };
+    grouped_tma_tile<T, kAct, kN, kMT, kSteps>(p, wp, chunk_at, bj, bh,
+                                               static_cast<uint32_t>(s * t.stage_bytes), pixels,
+                                               out_at, before_epilogue);
     fence_proxy_async_shared();  // the output tile is visible to the store
-    // The last tile's store has read the other output tile, which the next tile writes.
-    if (leader) tma_store_wait_read<0>();
+    // Two output tiles: the last tile's store has read the other one, which the next tile writes.
+    if (leader && t.out_tiles == 2) tma_store_wait_read<0>();
     __syncthreads();
     if (leader) {
       int n, oh0, ow0;
