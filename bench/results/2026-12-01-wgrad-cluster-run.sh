@@ -3,7 +3,7 @@
 # carried):
 #   bash bench/results/2026-12-01-wgrad-cluster-run.sh PHASE...
 # with bench/results/2026-12-01-wgrad-cluster-experiments.diff applied first (the clusters and
-# their WGRAD_WGMMA_CLUSTER switch; main has neither; probe and final need no diff):
+# their WGRAD_WGMMA_CLUSTER switch; main has neither; probe needs no diff):
 #   probe: bench/probes/cluster_occupancy.cu (blocks the device holds in clusters): probe.txt;
 #   gate:  tests/gpu/conv_wgrad_wgmma.txt with the direct kernels first (boo, -V 1), clusters of 4
 #          (the default): numerics-gate.csv; then clusters of 2 (WGRAD_WGMMA_CLUSTER=2):
@@ -12,10 +12,7 @@
 #          the slices summed in clusters of 4 (base), of 2, and not (WGRAD_WGMMA_CLUSTER=1: the
 #          kernel before), boo only, two rounds: ab.csv;
 #   kern:  ncu on the public line and a 1D line (n32 c128 W500 1x3) with clusters of 4, 2 and
-#          none: each kernel's duration: kern.txt; then both lines timed, three rounds: kern.csv;
-#   prof:  the public 3x3 backward weight under ncu, both kernels: prof-ncu.txt;
-#   final: the public conv list's kernels compiled, then the list against cuDNN (-V 1):
-#          conv-public.csv.
+#          none: each kernel's duration: kern.txt; then both lines timed, three rounds: kern.csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh wgrad-cluster
@@ -33,14 +30,6 @@ for phase in "$@"; do
       numerics gate2 tests/gpu/conv_wgrad_wgmma.txt
     ;;
   ab) timed ab "$J-sweep-jobs.txt" "base WGRAD_WGMMA_CLUSTER=1 WGRAD_WGMMA_CLUSTER=2" boo 400 ;;
-  prof)
-    step prof-preload 120 "$boo" preload -j 4 "$PUBLIC"
-    timeout 200 ncu --clock-control none -k regex:wgrad --launch-count 2 \
-      --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis \
-      --section Occupancy --section LaunchStats \
-      "$boo" driver --backend boo -t 0 "$PUBLIC" >"$R/prof-ncu.txt" 2>&1
-    grep -E "wgrad|Duration|Throughput|Registers|Cluster" "$R/prof-ncu.txt" | head -40
-    ;;
   kern)
     # ncu on the public line and a 1D line (n32 c128 W500 1x3) with clusters of 4, 2 and none:
     # each kernel's duration (the main kernel and the reduction, one launch each, serialized by
@@ -69,10 +58,6 @@ for phase in "$@"; do
       >"$L/kern-timed.log" 2>&1
     summary "$R/kern.csv" 70 40
     ls /usr/local/cuda/bin | grep -i nsys; ls /opt/nvidia 2>/dev/null
-    ;;
-  final)
-    preload_public conv
-    public_list conv
     ;;
   *) echo "unknown phase $phase" ;;
   esac
