@@ -39,7 +39,11 @@
 // against 111-122 (2026-11-29-few-tma-h200.md); with step 3's stores predicated 69-74 against
 // 86-87, small element-staged lines 4% faster on the geometric mean; with tile coordinates by the
 // plan's multiply-and-shift divisors (few_tile) the 224x224 k64 stems 2-6% faster
-// (2026-11-30-weak-picks-h200.md).
+// (2026-11-30-weak-picks-h200.md); with the filters set up a 16-byte vector at a time
+// (few_filter_from) rather than element by element with three divisions each, and the first
+// tile's boxes out before that set-up, 59.9-60.8 against 66.1-69.9 on the public stem and the
+// C = 4 UNet input 10.3 against 11.5; with 16 x 16 tiles (few_squarer_tiles) rather than 4 x 56,
+// 49 a plane rather than 56, 54.3-54.5 against 60.8-63.0 (2026-12-01-few-setup-h200.md).
 //
 // ConvFewChannelsRunner is the inner runner of ConvChannelsLastRunner (conv_relayout.cuh): x, w
 // and y arrive packed channels-last, y 16-byte aligned.
@@ -76,6 +80,23 @@
 // 64 output channels; BOO_FEW_TMA_Y=0: 16-byte vector stores only.
 #ifndef BOO_FEW_TMA_Y
 #define BOO_FEW_TMA_Y 1
+#endif
+// The filters' set-up a 16-byte vector at a time (8 output channels of one reduction element, zero
+// where no tap is), without a zeroing pass; BOO_FEW_SETUP_VECTORS=0: element by element after a
+// zeroing pass, three divisions an element (17% of the public stem's warp samples under ncu,
+// bench/results/2026-12-01-weak-prof-h200.md), for measuring.
+#ifndef BOO_FEW_SETUP_VECTORS
+#define BOO_FEW_SETUP_VECTORS 1
+#endif
+// Tiles of the fewest count (few_squarer_tiles: 16 x 16 on the 112 x 112 stems) rather than the
+// widest; BOO_FEW_SQUARER=0: the widest, for measuring.
+#ifndef BOO_FEW_SQUARER
+#define BOO_FEW_SQUARER 1
+#endif
+// The set-up's 16-byte vectors a thread loads at once (8 loads each); 2 and 5 measured no faster
+// over the stems and small layers (bench/results/2026-12-01-few-setup-h200.md), for measuring.
+#ifndef BOO_FEW_SETUP_BATCH
+#define BOO_FEW_SETUP_BATCH 1
 #endif
 
 namespace boo_kernels {
@@ -116,8 +137,10 @@ struct FewPlan {
 };
 
 // The plan for `a`, or nullptr with why not in `*why`. `tma` = false plans without TMA (where
-// the driver cannot encode a tensor map).
-inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma = true) {
+// the driver cannot encode a tensor map); `squarer` = false keeps the widest tiles (the plan
+// falls back to them where few_squarer_tiles' do not fit).
+inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma = true,
+                                     bool squarer = BOO_FEW_SQUARER != 0) {
   p->chunks = static_cast<int>((a.k + kFewBlockChannels - 1) / kFewBlockChannels);
   p->kb = static_cast<int>(a.k < kFewBlockChannels ? a.k : kFewBlockChannels);
   // Tiles of 256 pixels, or of 128 or 64 where fewer than two blocks an SM would have one.
@@ -126,6 +149,16 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma 
     if (!grouped_tile_shape(a, most, &p->tile)) {
       return "conv.padded_channels' direct kernel: its input tile spans 1024 rows or columns or "
              "more (large stride or dilation)";
+    }
+    if (squarer) {
+      const int64_t reach_h = (a.filter[1] - 1) * a.dilation[1] + 1;
+      const int64_t reach_w = (a.filter[2] - 1) * a.dilation[2] + 1;
+      const FewTiling t =
+          few_squarer_tiles(a.out[1], a.out[2], most, a.stride[1], a.stride[2], reach_h, reach_w);
+      GroupedPlan& g = p->tile;
+      g.tiles_w = t.tiles_w, g.tw = t.tw, g.tiles_h = t.tiles_h, g.th = t.th;
+      g.ih = static_cast<int>((g.th - 1) * a.stride[1] + reach_h);
+      g.iw = static_cast<int>((g.tw - 1) * a.stride[2] + reach_w);
     }
     const int64_t tiles = a.n * a.out[0] * p->tile.tiles_h * p->tile.tiles_w;
     if (tiles * p->chunks >= 2 * sms) break;
@@ -196,6 +229,7 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma 
       return nullptr;
     }
   }
+  if (squarer) return few_channels_plan(a, p, tma, false);
   return "conv.padded_channels' direct kernel: the filters and input tile exceed its shared "
          "memory (large filter, stride or dilation)";
 }
@@ -263,14 +297,84 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   const bool tma_y = kTmaX && p.tma_y;  // (the plan stores by TMA only where it stages by TMA)
   const int kn = a.k - k0 < p.kb ? static_cast<int>(a.k - k0) : p.kb;  // this chunk's channels
 
-  // 1. Once per block: the filters (zero past each row's taps, the zero channel and the block's
-  // channels; then the chunk's weights, read in order, eight loads in flight a thread), the bias
-  // and the pair table.
-  for (int i = threadIdx.x; i < p.w_elements / 8; i += kFewThreads) {
-    reinterpret_cast<uint4*>(filter)[i] = make_uint4(0, 0, 0, 0);
+  const uint32_t xs_at = shared_address(xs);
+  const int64_t in_d = a.in[0], in_h = a.in[1], in_w = a.in[2];
+  const int row_count = tp.id * tp.ih;
+  // TMA: thread 0 copies a tile's boxes into buffer `buffer`, completing on its mbarrier (the
+  // first element of box b is element e0 + b step of the tile's first input row; rows and planes
+  // outside the image, and elements outside a row, read as zero).
+  // The tile's origin (its first input column's first element, less the lead) lies `shift`
+  // elements into the 16-byte vector `vector` (floor division: the origin is negative in the
+  // padding), where its first box starts.
+  const auto origin = [&](const GroupedTile& o, int* vector) {
+    const int64_t e = (o.ow0 * a.stride[2] - a.pad[2]) * a.c - p.lead;
+    const int64_t v = e >= 0 ? e / 8 : -((7 - e) / 8);
+    *vector = static_cast<int>(v);
+    return static_cast<int>(e - 8 * v);
+  };
+  const uint32_t box_bytes = 2u * static_cast<uint32_t>(p.boxes.box_elements);
+  const auto fetch = [&](int64_t tile, int buffer) {
+    const GroupedTile o = few_tile(static_cast<unsigned>(tile), p);
+    int v0 = 0;
+    origin(o, &v0);
+    const int h0 = static_cast<int>(o.oh0 * a.stride[1] - a.pad[1]);
+    const int d0 = static_cast<int>(o.od * a.stride[0] - a.pad[0]);
+    const uint32_t bar = bars + 8 * buffer;
+    mbarrier_expect_bytes(bar,
+                          2u * static_cast<uint32_t>(p.boxes.boxes * p.boxes.e * tp.ih * tp.id));
+    const uint32_t to = xs_at + 2u * static_cast<uint32_t>(buffer * p.x_elements);
+#pragma unroll 1
+    for (int box = 0; box < p.boxes.boxes; ++box) {
+      tma_load_5d(to + box * box_bytes, &x_map, bar, v0 + box * (p.boxes.step / 8), h0, d0,
+                  static_cast<int>(o.n));
+    }
+  };
+  // The first tile's boxes go out before the set-up below, which they do not touch.
+  if (kTmaX && threadIdx.x == 0) {
+    mbarrier_init(bars, 1);
+    mbarrier_init(bars + 8, 1);
+    mbarrier_init_fence();
+    if (blockIdx.x / p.chunks < tiles) fetch(blockIdx.x / p.chunks, 0);
   }
-  __syncthreads();
-  {
+
+  // 1. Once per block: the filters (zero past each row's taps, the zero channel and the block's
+  // channels), the bias and the pair table.
+  constexpr bool kSetupVectors = BOO_FEW_WGMMA && BOO_FEW_SETUP_VECTORS;
+  constexpr int kSetupBatch = BOO_FEW_SETUP_BATCH;
+  if constexpr (kSetupVectors) {
+    // wgmma's B: 16-byte vector v of reduction element k holds output channels 8 v .. 8 v + 7
+    // (few_filter_wgmma_at). Lanes take consecutive k of one v, so each of a thread's 8 loads
+    // reads consecutive weights of one output channel across the warp; kSetupBatch x 8 loads in
+    // flight.
+    const int per_k = p.rows * fs * c, ks = p.steps * 16;
+    const T* __restrict__ wk = w + static_cast<int64_t>(k0) * per_k;
+    for (int first = threadIdx.x; first < ks * 8; first += kSetupBatch * kFewThreads) {
+      alignas(16) T v[kSetupBatch][8];
+      int at[kSetupBatch];
+#pragma unroll
+      for (int h = 0; h < kSetupBatch; ++h) {
+        const int u = first + h * kFewThreads, vec = u / ks, k = u - vec * ks;
+        const int from = u < ks * 8 ? few_filter_from(k, p.lp, p.lead, p.rows, fs, p.cs, c) : -1;
+        at[h] = u < ks * 8 ? few_filter_wgmma_at(8 * vec, k) : -1;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          const int n = 8 * vec + e;
+          v[h][e] = from >= 0 && n < kn ? wk[static_cast<int64_t>(n) * per_k + from]
+                                        : from_float<T>(0.0f);
+        }
+      }
+#pragma unroll
+      for (int h = 0; h < kSetupBatch; ++h) {
+        if (at[h] >= 0) *reinterpret_cast<uint4*>(filter + at[h]) = *reinterpret_cast<uint4*>(v[h]);
+      }
+    }
+  } else {
+    // Element by element: zeros first, then the chunk's weights, read in order, eight loads in
+    // flight a thread.
+    for (int i = threadIdx.x; i < p.w_elements / 8; i += kFewThreads) {
+      reinterpret_cast<uint4*>(filter)[i] = make_uint4(0, 0, 0, 0);
+    }
+    __syncthreads();
     const int per_row = fs * c, per_k = p.rows * per_row, total = kn * per_k;
     const T* __restrict__ wk = w + static_cast<int64_t>(k0) * per_k;
     for (int first = threadIdx.x; first < total; first += 8 * kFewThreads) {
@@ -326,7 +430,6 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   // The tile pixel of this lane's row h (0: g, 1: g + 8) of m-tile m.
   const auto row_pixel = [&](int m, int h) { return (warp * kFewMTiles + m) * 16 + g + 8 * h; };
   const int st_h = static_cast<int>(a.stride[1]), st_w = static_cast<int>(a.stride[2]);
-  const uint32_t xs_at = shared_address(xs);
   // In buffer 0 at shift 0 (TMA: moved to the tile's buffer and shift, `placed` bytes).
   uint32_t a_at[kFewMTiles][2];
 #pragma unroll
@@ -350,43 +453,6 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
   const bool computes = (BOO_FEW_WGMMA ? warp / 4 * 4 : warp) * kFewMTiles * 16 < pixels;
   const uint64_t w_desc = wgmma_desc_sw128(shared_address(filter));
 
-  const int64_t in_d = a.in[0], in_h = a.in[1], in_w = a.in[2];
-  const int row_count = tp.id * tp.ih;
-  // TMA: thread 0 copies a tile's boxes into buffer `buffer`, completing on its mbarrier (the
-  // first element of box b is element e0 + b step of the tile's first input row; rows and planes
-  // outside the image, and elements outside a row, read as zero).
-  // The tile's origin (its first input column's first element, less the lead) lies `shift`
-  // elements into the 16-byte vector `vector` (floor division: the origin is negative in the
-  // padding), where its first box starts.
-  const auto origin = [&](const GroupedTile& o, int* vector) {
-    const int64_t e = (o.ow0 * a.stride[2] - a.pad[2]) * a.c - p.lead;
-    const int64_t v = e >= 0 ? e / 8 : -((7 - e) / 8);
-    *vector = static_cast<int>(v);
-    return static_cast<int>(e - 8 * v);
-  };
-  const uint32_t box_bytes = 2u * static_cast<uint32_t>(p.boxes.box_elements);
-  const auto fetch = [&](int64_t tile, int buffer) {
-    const GroupedTile o = few_tile(static_cast<unsigned>(tile), p);
-    int v0 = 0;
-    origin(o, &v0);
-    const int h0 = static_cast<int>(o.oh0 * a.stride[1] - a.pad[1]);
-    const int d0 = static_cast<int>(o.od * a.stride[0] - a.pad[0]);
-    const uint32_t bar = bars + 8 * buffer;
-    mbarrier_expect_bytes(bar,
-                          2u * static_cast<uint32_t>(p.boxes.boxes * p.boxes.e * tp.ih * tp.id));
-    const uint32_t to = xs_at + 2u * static_cast<uint32_t>(buffer * p.x_elements);
-#pragma unroll 1
-    for (int box = 0; box < p.boxes.boxes; ++box) {
-      tma_load_5d(to + box * box_bytes, &x_map, bar, v0 + box * (p.boxes.step / 8), h0, d0,
-                  static_cast<int>(o.n));
-    }
-  };
-  if (kTmaX && threadIdx.x == 0) {
-    mbarrier_init(bars, 1);
-    mbarrier_init(bars + 8, 1);
-    mbarrier_init_fence();
-    if (blockIdx.x / p.chunks < tiles) fetch(blockIdx.x / p.chunks, 0);
-  }
   // TMA: the filters, bias, tables and mbarriers are in before the first wait. (Element
   // staging's first barrier covers them: its loads go out under the filters' set-up.)
   if constexpr (kTmaX) __syncthreads();
@@ -463,7 +529,8 @@ __global__ void __launch_bounds__(kFewThreads, kFewBlocksPerSm)
 #pragma unroll
         for (int n = 0; n < 8; ++n) acc[m][n][0] = acc[m][n][1] = acc[m][n][2] = acc[m][n][3] = 0;
       }
-      // This lane's A words of a step, both m-tiles.
+      // This lane's A words of a step, both m-tiles. (The next step's table entry loaded a step
+      // ahead measured 3-5% slower on the stems: bench/results/2026-12-01-few-setup-h200.md.)
       const auto load_a = [&](uint32_t(&af)[kFewMTiles][4], int step) {
         const int4 e = table[4 * step + t];
 #pragma unroll

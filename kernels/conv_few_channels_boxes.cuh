@@ -1,6 +1,7 @@
 // How conv.padded_channels' direct kernel (kernels/conv_few_channels.cuh) stages its input tile
-// with TMA boxes, in plain C++ so that host unit tests
-// (tests/unit/jit/conv_few_channels_boxes_test.cc) check it without a GPU.
+// with TMA boxes, how it tiles a plane (few_squarer_tiles) and where its filters' weights go
+// (few_filter_from), in plain C++ so that host unit tests
+// (tests/unit/jit/conv_few_channels_boxes_test.cc) and dispatch's model share it.
 //
 // The kernel reads, for output pixel column px of a tile and one filter row, lp consecutive
 // elements of one input row that start at element px x stride x C past the tile's origin (S taps
@@ -77,6 +78,57 @@ BOO_HD inline int few_box_pixel(const FewBoxes& b, int py, int px, int64_t strid
   const int start = static_cast<int>(px * stride * c);
   const int box = start / b.step;
   return box * b.box_elements + static_cast<int>(py * stride_h) * b.e + start - box * b.step;
+}
+
+// The filters' reduction, one output channel's: element k = row lp + lead + s cs + ch (filter row
+// `row` of `rows`, tap s of a row's S, channel ch < C; cs = C, or C + 1 with a zero channel) holds
+// weight row (S C) + s C + ch. That weight's index, or -1 where k holds a zero (the lead, the zero
+// channel, past a row's S cs taps, past the rows). The set-up fills the filters a 16-byte vector at
+// a time from this inverse (kernels/conv_few_channels.cuh).
+BOO_HD inline int few_filter_from(int k, int lp, int lead, int rows, int s_taps, int cs, int c) {
+  const int row = k / lp, j = k - row * lp - lead;
+  if (row >= rows || j < 0 || j >= s_taps * cs) return -1;
+  const int s = j / cs, ch = j - s * cs;
+  return ch < c ? row * s_taps * c + s * c + ch : -1;
+}
+
+// The output tiling of an ho x wo plane into tiles of at most `most` pixels: tiles_w columns of
+// tw and tiles_h rows of th. The widest tiles (at most 64 columns, as grouped_tile_shape cuts)
+// waste up to a fifth of the kernel's 256-pixel tiles on planes such as the stems' 112 x 112 (2 x
+// 4 x 56 = 224-pixel tiles, 56 a plane); narrower ones (7 x 7 x 16 x 16: 49 a plane) can fill
+// them. few_squarer_tiles takes, of every tiling with tiles at least 8 wide, the one of fewest
+// tiles whose input tile (the points its taps reach: `reach_h` x `reach_w` of filter at strides
+// `stride_h`, `stride_w`) has at most the widest tiles' points and at most 256 rows (TMA's box);
+// ties go to the wider tiles. The widest tiling when nothing beats it (and for 1D planes).
+struct FewTiling {
+  int tiles_w = 1, tw = 1, tiles_h = 1, th = 1;
+};
+BOO_HD inline FewTiling few_squarer_tiles(int64_t ho, int64_t wo, int most, int64_t stride_h,
+                                          int64_t stride_w, int64_t reach_h, int64_t reach_w) {
+  const auto cut = [&](int64_t tiles_w) {
+    FewTiling t;
+    t.tiles_w = static_cast<int>(tiles_w);
+    t.tw = static_cast<int>((wo + tiles_w - 1) / tiles_w);
+    const int64_t rows = most / t.tw > 0 ? most / t.tw : 1;
+    t.tiles_h = static_cast<int>((ho + rows - 1) / rows);
+    t.th = static_cast<int>((ho + t.tiles_h - 1) / t.tiles_h);
+    return t;
+  };
+  const auto points = [&](const FewTiling& t) {
+    return ((t.th - 1) * stride_h + reach_h) * ((t.tw - 1) * stride_w + reach_w);
+  };
+  const int64_t widest = (wo + (most < 64 ? most : 64) - 1) / (most < 64 ? most : 64);
+  const FewTiling first = cut(widest);
+  FewTiling best = first;
+  for (int64_t tiles_w = widest + 1; (wo + tiles_w - 1) / tiles_w >= 8; ++tiles_w) {
+    const FewTiling t = cut(tiles_w);
+    if (static_cast<int64_t>(t.tiles_w) * t.tiles_h <
+            static_cast<int64_t>(best.tiles_w) * best.tiles_h &&
+        points(t) <= points(first) && (t.th - 1) * stride_h + reach_h <= 256) {
+      best = t;
+    }
+  }
+  return best;
 }
 
 }  // namespace boo_kernels

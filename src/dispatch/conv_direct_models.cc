@@ -804,29 +804,32 @@ core::Status conv_few_channels_supports(const ops::ConvProblem& p) {
 double predict_conv_few_channels_us(const ops::ConvProblem& p, const DeviceModel& d,
                                     std::string* why) {
   // The kernel's plan (kernels/conv_few_channels.cuh, few_channels_plan): blocks of up to 64
-  // output channels, tiles of 256 output pixels of one plane (128 or 64 where fewer than two
-  // blocks an SM would have one), two blocks an SM, each walking its share of the tiles.
+  // output channels, tiles of at most 256 output pixels of one plane (128 or 64 where fewer than
+  // two blocks an SM would have one; few_squarer_tiles' cut), two blocks an SM, each walking its
+  // share of the tiles.
   const std::vector<int64_t> out = p.output();
   const int64_t ho = out.size() >= 2 ? out[out.size() - 2] : 1, wo = out.back();
   const int64_t planes = planes_of(p, out);
   const int64_t chunks = ceil_div(p.k, 64), kb = std::min<int64_t>(p.k, 64);
-  int64_t th = 1, tw = 1, tiles = 1;
-  for (int64_t most = 256; most >= 64; most /= 2) {
-    const int64_t tiles_w = ceil_div(wo, std::min<int64_t>(most, 64));
-    tw = ceil_div(wo, tiles_w);
-    const int64_t tiles_h = ceil_div(ho, std::max<int64_t>(1, most / tw));
-    th = ceil_div(ho, tiles_h);
-    tiles = planes * tiles_h * tiles_w;
-    if (tiles * chunks >= 2 * d.sm_count) break;
-  }
   const size_t dims = p.filter.size();
   const int64_t fs = p.filter.back(), fr = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t ft = dims == 3 ? p.filter[0] : 1;
+  const int64_t stride_h = dims >= 2 ? p.stride[dims - 2] : 1;
+  const int64_t reach_h = (fr - 1) * (dims >= 2 ? p.dilation[dims - 2] : 1) + 1;
+  const int64_t reach_w = (fs - 1) * p.dilation.back() + 1;
+  int64_t th = 1, tw = 1, tiles = 1;
+  for (int most = 256; most >= 64; most /= 2) {
+    const boo_kernels::FewTiling t =
+        boo_kernels::few_squarer_tiles(ho, wo, most, stride_h, p.stride.back(), reach_h, reach_w);
+    tw = t.tw;
+    th = t.th;
+    tiles = planes * t.tiles_h * t.tiles_w;
+    if (tiles * chunks >= 2 * d.sm_count) break;
+  }
   const int64_t rows = ft * fr, lp = few_channels_row(p), steps = ceil_div(rows * lp, 16);
   const int64_t cs = few_channels_point(p);
-  const int64_t ih = (th - 1) * (dims >= 2 ? p.stride[dims - 2] : 1) +
-                     (fr - 1) * (dims >= 2 ? p.dilation[dims - 2] : 1) + 1;
-  const int64_t iw = (tw - 1) * p.stride.back() + fs;
+  const int64_t ih = (th - 1) * stride_h + reach_h;
+  const int64_t iw = (tw - 1) * p.stride.back() + reach_w;
   const int64_t id = dims == 3 ? (ft - 1) * p.dilation[0] + 1 : 1;
   const double staged = static_cast<double>(id * ih * (iw * cs + 2)) / 256.0;
   const double vectors = static_cast<double>(th * tw * kb / 8) / 256.0;

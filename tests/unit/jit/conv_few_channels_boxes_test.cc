@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace boo_kernels {
 namespace {
@@ -92,6 +94,88 @@ TEST(ConvFewChannelsBoxes, RowsTmaCannotCopyAreRefused) {
   EXPECT_FALSE(few_boxes(0, 8, 1, 4, 4, 3, 1, &b));
   EXPECT_FALSE(few_boxes(224 * 3, 56, 2, 3, 22, 300, 1, &b));     // more than 256 rows a box
   EXPECT_FALSE(few_boxes(4096 * 16, 64, 4, 16, 1990, 1, 1, &b));  // a span wider than a box
+}
+
+TEST(ConvFewChannelsBoxes, FilterSetUpInvertsTheWeightPlacement) {
+  // The kernel once placed weight i of an output channel (filter row i / (S C), tap, channel) at
+  // reduction element row lp + lead + tap cs + channel; its vector set-up asks few_filter_from for
+  // the inverse. Every element of every k16 step: the weight placed there, or -1.
+  int checked = 0;
+  for (int c = 1; c <= 16; ++c) {
+    for (int cs : {c, c + 1}) {
+      for (int lead : {0, 1}) {
+        for (int s_taps : {1, 2, 3, 5, 7, 11}) {
+          for (int rows : {1, 3, 7, 21}) {
+            const int lp = (lead + s_taps * cs + 1) / 2 * 2;
+            const int ks = (rows * lp + 15) / 16 * 16;
+            std::vector<int> placed(ks, -1);
+            for (int i = 0; i < rows * s_taps * c; ++i) {
+              const int row = i / (s_taps * c), j = i % (s_taps * c);
+              const int k = row * lp + lead + j / c * cs + j % c;
+              ASSERT_LT(k, ks);
+              ASSERT_EQ(placed[k], -1);  // one weight an element
+              placed[k] = i;
+            }
+            for (int k = 0; k < ks; ++k) {
+              ASSERT_EQ(few_filter_from(k, lp, lead, rows, s_taps, cs, c), placed[k])
+                  << "C " << c << " cs " << cs << " lead " << lead << " S " << s_taps << " rows "
+                  << rows << " k " << k;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100000);
+}
+
+TEST(ConvFewChannelsBoxes, SquarerTilesAreFewerAndCoverThePlane) {
+  // The stems' 112 x 112 planes (7x7 stride 2): 16 x 16 tiles, 49 a plane, against 56 of 4 x 56.
+  const FewTiling stem = few_squarer_tiles(112, 112, 256, 2, 2, 7, 7);
+  EXPECT_EQ(stem.tw, 16);
+  EXPECT_EQ(stem.th, 16);
+  EXPECT_EQ(stem.tiles_w * stem.tiles_h, 49);
+  int fewer = 0;
+  for (int64_t ho : {1, 7, 14, 28, 56, 64, 100, 112, 150, 224}) {
+    for (int64_t wo : {1, 7, 14, 28, 37, 56, 64, 100, 112, 150, 224, 4096}) {
+      for (int most : {64, 128, 256}) {
+        for (int64_t stride : {1, 2, 4}) {
+          for (int64_t reach : {1, 3, 7}) {
+            SCOPED_TRACE(std::to_string(ho) + " x " + std::to_string(wo) + " most " +
+                         std::to_string(most) + " stride " + std::to_string(stride) + " reach " +
+                         std::to_string(reach));
+            // The widest tiles, as grouped_tile_shape cuts them.
+            const int64_t widest_w = (wo + std::min(most, 64) - 1) / std::min(most, 64);
+            const int64_t widest_tw = (wo + widest_w - 1) / widest_w;
+            const int64_t widest_h = (ho + std::max<int64_t>(1, most / widest_tw) - 1) /
+                                     std::max<int64_t>(1, most / widest_tw);
+            const int64_t widest_th = (ho + widest_h - 1) / widest_h;
+            const auto points = [&](int64_t th, int64_t tw) {
+              return ((th - 1) * stride + reach) * ((tw - 1) * stride + reach);
+            };
+            const FewTiling t = few_squarer_tiles(ho, wo, most, stride, stride, reach, reach);
+            EXPECT_GE(static_cast<int64_t>(t.tiles_w) * t.tw, wo);
+            EXPECT_GE(static_cast<int64_t>(t.tiles_h) * t.th, ho);
+            EXPECT_LE(t.th * t.tw, std::max(most, t.tw));  // (a row wider than `most`: one row)
+            EXPECT_LE(static_cast<int64_t>(t.tiles_w) * t.tiles_h, widest_w * widest_h);
+            if (t.tiles_w == widest_w) {
+              EXPECT_EQ(t.tw, widest_tw);
+              EXPECT_EQ(t.th, widest_th);
+              continue;
+            }
+            ++fewer;
+            EXPECT_LT(static_cast<int64_t>(t.tiles_w) * t.tiles_h, widest_w * widest_h);
+            EXPECT_GE(t.tw, 8);
+            EXPECT_LE(points(t.th, t.tw), points(widest_th, widest_tw));
+            EXPECT_LE((t.th - 1) * stride + reach, 256);
+            EXPECT_NE(ho, 1);  // 1D planes keep the widest tiles
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(fewer, 50);
 }
 
 }  // namespace
