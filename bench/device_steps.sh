@@ -10,7 +10,8 @@
 # medians by command, variant and config), `timed` (bench/variants.sh on a jobs file, two
 # rounds), `ab` (`timed` on a jobs file named from the caller's prefix J), `few_gate` (the
 # few-channel list's gate, direct kernel first), `vendor` (a jobs file's lines with dispatch's
-# pick against a vendor) and `profile` (one kernel of one command under ncu);
+# pick against a vendor), `profile` (one kernel of one command under ncu) and `source_profile`
+# (the same under ncu --set full, its SASS source page summed by stall reason);
 # and builds boo (incrementally where a build is there).
 source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
@@ -103,6 +104,20 @@ profile() {  # profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, th
     --section Occupancy --section LaunchStats \
     "$boo" driver --backend boo -t 0 "$3" >"$R/$1-ncu.txt" 2>&1
   grep -E "Duration|Throughput|Stall|Issued|Occupancy|Registers" "$R/$1-ncu.txt" | head -40
+}
+source_profile() {  # source_profile NAME KERNEL_REGEX COMMAND: COMMAND's kernels compiled, then
+  # one launch of the matching kernel under ncu --set full: the details in $R/prof-NAME-details.txt,
+  # the SASS source page ($L/NAME-src.csv, in the logs) summed by stall reason in
+  # $R/prof-NAME-src.txt (bench/ncu_source_summary.py); summary lines of both printed
+  step "$1-preload" 120 "$boo" preload -j 4 "$3"
+  step "$1-ncu" 150 ncu --clock-control none --set full -k "regex:$2" -c 1 -o "$L/$1" \
+    "$boo" driver --backend boo -t 0 "$3"
+  ncu --import "$L/$1.ncu-rep" --page details >"$R/prof-$1-details.txt" 2>&1
+  grep -E "Duration|DRAM Throughput|Compute \(SM\) Th|Registers Per|Achieved Occ|Issued Warp|Warp Cycles Per Issued|Dynamic Shared" \
+    "$R/prof-$1-details.txt" | head -10
+  ncu --import "$L/$1.ncu-rep" --page source --print-source sass --csv >"$L/$1-src.csv" 2>&1
+  python3 bench/ncu_source_summary.py "$L/$1-src.csv" >"$R/prof-$1-src.txt" 2>&1
+  head -45 "$R/prof-$1-src.txt" | cut -c1-160
 }
 vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs file's lines (its second column)
   # with dispatch's pick against VENDOR (cublaslt or cudnn), the CSV in $R/NAME.csv; the picks

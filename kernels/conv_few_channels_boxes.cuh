@@ -118,13 +118,13 @@ BOO_HD inline FewTiling few_squarer_tiles(int64_t ho, int64_t wo, int most, int6
     return ((t.th - 1) * stride_h + reach_h) * ((t.tw - 1) * stride_w + reach_w);
   };
   const int64_t widest = (wo + (most < 64 ? most : 64) - 1) / (most < 64 ? most : 64);
-  const FewTiling first = cut(widest);
-  FewTiling best = first;
+  FewTiling best = cut(widest);
+  const int64_t most_points = points(best);
   for (int64_t tiles_w = widest + 1; (wo + tiles_w - 1) / tiles_w >= 8; ++tiles_w) {
     const FewTiling t = cut(tiles_w);
     if (static_cast<int64_t>(t.tiles_w) * t.tiles_h <
             static_cast<int64_t>(best.tiles_w) * best.tiles_h &&
-        points(t) <= points(first) && (t.th - 1) * stride_h + reach_h <= 256) {
+        points(t) <= most_points && (t.th - 1) * stride_h + reach_h <= 256) {
       best = t;
     }
   }

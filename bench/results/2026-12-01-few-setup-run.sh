@@ -16,7 +16,7 @@
 #         the 112 x 112 stems) against the widest tiles (FEW_SQUARER=0), boo only, two rounds:
 #         ab3.csv;
 #   prof: ncu --set full of the public stem's kernel (details; SASS source page summed by stall
-#         reason, bench/ncu_source_summary.py): prof-stem-*.
+#         reason; device_steps.sh's source_profile): prof-stem-*.
 #   list: the public conv list against cuDNN (-V 1): conv-public.csv;
 #   vendor: -jobs.txt's lines on dispatch's pick against cuDNN (-V 1): vendor.csv.
 set -uo pipefail
@@ -31,16 +31,7 @@ for phase in "$@"; do
     "base FEW_SETUP_VECTORS=0 FEW_TABLE_AHEAD=0 FEW_SETUP_VECTORS=0+FEW_TABLE_AHEAD=0" boo 300 ;;
   ab2) timed ab2 "$J-jobs.txt" "base FEW_SETUP_BATCH=2 FEW_SETUP_BATCH=5 FEW_SETUP_VECTORS=0" boo 300 ;;
   ab3) timed ab3 "$J-jobs.txt" "base FEW_SQUARER=0" boo 300 ;;
-  prof)
-    step stem-ncu 150 ncu --clock-control none --set full -k regex:conv_few_channels -c 1 \
-      -o "$L/stem" "$boo" driver --backend boo -t 0 "$stem"
-    ncu --import "$L/stem.ncu-rep" --page details >"$R/prof-stem-details.txt" 2>&1
-    grep -E "Duration|DRAM Throughput|Registers Per|Issued Warp|Warp Cycles Per Issued" \
-      "$R/prof-stem-details.txt" | head -6
-    ncu --import "$L/stem.ncu-rep" --page source --print-source sass --csv >"$L/stem-src.csv" 2>&1
-    python3 bench/ncu_source_summary.py "$L/stem-src.csv" >"$R/prof-stem-src.txt" 2>&1
-    grep -v '^columns' "$R/prof-stem-src.txt" | head -30 | cut -c1-160
-    ;;
+  prof) source_profile stem conv_few_channels "$stem" ;;
   list)
     preload_public conv
     public_list conv conv-public.csv 240
