@@ -99,6 +99,13 @@
 #define BOO_FEW_SETUP_BATCH 1
 #endif
 
+// Tiles of 256 pixels unless that gives fewer than BOO_FEW_FILL blocks an SM (then 128, then 64);
+// BOO_FEW_FILL=1: the wider tiles down to one block an SM, for measuring (the C = 4 UNet input's
+// 128-pixel tiles make 320 blocks, 56 past the 264 that two an SM hold).
+#ifndef BOO_FEW_FILL
+#define BOO_FEW_FILL 2
+#endif
+
 namespace boo_kernels {
 
 constexpr int kFewThreads = 256;
@@ -161,7 +168,7 @@ inline const char* few_channels_plan(const BooConvArgs& a, FewPlan* p, bool tma 
       g.iw = static_cast<int>((g.tw - 1) * a.stride[2] + reach_w);
     }
     const int64_t tiles = a.n * a.out[0] * p->tile.tiles_h * p->tile.tiles_w;
-    if (tiles * p->chunks >= 2 * sms) break;
+    if (tiles * p->chunks >= BOO_FEW_FILL * sms) break;
   }
   p->tiles_w = fast_divisor(static_cast<uint32_t>(p->tile.tiles_w));
   p->tiles_h = fast_divisor(static_cast<uint32_t>(p->tile.tiles_h));

@@ -20,7 +20,11 @@ constexpr int kTapsChannels = 64;      // C, and the output channels a block kee
 constexpr int kTapsMinPositions = 64;  // the narrowest tile (wgmma's N)
 constexpr int kTapsMaxPositions = 256;
 constexpr int kTapsMaxTaps = 9;
-constexpr int kTapsMaxStages = 3;
+// Stages of the ring, at most (as many as fit, at least 2); BOO_TAPS_MAX_STAGES=n, for measuring.
+#ifndef BOO_TAPS_MAX_STAGES
+#define BOO_TAPS_MAX_STAGES 3
+#endif
+constexpr int kTapsMaxStages = BOO_TAPS_MAX_STAGES;
 constexpr int kTapsMaxShared = 227 * 1024;
 constexpr int kTapsTapBytes = kTapsChannels * kTapsChannels * 2;  // a tap's filter (8 KB)
 constexpr int kTapsMaxBox = 256;  // a TMA box's extent in any dimension

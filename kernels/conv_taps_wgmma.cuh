@@ -1,6 +1,8 @@
-// conv.sm90_taps: forward convolutions of stride 1 with C = 64 input channels and K a multiple
-// of 64 (the 3x3 layers of ResNet's first stage, 1D and 2D filters of at most 9 taps), on wgmma
-// (sm_90a), every tap of the filter multiplied out of one staging of the input.
+// conv.sm90_taps: forward convolutions of stride 1 with C input channels (a multiple of 8, at most
+// 64) and K a multiple of 8 (the 3x3 layers of ResNet's first stage, 1D and 2D filters of at most
+// 9 taps, and 1x1 layers whose few input channels make a GEMM's reduction a single short k-block:
+// MobileNet's and EfficientNet's expansions), on wgmma (sm_90a), every tap of the filter
+// multiplied out of one staging of the input.
 //
 // The output is computed transposed: y^T(k, q) = sum over taps and c of w(k, tap, c)
 // x(q + shift(tap), c), 64 output channels as wgmma's M and n output positions q as its N.
@@ -14,27 +16,32 @@
 //     is the staged tile shifted by a constant, so its B operand (n positions x 64 channels,
 //     K-major) is one matrix descriptor moved by the shift (wgmma.cuh: the swizzle is applied to
 //     the address). Positions with col >= tw, or past th rows, are computed and thrown away.
+//     A 1x1 filter without padding reaches nothing: its pixels are one row (taps_pointwise_view),
+//     in tiles of up to 256 whatever the planes' shape.
 //   - n is th x pitch rounded up to 8 (64 to 256; kernels/conv_taps_plan.cuh chooses the tiles):
 //     a kernel is compiled for each n, so rows of 56 compute 232 positions, not 256.
 //   - A producer warp stages the block's tiles in a ring of 2 or 3 stages, one TMA box each
-//     (64 channels x pitch pixels x th + reach rows, 128-byte swizzled, zeros outside the image),
-//     with a full and an empty mbarrier a stage; the filter (64 output channels x taps x 64
-//     channels, 8 KB a tap, the same layout) is staged once per block.
+//     (64 channels x pitch pixels x th + reach rows, 128-byte swizzled, zeros outside the image
+//     and past C), with a full and an empty mbarrier a stage; the filter (64 output channels x
+//     taps x 64 channels, 8 KB a tap, the same layout, zeros past C and K) is staged once per
+//     block.
 //   - Two warpgroups take alternate tiles, so that one's epilogue runs under the other's mma,
 //     and issue their mma in turns (named barriers): a tile is 4 k-steps a tap of m64nNk16 wgmma
-//     into n / 2 fp32 accumulators a thread; then bias and activation, stmatrix.trans writes the
-//     tile position-major (64 channels a position, the TMA layout) over the stage it was read
-//     from, and one TMA box stores it: whole rows where the tile spans the output's width (box
-//     width pitch: the columns past the image are not written), else one row of tw. Once the
-//     store has read the stage, it is empty again.
+//     into n / 2 fp32 accumulators a thread (the steps past C multiply zeros); then bias and
+//     activation, stmatrix.trans writes the tile position-major (64 channels a position, the TMA
+//     layout) over the stage it was read from, and one TMA box stores it: whole rows where the
+//     tile spans the output's width (box width pitch: the columns past the image are not
+//     written), else one row of tw; channels past K are not written either. Once the store has
+//     read the stage, it is empty again.
 // Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
-// walking its share of the tiles. Backward data of stride 1 with K = 64 is this forward pass over
-// dy with the filter turned around (ConvTapsRunner, below).
+// walking its share of the tiles. Backward data of stride 1 with K of at most 64 is this forward
+// pass over dy with the filter turned around (ConvTapsRunner, below).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "activation.cuh"
 #include "conv_common.cuh"
@@ -51,13 +58,30 @@ namespace boo_kernels {
 
 constexpr int kTapsThreads = 288;  // two warpgroups and the producer warp
 
+// A 1x1 filter of stride 1 without padding maps pixel i of x to pixel i of y: `a` (packed
+// channels-last) as one image of one row of every pixel, so that tiles take 256 positions however
+// small the planes are (7 x 7 rows would stage 36 rows of 7). False where it is not such a filter
+// or the pixels exceed a 32-bit coordinate.
+inline bool taps_pointwise_view(BooConvArgs* a) {
+  const int64_t pixels = a->n * a->out[0] * a->out[1] * a->out[2];
+  for (int i = 0; i < 3; ++i) {
+    if (a->filter[i] != 1 || a->pad[i] != 0 || a->stride[i] != 1) return false;
+  }
+  if (pixels >= (int64_t{1} << 31)) return false;
+  a->n = 1;
+  for (int i = 0; i < 2; ++i) a->in[i] = a->out[i] = 1;
+  a->in[2] = a->out[2] = pixels;
+  return true;
+}
+
 // The plan for `a` (forward, packed channels-last, 16-bit: ConvTapsRunner checks those), or
 // why this kernel does not take it.
 inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
-  if (a.c != kTapsChannels) {
-    return "conv.sm90_taps needs C = 64 (its whole filter stays in shared memory)";
+  if (a.c % 8 != 0 || a.c > kTapsChannels) {
+    return "conv.sm90_taps needs C a multiple of 8 up to 64 (its whole filter stays in shared "
+           "memory)";
   }
-  if (a.k % kTapsChannels != 0) return "conv.sm90_taps needs K a multiple of 64";
+  if (a.k % 8 != 0) return "conv.sm90_taps needs K a multiple of 8";
   if (a.stride[0] != 1 || a.stride[1] != 1 || a.stride[2] != 1) {
     return "conv.sm90_taps needs stride 1";
   }
@@ -66,7 +90,8 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
   }
   const int fh = static_cast<int>(a.filter[1]), fw = static_cast<int>(a.filter[2]);
   return taps_tile_plan(a.n * a.out[0], a.out[1], a.out[2], fh, fw, (fh - 1) * a.dilation[1],
-                        (fw - 1) * a.dilation[2], static_cast<int>(a.k / kTapsChannels),
+                        (fw - 1) * a.dilation[2],
+                        static_cast<int>((a.k + kTapsChannels - 1) / kTapsChannels),
                         a.sm_count > 0 ? a.sm_count : 132, p);
 }
 
@@ -93,6 +118,12 @@ __device__ __forceinline__ void taps_group_sync(int group) {
 #define BOO_TAPS_ORDERED 1
 #endif
 constexpr bool kTapsOrdered = BOO_TAPS_ORDERED != 0;
+// A tap's k16 steps past C skipped (C of 48 or fewer); BOO_TAPS_SKIP_STEPS=0: all four, the steps
+// past C multiplying zeros, for measuring.
+#ifndef BOO_TAPS_SKIP_STEPS
+#define BOO_TAPS_SKIP_STEPS 1
+#endif
+constexpr bool kTapsSkipSteps = BOO_TAPS_SKIP_STEPS != 0;
 __device__ __forceinline__ void taps_turn_wait(int group) {
   asm volatile("bar.sync %0, 256;\n" ::"r"(group + 4) : "memory");
 }
@@ -127,10 +158,14 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     // Backward data: this launch may start while the filter is still being turned around
     // (a programmatic dependent launch); its barriers and first boxes go ahead, the filter waits.
     if (p.turned) cudaGridDependencySynchronize();
+    const int c = static_cast<int>(a.c);
     for (int i = threadIdx.x; i < p.taps * kTapsChannels * 8; i += 256) {
       const int v = i % 8, r = i / 8 % kTapsChannels, t = i / (8 * kTapsChannels);
+      // Zeros past C and K: the box's channels past C are zeros, but 0 x NaN is not.
+      const bool held = 8 * v < c && k0 + r < a.k;
       cp_async_16(smem + t * kTapsTapBytes + r * 128 + 16 * (v ^ r % 8),
-                  w + (static_cast<int64_t>(k0 + r) * p.taps + t) * kTapsChannels + 8 * v, 16);
+                  held ? w + (static_cast<int64_t>(k0 + r) * p.taps + t) * c + 8 * v : w,
+                  held ? 16 : 0);
     }
     cp_async_commit();
   }
@@ -177,7 +212,8 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   float bias[2] = {0.0f, 0.0f};
   if constexpr (kBias) {
     for (int h = 0; h < 2; ++h) {
-      bias[h] = to_float(static_cast<const T*>(a.bias)[k0 + 16 * quarter + g + 8 * h]);
+      const int k = k0 + 16 * quarter + g + 8 * h;
+      if (k < a.k) bias[h] = to_float(static_cast<const T*>(a.bias)[k]);
     }
   }
   cp_async_wait<0>();
@@ -195,6 +231,8 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   // k-step 2.
   const uint64_t a_desc = wgmma_desc_sw128(w_at);
   float acc[kN / 2];
+  // k16 steps that hold input channels (C of 48 or fewer: the rest would multiply zeros).
+  const int steps = static_cast<int>((a.c + 15) / 16);
   // Warpgroup g takes the block's tiles g, g + 2, ...
   int stage = group % p.stages;
   uint32_t parity = group / p.stages;                     // (0: stages >= 2)
@@ -208,13 +246,28 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     if (kTapsOrdered) taps_turn_wait(group);
     const uint64_t b_desc = wgmma_desc_sw128(xs);
     wgmma_fence();
+    // A tap's k16 steps (kSteps of them) from tap `tap` on.
+    const auto taps_from = [&](auto steps_c) {
+      constexpr int kSteps = decltype(steps_c)::value;
 #pragma unroll 1
-    for (int tap = 0; tap < p.taps; ++tap) {
-      const int shift = tap / fw * dil_h * p.pitch + tap % fw * dil_w;
-      const uint64_t at = a_desc + static_cast<uint64_t>(tap * (kTapsTapBytes / 16));
-      const uint64_t bt = b_desc + static_cast<uint64_t>(shift * 8);
+      for (int tap = 0; tap < p.taps; ++tap) {
+        const int shift = tap / fw * dil_h * p.pitch + tap % fw * dil_w;
+        const uint64_t at = a_desc + static_cast<uint64_t>(tap * (kTapsTapBytes / 16));
+        const uint64_t bt = b_desc + static_cast<uint64_t>(shift * 8);
 #pragma unroll
-      for (int k = 0; k < 4; ++k) wgmma_m64nk16_ss<T, kN>(acc, at + 2 * k, bt + 2 * k, tap + k);
+        for (int k = 0; k < kSteps; ++k) {
+          wgmma_m64nk16_ss<T, kN>(acc, at + 2 * k, bt + 2 * k, tap + k);
+        }
+      }
+    };
+    if (!kTapsSkipSteps || steps == 4) {
+      taps_from(std::integral_constant<int, 4>{});
+    } else if (steps == 3) {
+      taps_from(std::integral_constant<int, 3>{});
+    } else if (steps == 2) {
+      taps_from(std::integral_constant<int, 2>{});
+    } else {
+      taps_from(std::integral_constant<int, 1>{});
     }
     wgmma_commit();
     if (kTapsOrdered) taps_turn_pass(group);
@@ -348,6 +401,7 @@ struct ConvTapsRunner {
     }
     if (kBias && a.bias == nullptr) return "the kernel adds a bias but the bias pointer is missing";
     if (const char* e = forward_of(a, turned, f)) return e;
+    taps_pointwise_view(f);
     if (const char* e = taps_plan(*f, plan)) return e;
     plan->turned = a.direction == BOO_CONV_BACKWARD_DATA ? 1 : 0;
     return nullptr;

@@ -5,7 +5,8 @@
 // (kernels/conv_grouped_direct.cuh), and conv.split_wgrad's direct kernel for backward weight of
 // small layers (kernels/conv_wgrad_direct.cuh), and conv.padded_channels' direct kernel for few
 // input channels (kernels/conv_few_channels.cuh), and conv.sm90_taps, the wgmma kernel for
-// stride-1 layers with C = 64 forward, K = 64 backward data (kernels/conv_taps_wgmma.cuh). Their
+// stride-1 layers with C (forward) or K (backward data) a multiple of 8 up to 64
+// (kernels/conv_taps_wgmma.cuh). Their
 // runners take sizes, strides and layouts at launch, so the class fixes only the element type, the
 // direction and the forward epilogue; the math mode does not matter (the kernels form exact fp32
 // products), except for conv.split_wgrad's, which runs fp32 in tf32 only, and the spatial

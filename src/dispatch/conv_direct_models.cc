@@ -685,8 +685,17 @@ const char* taps_host_plan(const ops::ConvProblem& p, int sm_count, boo_kernels:
   const int64_t fw = p.filter[dims - 1], fh = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
   const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
-  const int64_t chunks = (dgrad ? p.c : p.k) / 64;
-  return boo_kernels::taps_tile_plan(planes_of(p, out), out_h, out_w, static_cast<int>(fh),
+  const int64_t chunks = ceil_div(dgrad ? p.c : p.k, boo_kernels::kTapsChannels);
+  int64_t planes = planes_of(p, out);
+  // A 1x1 filter without padding: every pixel in one row (taps_pointwise_view).
+  const bool pointwise =
+      std::all_of(p.filter.begin(), p.filter.end(), [](int64_t f) { return f == 1; }) &&
+      std::all_of(p.padding.begin(), p.padding.end(), [](int64_t q) { return q == 0; });
+  if (pointwise && planes * out_h * out_w < (int64_t{1} << 31)) {
+    return boo_kernels::taps_tile_plan(1, 1, planes * out_h * out_w, 1, 1, 0, 0,
+                                       static_cast<int>(chunks), sm_count, t);
+  }
+  return boo_kernels::taps_tile_plan(planes, out_h, out_w, static_cast<int>(fh),
                                      static_cast<int>(fw), reach_h, reach_w,
                                      static_cast<int>(chunks), sm_count, t);
 }
@@ -706,11 +715,11 @@ core::Status conv_sm90_taps_supports(const ops::ConvProblem& p) {
   }
   // Backward data runs as the forward pass over dy: its K is that pass's C.
   const int64_t reduced = dgrad ? p.k : p.c, produced = dgrad ? p.c : p.k;
-  if (reduced != 64 || produced % 64 != 0) {
-    return core::unsupported(head + "C = " + std::to_string(p.c) +
-                             " and K = " + std::to_string(p.k) +
-                             (dgrad ? " (backward data: it takes K = 64 and C a multiple of 64)"
-                                    : " (it takes C = 64 and K a multiple of 64)"));
+  if (reduced % 8 != 0 || reduced > boo_kernels::kTapsChannels || produced % 8 != 0) {
+    return core::unsupported(
+        head + "C = " + std::to_string(p.c) + " and K = " + std::to_string(p.k) +
+        (dgrad ? " (backward data: it takes K a multiple of 8 up to 64 and C a multiple of 8)"
+               : " (it takes C a multiple of 8 up to 64 and K a multiple of 8)"));
   }
   const size_t dims = p.filter.size();
   for (size_t i = 0; i < dims; ++i) {
@@ -740,11 +749,13 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
                                  std::string* why) {
   boo_kernels::TapsPlan t{};
   if (taps_host_plan(p, d.sm_count, &t) != nullptr) return std::numeric_limits<double>::infinity();
-  // The busiest SM's tiles, each 4 m64nNk16 wgmma a tap (N = t.n positions), two warpgroups
+  // The busiest SM's tiles, each up to 4 m64nNk16 wgmma a tap (N = t.n positions), two warpgroups
   // taking turns: a tile costs its mma, or half of its mma and epilogue where the epilogue (as
   // n) is the longer.
   const double per_sm = static_cast<double>(ceil_div(t.tiles, t.slices));
-  const double mma_us = 2.0 * 64 * t.n * 64 * static_cast<double>(t.taps) /
+  // (k16 steps past the reduced channels are skipped: C = 40 takes 3 of 4.)
+  const int64_t steps = ceil_div(p.direction == ConvDirection::kBackwardData ? p.k : p.c, 16);
+  const double mma_us = 2.0 * 64 * t.n * 16 * steps * static_cast<double>(t.taps) /
                         (kTapsMmaShare * d.tflops_16bit * 1e12 / d.sm_count) * 1e6;
   const double epilogue_us = kTapsEpilogueUs * t.n / 256.0;
   const double compute_us = per_sm * std::max(mma_us, (mma_us + epilogue_us) / 2.0) + kTapsFixedUs +

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 #include "boo/codegen/conv_codegen.h"
 #include "boo/dispatch/conv_dgrad_phases.h"
@@ -752,6 +753,15 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                              p.in_layout != core::Layout::kChannelsLast &&
                              core::dtype_bytes(p.dtype) == 2 &&
                              !gemm_sm90_alignment(gemm_1x1->gemm).is_ok();
+  // The GEMM heuristic's first pick (with a predicted time) for conv.gemm_1x1's GEMM, if any.
+  const auto gemm_1x1_pick = [&]() -> std::optional<GemmCandidate> {
+    auto picks = gemm_.candidates(gemm_1x1->gemm, nullptr);
+    if (!picks) return std::nullopt;
+    const auto pick = std::find_if(picks->begin(), picks->end(),
+                                   [](const GemmCandidate& x) { return x.predicted_us > 0.0; });
+    if (pick == picks->end()) return std::nullopt;
+    return *pick;
+  };
   // conv.split_wgrad's direct kernel (backward weight): built before the GEMM, which it may
   // precede.
   const core::Status direct_supports = conv_split_wgrad_direct_supports(p);
@@ -775,12 +785,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
     wgrad_direct.reason += "; first: BOO_CONV_WGRAD_DIRECT=first";
     out.push_back(wgrad_direct);
   } else if (gemm_1x1 && rank_direct && p.direction == ConvDirection::kBackwardWeight) {
-    auto picks = gemm_.candidates(gemm_1x1->gemm, nullptr);
-    if (picks) {
-      const auto pick = std::find_if(picks->begin(), picks->end(),
-                                     [](const GemmCandidate& x) { return x.predicted_us > 0.0; });
-      direct_before_gemm = pick != picks->end() &&
-                           pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0 &&
+    if (const std::optional<GemmCandidate> pick = gemm_1x1_pick()) {
+      direct_before_gemm = pick->config.rfind(space::kGemmSm90UnalignedPrefix, 0) == 0 &&
                            wgrad_direct.predicted_us < pick->predicted_us;
       if (direct_before_gemm) {
         char text[160];
@@ -790,6 +796,36 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
                       pick->predicted_us);
         wgrad_direct.reason += text;
         out.push_back(wgrad_direct);
+      }
+    }
+  }
+  // conv.sm90_taps (C of at most 64): ranked below; on a 1x1 layer reducing fewer than 64
+  // channels, where the GEMM's single k-block is partly zeros, it goes before conv.gemm_1x1 where
+  // it is predicted faster than the GEMM's first pick. (H200, bench/results/
+  // 2026-12-01-taps-channels-h200.md: C 16 -> K 96 at 112x112 66.5 us against the GEMM's 82.4,
+  // C 24 -> 144 at 56x56 37.2 against 44.1; C 40 -> 240 at 28x28 17.1 against 17.2-17.9, and
+  // the GEMM first where the model says so. With C = 64 the GEMM measured faster: 38.5 against
+  // 44.4 us at K 256, 16.5 against 17.3 at K 64, backward data K 64 -> C 256 39.3 against 46.0.)
+  ConvCandidate taps;
+  bool taps_first = false;
+  if (const core::Status t = conv_sm90_taps_supports(p); !t.is_ok()) {
+    if (sm90.is_ok() && p.direction == ConvDirection::kForward) note(t.message());
+  } else if (!options_.rank_conv_taps) {
+    note("conv.sm90_taps is not ranked: BOO_CONV_TAPS=0 leaves it out");
+  } else {
+    taps = own_candidate(kConvSm90Taps, codegen::kConvSm90TapsPrefix, p, gemm_.device_model(),
+                         &predict_conv_sm90_taps_us);
+    const int64_t reduced = p.direction == ConvDirection::kBackwardData ? p.k : p.c;
+    if (gemm_1x1 && !gemm_1x1_late && !options_.conv_taps_first && reduced < 64) {
+      if (const std::optional<GemmCandidate> pick = gemm_1x1_pick()) {
+        taps_first = taps.predicted_us < pick->predicted_us;
+        if (taps_first) {
+          char text[120];
+          std::snprintf(text, sizeof(text), "; before conv.gemm_1x1 (its GEMM predicted %.1f us)",
+                        pick->predicted_us);
+          taps.reason += text;
+          out.push_back(taps);
+        }
       }
     }
   }
@@ -878,16 +914,8 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
        (implicit_us >= 10.0 * launch_us && gemm_1d.predicted_us < implicit_us));
   if (gemm_1d_first) out.push_back(gemm_1d);
   // conv.sm90_taps before conv.sm90_implicit where it is predicted faster than its best config,
-  // after it otherwise.
-  ConvCandidate taps;
-  bool taps_first = false;
-  if (const core::Status t = conv_sm90_taps_supports(p); !t.is_ok()) {
-    if (sm90.is_ok() && p.direction == ConvDirection::kForward) note(t.message());
-  } else if (!options_.rank_conv_taps) {
-    note("conv.sm90_taps is not ranked: BOO_CONV_TAPS=0 leaves it out");
-  } else {
-    taps = own_candidate(kConvSm90Taps, codegen::kConvSm90TapsPrefix, p, gemm_.device_model(),
-                         &predict_conv_sm90_taps_us);
+  // after it otherwise (before conv.gemm_1x1 above where it beat the GEMM's first pick).
+  if (!taps.algorithm.empty() && !taps_first) {
     taps_first = options_.conv_taps_first || taps.predicted_us < implicit_us;
     // BOO_CONV_TAPS=first: ahead of everything, the GEMM algorithms included.
     if (options_.conv_taps_first) {

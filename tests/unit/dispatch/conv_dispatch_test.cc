@@ -1110,7 +1110,7 @@ TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 4",
             "forward and backward data only"},
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 128 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
-            "backward data: it takes K = 64"},
+            "backward data: it takes K a multiple of 8 up to 64"},
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 3 -q 1 -u 1 -v 1 -l 1 -j 1 -F 2",
             "padding within the dilated filter's reach"},
            {"conv -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
@@ -1119,9 +1119,11 @@ TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
             "-F 1",
             "groups = 2"},
            {"convbfp16 -n 8 -c 128 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
-            "C = 128 and K = 64"},
-           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 96 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
-            "C = 64 and K = 96"},
+            "C = 128 and K = 64 (it takes C a multiple of 8 up to 64 and K a multiple of 8)"},
+           {"convbfp16 -n 8 -c 36 -H 28 -W 28 -k 64 -y 1 -x 1 -p 0 -q 0 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "C = 36 and K = 64"},
+           {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 100 -y 3 -x 3 -p 1 -q 1 -u 1 -v 1 -l 1 -j 1 -F 1",
+            "C = 64 and K = 100"},
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -l 1 -j 1 -F 1",
             "stride 1"},
            {"convbfp16 -n 8 -c 64 -H 28 -W 28 -k 64 -y 5 -x 5 -p 2 -q 2 -u 1 -v 1 -l 1 -j 1 -F 1",
@@ -1158,6 +1160,31 @@ TEST_F(ConvDispatchTest, TapsKernelRanksByTheModelAndTheSwitch) {
   auto dgrad = dispatcher().candidates(resnet3x3(" -F 2"), nullptr);
   ASSERT_TRUE(dgrad.has_value()) << dgrad.status().message();
   EXPECT_EQ(dgrad->front().config, "conv.sm90_taps_bf16_f32acc_dgrad_2d_nobias.none");
+}
+
+TEST_F(ConvDispatchTest, TapsKernelTakesFewChannelsAndShortOneByOneReductions) {
+  const auto first = [&](const std::string& shape) {
+    auto list = dispatcher().candidates(
+        conv("convbfp16 " + shape + " -u 1 -v 1 -l 1 -j 1 -F 1" + std::string(kNhwc)), nullptr);
+    EXPECT_TRUE(list.has_value()) << shape;
+    return list.has_value() ? list->front() : ConvCandidate{};
+  };
+  // 3x3 layers with C = 32 and 48: the kernel's model against the implicit GEMM's (measured
+  // 19.6-20.0 us against 36.6, and 12.3 against 19.0; H200,
+  // bench/results/2026-12-01-taps-channels-h200.md).
+  for (const std::string shape : {"-n 64 -c 32 -H 56 -W 56 -k 32 -y 3 -x 3 -p 1 -q 1",
+                                  "-n 32 -c 48 -H 28 -W 28 -k 96 -y 3 -x 3 -p 1 -q 1"}) {
+    const ConvCandidate c = first(shape);
+    EXPECT_EQ(c.algorithm, kConvSm90Taps) << shape << ": " << c.reason;
+  }
+  // A 1x1 expansion with C = 16: every pixel in one row, before the GEMM (66.5 us against 82.4).
+  const ConvCandidate expansion = first("-n 64 -c 16 -H 112 -W 112 -k 96 -y 1 -x 1 -p 0 -q 0");
+  EXPECT_EQ(expansion.algorithm, kConvSm90Taps) << expansion.reason;
+  EXPECT_NE(expansion.reason.find("tiles of 1 x 256 positions"), std::string::npos)
+      << expansion.reason;
+  EXPECT_NE(expansion.reason.find("before conv.gemm_1x1"), std::string::npos) << expansion.reason;
+  // C = 64: the GEMM's k-block is whole and it measured faster (38.5 us against 44.4).
+  EXPECT_EQ(first("-n 64 -c 64 -H 56 -W 56 -k 256 -y 1 -x 1 -p 0 -q 0").algorithm, kConvGemm1x1);
 }
 
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {

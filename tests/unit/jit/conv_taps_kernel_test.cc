@@ -97,13 +97,22 @@ TEST_F(ConvTapsKernelTest, TheKernelAndDispatchTakeTheSameProblems) {
       {"a 1x3 reaching 120 along W", nhwc(f, 2, 64, 9, 300, 64, 1, 3, 0, 60, 1, 60), false},
       {"5x5: 25 taps", nhwc(f, 2, 64, 20, 20, 64, 5, 5, 2, 2), false},
       {"C 128", nhwc(f, 2, 128, 20, 20, 64, 3, 3, 1, 1), false},
-      {"K 96", nhwc(f, 2, 64, 20, 20, 96, 3, 3, 1, 1), false},
+      {"C 72", nhwc(f, 2, 72, 20, 20, 64, 3, 3, 1, 1), false},
+      {"C 36: rows of 72 bytes", nhwc(f, 2, 36, 20, 20, 64, 1, 1, 0, 0), false},
+      {"K 96: a half chunk", nhwc(f, 2, 64, 20, 20, 96, 3, 3, 1, 1), true},
+      {"K 100", nhwc(f, 2, 64, 20, 20, 100, 3, 3, 1, 1), false},
+      {"C 40 K 240 1x1: one row of every pixel", nhwc(f, 64, 40, 28, 28, 240, 1, 1, 0, 0), true},
+      {"C 8 K 8 3x3", nhwc(f, 3, 8, 17, 19, 8, 3, 3, 1, 1), true},
+      {"C 24 1x1 with padding: planes", nhwc(f, 3, 24, 10, 12, 144, 1, 1, 1, 1), true},
       {"backward data, public", nhwc(b, 64, 64, 56, 56, 64, 3, 3, 1, 1), true},
       {"backward data, C 192", nhwc(b, 5, 192, 19, 21, 64, 3, 3, 1, 1), true},
       {"backward data, no padding (a full convolution)", nhwc(b, 5, 64, 21, 11, 64, 3, 3, 0, 0),
        true},
       {"backward data, padding past the reach", nhwc(b, 2, 64, 20, 20, 64, 3, 3, 3, 1), false},
       {"backward data, K 128", nhwc(b, 2, 64, 20, 20, 128, 3, 3, 1, 1), false},
+      {"backward data, K 40 C 24", nhwc(b, 2, 24, 20, 20, 40, 3, 3, 1, 1), true},
+      {"backward data, 1x1 K 16 C 96", nhwc(b, 4, 96, 14, 14, 16, 1, 1, 0, 0), true},
+      {"backward data, K 20", nhwc(b, 2, 24, 20, 20, 20, 3, 3, 1, 1), false},
   };
   for (const Case& c : cases) {
     const LoadedKernel& k = c.p.direction == f ? *fwd : *bwd;
@@ -135,10 +144,10 @@ TEST_F(ConvTapsKernelTest, TheKernelAndDispatchTakeTheSameProblems) {
     const int64_t pad_w = pick(0, static_cast<int>(dil_w * (s - 1) + 1));
     const int64_t h = pick(static_cast<int>(dil_h * (r - 1) + 1), 70);
     const int64_t w = pick(static_cast<int>(dil_w * (s - 1) + 1), 300);
-    const int64_t channels = 64 * pick(1, 3);
+    const int64_t channels = 8 * pick(1, 24), reduced = 8 * pick(1, 8);
     ops::ConvProblem p =
-        d == f ? nhwc(f, pick(1, 4), 64, h, w, channels, r, s, pad_h, pad_w, dil_h, dil_w)
-               : nhwc(b, pick(1, 4), channels, h, w, 64, r, s, pad_h, pad_w, dil_h, dil_w);
+        d == f ? nhwc(f, pick(1, 4), reduced, h, w, channels, r, s, pad_h, pad_w, dil_h, dil_w)
+               : nhwc(b, pick(1, 4), channels, h, w, reduced, r, s, pad_h, pad_w, dil_h, dil_w);
     if (!p.validate().is_ok()) continue;
     taken += agree(d == f ? *fwd : *bwd, p, "sample " + std::to_string(i)) ? 1 : 0;
   }
