@@ -20,6 +20,8 @@
 #           conv_gemm_1d.txt (two and one of their lines now dispatched to conv.sm90_taps) on
 #           dispatch's picks, boo and cuDNN: numerics-taps.csv, numerics-awkward.csv,
 #           numerics-gemm1d.csv;
+#   misaligned: (call 4, the landed tree) the gate with operands one element past a 16-byte
+#           boundary (--misalign), boo only: numerics-taps-misaligned.csv;
 #   list:   the public conv list against cuDNN (-V 1): conv-public.csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,6 +43,7 @@ for phase in "$@"; do
     NUMERICS_VENDORS=,cudnn numerics awkward tests/gpu/conv_awkward.txt
     NUMERICS_VENDORS=,cudnn numerics gemm1d tests/gpu/conv_gemm_1d.txt
     ;;
+  misaligned) BOO_CONV_TAPS=first numerics taps-misaligned tests/gpu/conv_taps.txt --misalign ;;
   list)
     preload_public conv
     public_list conv conv-public.csv 240
