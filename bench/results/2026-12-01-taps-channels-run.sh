@@ -22,6 +22,8 @@
 #           numerics-gemm1d.csv;
 #   misaligned: (call 4, the landed tree) the gate with operands one element past a 16-byte
 #           boundary (--misalign), boo only: numerics-taps-misaligned.csv;
+#   prof:   (call 5) ncu --set full of conv.sm90_taps on the held-out c40 -> k240 1x1
+#           (BOO_CONV_TAPS=first; device_steps.sh's source_profile): prof-c40-*;
 #   list:   the public conv list against cuDNN (-V 1): conv-public.csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +46,10 @@ for phase in "$@"; do
     NUMERICS_VENDORS=,cudnn numerics gemm1d tests/gpu/conv_gemm_1d.txt
     ;;
   misaligned) BOO_CONV_TAPS=first numerics taps-misaligned tests/gpu/conv_taps.txt --misalign ;;
+  prof)
+    BOO_CONV_TAPS=first source_profile c40 conv_taps_wgmma \
+      "$(grep -m1 -- '-c 40 ' "$J-vendor-jobs.txt" | cut -f2)"
+    ;;
   list)
     preload_public conv
     public_list conv conv-public.csv 240
