@@ -27,7 +27,7 @@
 //     block.
 //   - Two warpgroups take alternate tiles, so that one's epilogue runs under the other's mma,
 //     and issue their mma in turns (named barriers): a tile is 4 k-steps a tap of m64nNk16 wgmma
-//     into n / 2 fp32 accumulators a thread (the steps past C multiply zeros); then bias and
+//     into n / 2 fp32 accumulators a thread (the steps wholly past C skipped); then bias and
 //     activation, stmatrix.trans writes the tile position-major (64 channels a position, the TMA
 //     layout) over the stage it was read from, and one TMA box stores it: whole rows where the
 //     tile spans the output's width (box width pitch: the columns past the image are not
