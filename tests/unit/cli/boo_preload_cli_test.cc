@@ -20,8 +20,9 @@ class PreloadCliTest : public ::testing::Test {
     write_file(scratch_ / "cmds.txt",
                "- {function: matmul, M: 256, N: 256, K: 256, lda: 256, ldb: 256, ldc: 256, "
                "ldd: 256, transA: T, transB: N, a_type: bf16_r, b_type: bf16_r}\n"
-               "convbfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -F 1 --in_layout NHWC "
-               "--out_layout NHWC --fil_layout NHWC\n");
+               // (Stride 2: the implicit GEMM's config first; conv.sm90_taps takes stride 1.)
+               "convbfp16 -n 2 -c 16 -H 8 -W 8 -k 16 -y 3 -x 3 -p 1 -q 1 -u 2 -v 2 -F 1 "
+               "--in_layout NHWC --out_layout NHWC --fil_layout NHWC\n");
   }
   void TearDown() override { fs::remove_all(scratch_); }
   // The fake compiler and a kernel cache of the test's own under the scratch directory.
