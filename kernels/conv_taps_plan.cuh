@@ -53,6 +53,18 @@ struct TapsPlan {
   int turned;  // 1: the filter is turned around by the kernel launched just before this one
 };
 
+// Whether a filter (`dims` extents with their strides and paddings) maps pixel i of x to pixel i
+// of y (1x1, stride 1, no padding), so that its `pixels` run as one row of one image: tiles of
+// 256 positions however small the planes are (7 x 7 rows would stage 36 rows of 7). Not past a
+// 32-bit coordinate. The kernel's view (taps_pointwise_view) and dispatch's model both ask it.
+inline bool taps_one_row(const int64_t* filter, const int64_t* stride, const int64_t* pad, int dims,
+                         int64_t pixels) {
+  for (int i = 0; i < dims; ++i) {
+    if (filter[i] != 1 || stride[i] != 1 || pad[i] != 0) return false;
+  }
+  return pixels < (int64_t{1} << 31);
+}
+
 // The tiles of at most `budget` positions over an output of out_h x out_w: whole rows where one
 // fits (as many as the budget holds, spread evenly over the height), else one row cut into
 // pieces; with their stages (as many as fit, at least 2) and shared memory. False where two

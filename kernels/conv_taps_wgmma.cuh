@@ -58,16 +58,10 @@ namespace boo_kernels {
 
 constexpr int kTapsThreads = 288;  // two warpgroups and the producer warp
 
-// A 1x1 filter of stride 1 without padding maps pixel i of x to pixel i of y: `a` (packed
-// channels-last) as one image of one row of every pixel, so that tiles take 256 positions however
-// small the planes are (7 x 7 rows would stage 36 rows of 7). False where it is not such a filter
-// or the pixels exceed a 32-bit coordinate.
+// `a` (packed channels-last) as one image of one row of every pixel where taps_one_row says so.
 inline bool taps_pointwise_view(BooConvArgs* a) {
   const int64_t pixels = a->n * a->out[0] * a->out[1] * a->out[2];
-  for (int i = 0; i < 3; ++i) {
-    if (a->filter[i] != 1 || a->pad[i] != 0 || a->stride[i] != 1) return false;
-  }
-  if (pixels >= (int64_t{1} << 31)) return false;
+  if (!taps_one_row(a->filter, a->stride, a->pad, 3, pixels)) return false;
   a->n = 1;
   for (int i = 0; i < 2; ++i) a->in[i] = a->out[i] = 1;
   a->in[2] = a->out[2] = pixels;

@@ -686,12 +686,9 @@ const char* taps_host_plan(const ops::ConvProblem& p, int sm_count, boo_kernels:
   const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
   const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
   const int64_t chunks = ceil_div(dgrad ? p.c : p.k, boo_kernels::kTapsChannels);
-  int64_t planes = planes_of(p, out);
-  // A 1x1 filter without padding: every pixel in one row (taps_pointwise_view).
-  const bool pointwise =
-      std::all_of(p.filter.begin(), p.filter.end(), [](int64_t f) { return f == 1; }) &&
-      std::all_of(p.padding.begin(), p.padding.end(), [](int64_t q) { return q == 0; });
-  if (pointwise && planes * out_h * out_w < (int64_t{1} << 31)) {
+  const int64_t planes = planes_of(p, out);
+  if (boo_kernels::taps_one_row(p.filter.data(), p.stride.data(), p.padding.data(),
+                                static_cast<int>(dims), planes * out_h * out_w)) {
     return boo_kernels::taps_tile_plan(1, 1, planes * out_h * out_w, 1, 1, 0, 0,
                                        static_cast<int>(chunks), sm_count, t);
   }
