@@ -53,9 +53,10 @@ __device__ __forceinline__ GroupedTile grouped_tile(unsigned tile, const BooConv
 
 // The block's constant part, set up once: the zero row (16 bytes), the bias of its kb output
 // channels (fp32), chunk_at[j] = the offset (elements) of reduction chunk j (tap j / (C/G / 8),
-// channels 8 (j % (C/G / 8)) onwards of a group) from a pixel's first input point, -1 past the
-// end (q + 1 entries), and the groups' filters (rows of w_row elements) by cp.async in one commit
-// group, which the caller waits for.
+// channels 8 (j % (C/G / 8)) onwards of a group) from a pixel's first input point (where the
+// row is staged in phases, from the pixel's point of phase 0), -1 past the end (q + 1 entries), and
+// the groups' filters (rows of w_row elements) by cp.async in one commit group, which the caller
+// waits for.
 template <class T, bool kHasBias>
 __device__ __forceinline__ void grouped_block_setup(const BooConvArgs& a, const GroupedPlan& p,
                                                     int chunk, T* zero, float* bias, int* chunk_at,
@@ -80,9 +81,12 @@ __device__ __forceinline__ void grouped_block_setup(const BooConvArgs& a, const 
     int off = -1;
     if (j < p.q) {
       const int tap = j / per_tap, fx = tap % fw, fy = tap / fw % fh, fz = tap / (fw * fh);
-      off = ((fz * static_cast<int>(a.dilation[0]) * p.ih + fy * static_cast<int>(a.dilation[1])) *
+      // Column fx dil of the tile's input: in phase (fx dil) % phases, point (fx dil) / phases.
+      const int col = fx * static_cast<int>(a.dilation[2]);
+      off = ((col % p.phases) * p.phase_points +
+             (fz * static_cast<int>(a.dilation[0]) * p.ih + fy * static_cast<int>(a.dilation[1])) *
                  p.iw +
-             fx * static_cast<int>(a.dilation[2])) *
+             col / p.phases) *
                 p.x_row +
             (j % per_tap) * 8;
     }
@@ -101,8 +105,7 @@ __device__ __forceinline__ uint32_t grouped_a_row(const BooConvArgs& a, const Gr
   int pixel = m_tile * 16 + lane % 8 + (lane / 8 % 2) * 8;
   pixel = pixel < pixels ? pixel : pixels - 1;
   const int image = pixel / plane, py = pixel % plane / p.tw, px = pixel % p.tw;
-  const int point = (image * p.ih + py * static_cast<int>(a.stride[1])) * p.iw +
-                    px * static_cast<int>(a.stride[2]);
+  const int point = (image * p.ih + py * static_cast<int>(a.stride[1])) * p.iw + px * p.sw;
   return x_at + 2u * static_cast<uint32_t>(point * p.x_row + channel);
 }
 

@@ -34,6 +34,11 @@ constexpr int kGroupedMaxShared = 100 * 1024;
 #ifndef BOO_GROUPED_TMA_HALF2
 #define BOO_GROUPED_TMA_HALF2 1
 #endif
+// -DBOO_GROUPED_TMA_PHASES=0 (measuring) stages stride-2 rows whole, as stride-1 ones, instead of
+// in two phases (grouped_tma_plan).
+#ifndef BOO_GROUPED_TMA_PHASES
+#define BOO_GROUPED_TMA_PHASES 1
+#endif
 // -DBOO_GROUPED_TMA_ONE_OUT=0 (measuring) leaves out the plan of 64-pixel tiles with two stages
 // and one output tile, two blocks an SM, that grouped_tma_plan tries where two output tiles do
 // not let two blocks fit.
@@ -54,6 +59,11 @@ struct GroupedPlan {
   int q;                    // 8-channel chunks of one output channel's filter: taps x C/G / 8
   int x_row, w_row, y_row;  // shared-memory row lengths (elements): input point, filter, output
   int shared_bytes;
+  // The input tile's columns: sw points between adjacent output columns' first inputs (the
+  // stride), or, where the TMA kernel stages a stride-2 row in phases (even columns, then odd
+  // ones: GroupedTmaPlan), 1, with iw the points of one phase and phase_points the points
+  // (iw x ih x images, rounded up to 8) from one phase's first to the next's.
+  int sw, phases, phase_points;
 };
 
 // Rows of `elements` 16-bit values, padded to an odd number of 16-byte units.
@@ -78,6 +88,9 @@ inline bool grouped_tile_shape(const BooConvArgs& a, int most, GroupedPlan* p) {
   p->id = static_cast<int>((a.filter[0] - 1) * a.dilation[0] + 1);
   p->ih = static_cast<int>((p->th - 1) * a.stride[1] + (a.filter[1] - 1) * a.dilation[1] + 1);
   p->iw = static_cast<int>((p->tw - 1) * a.stride[2] + (a.filter[2] - 1) * a.dilation[2] + 1);
+  p->sw = static_cast<int>(a.stride[2]);
+  p->phases = 1;
+  p->phase_points = 0;
   return p->id < 2048 && p->ih < 1024 && p->iw < 1024;
 }
 
@@ -129,8 +142,8 @@ struct GroupedTmaPlan {
   int images;       // images a tile spans: 1, or where one tile holds a whole plane, as many
                     // planes as fit the tile's pixels
   int64_t tiles;    // tiles of the problem
-  int box_bytes;    // one input box: x_row x iw x ih x images elements
-  int stage_bytes;  // box_bytes rounded up to 1024
+  int box_bytes;    // a tile's input: x_row x iw x ih x images elements, a box each phase
+  int stage_bytes;  // its stage: the phases phase_points apart, rounded up to 1024 bytes
   int out_bytes;    // one output tile (128 bytes a pixel) rounded up to 1024
   int shared_bytes;
 };
@@ -176,33 +189,56 @@ inline const char* grouped_tma_plan(const BooConvArgs& a, GroupedPlan* p, Groupe
                             {kGroupedTilePixels / 2, 2, 1, kGroupedTmaTwoBlocks},
                             {kGroupedTilePixels / 2, 3, 2, kGroupedTmaMaxShared},
                             {kGroupedTilePixels, 2, 2, kGroupedTmaMaxShared}};
+  // A row of stride 2 staged whole puts a tile's adjacent pixels two points apart: the eight
+  // rows of an ldmatrix fall in four of the eight 16-byte bank groups (ncu: 42% of the shared
+  // loads' wavefronts were conflicts on a stride-2 G = 32 layer). Staged as two boxes, its even
+  // points and its odd ones (TMA element strides), adjacent pixels' taps are adjacent points.
+  // Both phases' boxes are as wide as the even one, so the input may take a little more room:
+  // where that costs an option its fit, the whole rows are tried before the next option.
+  const bool phasable =
+      BOO_GROUPED_TMA_PHASES && a.stride[2] == 2 && a.filter[2] >= 2 && a.dilation[2] % 2 == 1;
   for (const Option& o : options) {
     if (!BOO_GROUPED_TMA_HALF2 && &o == &options[1]) continue;
     if (!BOO_GROUPED_TMA_ONE_OUT && &o == &options[2]) continue;
-    *p = groups;
-    if (!grouped_tile_shape(a, o.pixels, p)) continue;
-    if (p->x_row > 256 || p->iw > 256 || p->ih > 256 || p->tw > 256 || p->th > 256) continue;
-    const int plane = p->th * p->tw;
-    t->stages = o.stages;
-    t->out_tiles = o.out_tiles;
-    t->images = 1;
-    if (p->tiles_h == 1 && p->tiles_w == 1) {
-      const int64_t fit = o.pixels / plane;
-      t->images = static_cast<int>(fit < a.n ? fit : a.n);
-    }
-    t->tiles = (a.n + t->images - 1) / t->images * p->tiles_h * p->tiles_w;
-    const int64_t box = 2LL * p->x_row * p->iw * p->ih * t->images;
-    const int kb = kGroupedTmaChannels;
-    const int64_t tables = 16LL * ((8 * kGroupedTmaMaxStages + 15) / 16) + 16 +
-                           16 * ((kb + 3) / 4) + 16 * ((p->q + 1 + 3) / 4) + 2LL * kb * p->w_row;
-    t->box_bytes = static_cast<int>(box);
-    t->stage_bytes = grouped_round_1024(box);
-    t->out_bytes = grouped_round_1024(128LL * plane * t->images);
-    const int64_t bytes = 1024 + static_cast<int64_t>(t->out_tiles) * t->out_bytes +
-                          static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
-    if (box < (1 << 20) && bytes <= o.most_bytes) {
-      t->shared_bytes = p->shared_bytes = static_cast<int>(bytes);
-      return nullptr;
+    for (int tried = 0; tried < 2; ++tried) {
+      const bool phased = tried == 0;
+      if (phased && !phasable) continue;
+      *p = groups;
+      if (!grouped_tile_shape(a, o.pixels, p)) continue;
+      if (phased) {
+        p->phases = 2;
+        p->sw = 1;
+        p->iw = p->tw + static_cast<int>((a.filter[2] - 1) * a.dilation[2] / 2);
+      }
+      if (p->x_row > 256 || p->iw * p->phases > 256 || p->ih > 256 || p->tw > 256 || p->th > 256) {
+        continue;
+      }
+      const int plane = p->th * p->tw;
+      t->stages = o.stages;
+      t->out_tiles = o.out_tiles;
+      t->images = 1;
+      if (p->tiles_h == 1 && p->tiles_w == 1) {
+        const int64_t fit = o.pixels / plane;
+        t->images = static_cast<int>(fit < a.n ? fit : a.n);
+      }
+      t->tiles = (a.n + t->images - 1) / t->images * p->tiles_h * p->tiles_w;
+      const int64_t points = static_cast<int64_t>(p->iw) * p->ih * t->images;
+      // (A phase's box starts on 128 bytes: rows of an odd number of 16-byte units, 8 points.)
+      if (phased) p->phase_points = static_cast<int>((points + 7) / 8 * 8);
+      const int64_t box = 2LL * p->x_row * points * p->phases;
+      const int64_t staged = phased ? 2LL * p->x_row * p->phase_points * p->phases : box;
+      const int kb = kGroupedTmaChannels;
+      const int64_t tables = 16LL * ((8 * kGroupedTmaMaxStages + 15) / 16) + 16 +
+                             16 * ((kb + 3) / 4) + 16 * ((p->q + 1 + 3) / 4) + 2LL * kb * p->w_row;
+      t->box_bytes = static_cast<int>(box);
+      t->stage_bytes = grouped_round_1024(staged);
+      t->out_bytes = grouped_round_1024(128LL * plane * t->images);
+      const int64_t bytes = 1024 + static_cast<int64_t>(t->out_tiles) * t->out_bytes +
+                            static_cast<int64_t>(t->stages) * t->stage_bytes + tables;
+      if (box < (1 << 20) && bytes <= o.most_bytes) {
+        t->shared_bytes = p->shared_bytes = static_cast<int>(bytes);
+        return nullptr;
+      }
     }
   }
   return "conv.grouped's TMA kernel: its tiles exceed shared memory or a box side is over 256";

@@ -9,7 +9,8 @@
 //   - the input box is x_row channels (the block's, padded to an odd number of 16-byte units with
 //     the next channels, which no step multiplies) x iw x ih points, unswizzled: the rows the
 //     mma's ldmatrix reads are the cp.async kernel's, bank-conflict free; points outside the
-//     image (the padding) arrive as zeros;
+//     image (the padding) arrive as zeros; rows of stride 2 in two boxes, their even points and
+//     their odd ones (GroupedPlan::phases), so that adjacent pixels' taps stay adjacent rows;
 //   - the output tile is 128 bytes a pixel, 128-byte swizzled (the epilogue's 4-byte stores fall
 //     in distinct banks), stored as one box (pixels past the image are not written);
 //   - 2 or 3 input stages (GroupedTmaPlan), each with a full mbarrier: tile j + stages - 1 is
@@ -53,7 +54,7 @@ constexpr int kGroupedTmaHoistedSteps = 5;
 inline bool grouped_tma_maps(const BooConvArgs& a, const GroupedPlan& p, const GroupedTmaPlan& t,
                              CUtensorMap* x_map, CUtensorMap* y_map) {
   return tma_map_channels_last(x_map, a.x, a.n, a.in, a.c, p.iw, p.ih, t.images, p.x_row,
-                               CU_TENSOR_MAP_SWIZZLE_NONE) &&
+                               CU_TENSOR_MAP_SWIZZLE_NONE, p.phases) &&
          tma_map_channels_last(y_map, a.y, a.n, a.out, a.k, p.tw, p.th, t.images,
                                kGroupedTmaChannels);
 }
@@ -273,9 +274,12 @@ __global__ void __launch_bounds__(kGroupedThreads, kGroupedBlocksPerSm)
     const int s = j % t.stages;
     const uint32_t bar = full + 8 * s;
     mbarrier_expect_bytes(bar, static_cast<uint32_t>(t.box_bytes));
-    tma_load_4d(stages_at + s * t.stage_bytes, &x_map, bar, chunk * cb,
-                ow0 * static_cast<int>(a.stride[2]) - static_cast<int>(a.pad[2]),
-                oh0 * static_cast<int>(a.stride[1]) - static_cast<int>(a.pad[1]), n);
+    // A box a phase: phase f from input column ow0 stride - pad + f, every phases-th.
+    for (int f = 0; f < p.phases; ++f) {
+      tma_load_4d(stages_at + s * t.stage_bytes + 2u * f * p.phase_points * p.x_row, &x_map, bar,
+                  chunk * cb, ow0 * static_cast<int>(a.stride[2]) - static_cast<int>(a.pad[2]) + f,
+                  oh0 * static_cast<int>(a.stride[1]) - static_cast<int>(a.pad[1]), n);
+    }
   };
 
   grouped_block_setup<T, kHasBias>(a, p, chunk, zero, bias, chunk_at, filter);

@@ -22,10 +22,12 @@ namespace boo_kernels {
 // innermost extent (bench/results/2026-11-29-taps-nchw-h200.md, the TMA probe) and, it seems, a
 // box whose innermost start coordinate is not on a 16-byte vector (2026-11-29-few-tma-h200.md).
 // Keep box[0] <= dims[0] and start boxes on vectors (a 5D map whose dims[0] is one vector).
+// `steps` (where given): every steps[i]-th element of dims[i] (i >= 1) lands, box[i] / steps[i] of
+// them (the driver's elementStrides).
 template <int kRank>
 inline bool tma_map(CUtensorMap* map, const void* base, const uint64_t (&dims)[kRank],
                     const uint64_t (&strides)[kRank - 1], const uint32_t (&box)[kRank],
-                    CUtensorMapSwizzle swizzle) {
+                    CUtensorMapSwizzle swizzle, const uint32_t* steps = nullptr) {
   using Encode =
       CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
@@ -46,7 +48,7 @@ inline bool tma_map(CUtensorMap* map, const void* base, const uint64_t (&dims)[k
   for (int i = 0; i < kRank; ++i) {
     d[i] = dims[i];
     b[i] = box[i];
-    unit[i] = 1;
+    unit[i] = steps != nullptr ? steps[i] : 1;
     if (i + 1 < kRank) s[i] = strides[i];
   }
   return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, kRank, const_cast<void*>(base), d, s, b, unit,
@@ -55,25 +57,30 @@ inline bool tma_map(CUtensorMap* map, const void* base, const uint64_t (&dims)[k
 }
 inline bool tma_map_4d(CUtensorMap* map, const void* base, const uint64_t (&dims)[4],
                        const uint64_t (&strides)[3], const uint32_t (&box)[4],
-                       CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
-  return tma_map<4>(map, base, dims, strides, box, swizzle);
+                       CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B,
+                       const uint32_t* steps = nullptr) {
+  return tma_map<4>(map, base, dims, strides, box, swizzle, steps);
 }
 
 // The map of a packed channels-last 16-bit activation of n images of `extent` (D, H, W) points
 // and `channels` channels, as 4D (C, W, H, n D), in boxes of box_channels channels x box_w
 // points x box_rows rows x box_planes planes, 128-byte swizzled unless `swizzle` says otherwise
-// (boo's wgmma convolution kernels: 64 channels of one plane; conv.grouped's TMA kernel).
+// (boo's wgmma convolution kernels: 64 channels of one plane; conv.grouped's TMA kernel);
+// w_step > 1: every w_step-th point of a row, box_w of them (a phase of a strided row).
 inline bool tma_map_channels_last(CUtensorMap* map, const void* base, int64_t n,
                                   const int64_t (&extent)[3], int64_t channels, int box_w,
                                   int box_rows, int box_planes = 1, int box_channels = 64,
-                                  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
+                                  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B,
+                                  int w_step = 1) {
   const uint64_t c = static_cast<uint64_t>(channels), w = static_cast<uint64_t>(extent[2]);
   const uint64_t h = static_cast<uint64_t>(extent[1]);
   const uint64_t dims[4] = {c, w, h, static_cast<uint64_t>(n * extent[0])};
   const uint64_t strides[3] = {2 * c, 2 * c * w, 2 * c * w * h};
-  const uint32_t box[4] = {static_cast<uint32_t>(box_channels), static_cast<uint32_t>(box_w),
-                           static_cast<uint32_t>(box_rows), static_cast<uint32_t>(box_planes)};
-  return tma_map_4d(map, base, dims, strides, box, swizzle);
+  const uint32_t box[4] = {static_cast<uint32_t>(box_channels),
+                           static_cast<uint32_t>(box_w * w_step), static_cast<uint32_t>(box_rows),
+                           static_cast<uint32_t>(box_planes)};
+  const uint32_t steps[4] = {1, static_cast<uint32_t>(w_step), 1, 1};
+  return tma_map_4d(map, base, dims, strides, box, swizzle, steps);
 }
 
 __device__ __forceinline__ void mbarrier_init(uint32_t bar, int count) {

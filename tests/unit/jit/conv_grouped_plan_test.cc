@@ -54,6 +54,26 @@ void expect_layout_holds(const Planned& r) {
   EXPECT_GE(r.t.shared_bytes, 1024 + r.t.out_tiles * r.t.out_bytes + r.t.stages * r.t.stage_bytes);
   EXPECT_LE(r.t.shared_bytes, kGroupedTmaMaxShared);
   EXPECT_LE(r.p.th * r.p.tw * r.t.images, kGroupedTilePixels);
+  // The phases: each a box of iw x ih x images points, the next phase_points further on 128
+  // bytes, all within the stage; or one box of the whole rows.
+  if (r.p.phases > 1) {
+    EXPECT_EQ(r.p.sw, 1);
+    EXPECT_GE(r.p.phase_points, r.p.iw * r.p.ih * r.t.images);
+    EXPECT_EQ(2 * r.p.phase_points * r.p.x_row % 128, 0);
+    EXPECT_LE(2 * r.p.phases * r.p.phase_points * r.p.x_row, r.t.stage_bytes);
+    EXPECT_LE(r.p.iw * r.p.phases, 256);  // the box's traversal
+  } else {
+    EXPECT_EQ(r.p.phase_points, 0);
+  }
+  EXPECT_EQ(r.t.box_bytes, 2 * r.p.x_row * r.p.iw * r.p.ih * r.t.images * r.p.phases);
+}
+
+// The 16-byte bank group (of eight) of the ldmatrix row of a tile's pixel `pixel` of its first
+// row at tap column fx, as the kernel addresses it (grouped_a_row, chunk_at).
+int bank_group(const BooConvArgs& a, const Planned& r, int pixel, int fx) {
+  const int col = fx * static_cast<int>(a.dilation[2]);
+  const int point = pixel * r.p.sw + (col % r.p.phases) * r.p.phase_points + col / r.p.phases;
+  return point * r.p.x_row * 2 / 16 % 8;
 }
 
 // ResNeXt's stride-1 layers: 128-pixel tiles, two stages, two blocks an SM.
@@ -92,6 +112,44 @@ TEST(ConvGroupedPlan, StrideTwoLayersTakeTwoBlocksWhereTheyFit) {
   EXPECT_EQ(wide.t.out_tiles, 1);
   EXPECT_LE(wide.t.shared_bytes, kGroupedTmaTwoBlocks);
   EXPECT_GT(wide.t.shared_bytes + wide.t.out_bytes, kGroupedTmaTwoBlocks);
+}
+
+// Rows of stride 2 are staged in two phases (even points, odd points), so that the pixels of a
+// tile row that an ldmatrix reads at a tap fall in distinct bank groups; staged whole
+// (BOO_GROUPED_TMA_PHASES=0) eight of them fell in four. Stride 1, a 1x1 filter (only even
+// points) and an even dilation keep one box; so does a layer whose phases would cost its plan
+// two blocks an SM (n64 c1024 14x14: 32-channel groups; both phases as wide as the even one).
+TEST(ConvGroupedPlan, StrideTwoRowsAreStagedInPhases) {
+  for (const BooConvArgs& a : {layer(64, 256, 56, 256, 32, 2), layer(64, 512, 28, 512, 32, 2),
+                               layer(8, 128, 56, 128, 16, 2, 5)}) {
+    const Planned r = plan_tma(a);
+    SCOPED_TRACE("c " + std::to_string(a.c) + " " + std::to_string(a.in[1]));
+    ASSERT_EQ(r.why, nullptr);
+    expect_layout_holds(r);
+    EXPECT_EQ(r.p.phases, 2);
+    EXPECT_EQ(r.p.iw, r.p.tw + (a.filter[2] - 1) / 2);
+    ASSERT_GE(r.p.tw, 8);
+    for (int fx = 0; fx < a.filter[2]; ++fx) {
+      int seen = 0;
+      for (int pixel = 0; pixel < 8; ++pixel) seen |= 1 << bank_group(a, r, pixel, fx);
+      EXPECT_EQ(seen, 0xff) << "tap column " << fx;
+    }
+  }
+  for (const BooConvArgs& a : {layer(64, 256, 28, 256, 32, 1), layer(64, 256, 28, 256, 32, 2, 1),
+                               layer(64, 1024, 14, 1024, 32, 2)}) {
+    const Planned r = plan_tma(a);
+    ASSERT_EQ(r.why, nullptr);
+    expect_layout_holds(r);
+    EXPECT_EQ(r.p.phases, 1);
+    EXPECT_EQ(r.p.sw, a.stride[2]);
+  }
+  BooConvArgs dilated = layer(16, 256, 28, 256, 32, 2);
+  dilated.dilation[2] = 2;
+  dilated.pad[2] = 2;
+  dilated.out[2] = (dilated.in[2] + 2 * 2 - 2 * 2 - 1) / 2 + 1;
+  const Planned r = plan_tma(dilated);
+  ASSERT_EQ(r.why, nullptr);
+  EXPECT_EQ(r.p.phases, 1);
 }
 
 // Where the cp.async kernel's tiles do not fit its 100 KB (32-channel groups, stride 2), the TMA
