@@ -20,15 +20,26 @@
 
 namespace boo_kernels {
 
-// The epilogue of 4 consecutive rows m0.. of output column n from their fp32 sums.
-template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
+// The reduction's shape: rows of one output column a thread sums (4: a float4 load a slice; 1: a
+// scalar one) and slices whose loads it issues at once. Up to kSplitSumFew slices, 4 rows and 8
+// slices; more, 1 row and 16 slices. H200 2026-12-01
+// (bench/results/2026-12-01-wgrad-splits-h200.md, each line in both shapes): 1 row was 0.2 us
+// faster over 16 slices, 0.6-0.9 over 18 and 1.6 over 32, and 0.35 us slower over 2.
+// BOO_SPLIT_SUM_FEW is a measuring switch.
+#ifndef BOO_SPLIT_SUM_FEW
+#define BOO_SPLIT_SUM_FEW 8
+#endif
+constexpr int kSplitSumFew = BOO_SPLIT_SUM_FEW;
+
+// The epilogue of R consecutive rows m0.. of output column n from their fp32 sums.
+template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled, int R>
 __device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, int64_t m0,
-                                               const float (&sum)[4]) {
+                                               const float (&sum)[R]) {
   float alpha = a.alpha;
   if constexpr (kScaled) alpha *= *a.alpha_scale;
   TD* d = static_cast<TD*>(a.d) + n * a.ldd;
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < R; ++i) {
     const int64_t m = m0 + i;
     if (m >= a.m) break;
     float v = alpha * sum[i];
@@ -38,40 +49,64 @@ __device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, 
   }
 }
 
+// R fp32 values from p (aligned to their size).
+template <int R>
+__device__ __forceinline__ void load_split_rows(const float* p, float (&v)[R]) {
+  if constexpr (R == 4) {
+    const float4 u = *reinterpret_cast<const float4*>(p);
+    v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
+  } else if constexpr (R == 2) {
+    const float2 u = *reinterpret_cast<const float2*>(p);
+    v[0] = u.x, v[1] = u.y;
+  } else {
+    v[0] = *p;
+  }
+}
+
 constexpr int kSplitSumThreads = 128;
 // At most this many blocks (the grid-stride loop takes the rest): 31 full waves of 16 blocks an
 // SM on 132 SMs, more than any reduction needs to fill the GPU.
 constexpr int64_t kSplitSumMaxBlocks = 65535;
 
-// One thread per 4 consecutive rows m0.. of one output column n (grid-stride): it adds the
-// slices in slice order with 8 loads in flight, no shared memory and no barrier. (It replaced a
-// block reduction over 32 slices at a time, summed through shared memory: 1.3 us faster on
-// 128 x 384 x 147456 in 18 slices and 2 us on 4096 x 16 x 4096 in 2, H200 2026-11-30,
-// bench/results/2026-11-30-split-sum-h200.md.)
-template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled>
+// One thread per R consecutive rows m0.. of one output column n (grid-stride): it issues the
+// loads of kBatch slices at once, then adds them in slice order; no shared memory, no barrier.
+// The partials come from the L2 (the GEMM wrote them just before): each batch waits for it once.
+// (Under ncu, 128 x 384 over 18 slices: 7.4 us with 4 rows and 8 slices, 5.4 us with 1 row and
+// 32; cuBLASLt's reduction of 22 slices, one thread an element, 5.6 us.)
+template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScaled, int R,
+          int kBatch>
 __global__ void __launch_bounds__(kSplitSumThreads)
     gemm_split_sum_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
                           int splits, BooGemmArgs a) {
+  static_assert(R == 1 || R == 2 || R == 4, "a reduction thread sums 1, 2 or 4 rows");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // A programmatic dependent launch: the blocks start while the GEMM's last CTAs finish, and
   // wait here until the GEMM has completed and its partials are visible.
   cudaGridDependencySynchronize();
 #endif
-  const int64_t groups = (a.m + 3) / 4;
+  const int64_t groups = (a.m + R - 1) / R;
   const int64_t total = groups * a.n;
   for (int64_t t = int64_t{blockIdx.x} * kSplitSumThreads + threadIdx.x; t < total;
        t += int64_t{gridDim.x} * kSplitSumThreads) {
-    const int64_t n = t / groups, m0 = (t - n * groups) * 4;
+    const int64_t n = t / groups, m0 = (t - n * groups) * R;
     // ldw is a multiple of 4 and the workspace 16-byte aligned: a vector's rows past M stay
     // inside the slice (nobody writes them; their sums are never stored).
     const float* col = ws + n * ldw + m0;
-    float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 8
-    for (int s = 0; s < splits; ++s) {
-      const float4 u = *reinterpret_cast<const float4*>(col + s * slice_stride);
-      acc.x += u.x, acc.y += u.y, acc.z += u.z, acc.w += u.w;
+    float sum[R] = {};
+    for (int s0 = 0; s0 < splits; s0 += kBatch) {
+      float part[kBatch][R];
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        if (s0 + i < splits) load_split_rows(col + (s0 + i) * slice_stride, part[i]);
+      }
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        if (s0 + i < splits) {
+#pragma unroll
+          for (int r = 0; r < R; ++r) sum[r] += part[i][r];
+        }
+      }
     }
-    const float sum[4] = {acc.x, acc.y, acc.z, acc.w};
     split_epilogue<TD, TBias, kAct, kHasC, kHasBias, kScaled>(a, n, m0, sum);
   }
 }
@@ -144,6 +179,21 @@ struct GemmSplitParallelRunner {
     return inner < 0 ? -1 : slices_bytes(a) + inner;
   }
 
+  // The reduction of R rows a thread and kBatch slices in flight (a dependent launch).
+  template <int R, int kBatch>
+  static int32_t launch_sum(const BooGemmArgs& a, const float* partials, void* stream, char* why,
+                            int32_t len) {
+    const int64_t threads = (a.m + R - 1) / R * a.n;
+    const int64_t blocks = (threads + kSplitSumThreads - 1) / kSplitSumThreads;
+    return cuda_result(
+        launch_dependent(
+            gemm_split_sum_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled, R, kBatch>,
+            dim3(static_cast<unsigned>(std::min(blocks, kSplitSumMaxBlocks))),
+            dim3(kSplitSumThreads), static_cast<cudaStream_t>(stream), partials, ldw(a),
+            slice_stride(a), static_cast<int>(a.splits), a),
+        why, len);
+  }
+
   static int32_t run(const BooGemmArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
                      int32_t len) {
     if (const char* r = reject(a)) return reject_verdict(r, why, len);
@@ -161,15 +211,10 @@ struct GemmSplitParallelRunner {
                    stream, why, len);
     if (rc != BOO_OK || a.dry_run) return rc;
     const float* partials = slices;
-    const cudaStream_t s = static_cast<cudaStream_t>(stream);
-    const int64_t threads = (a.m + 3) / 4 * a.n;
-    const int64_t blocks = (threads + kSplitSumThreads - 1) / kSplitSumThreads;
-    return cuda_result(
-        launch_dependent(gemm_split_sum_kernel<TD, TBias, kAct, kHasC, kHasBias, kScaled>,
-                         dim3(static_cast<unsigned>(std::min(blocks, kSplitSumMaxBlocks))),
-                         dim3(kSplitSumThreads), s, partials, ldw(a), slice_stride(a),
-                         static_cast<int>(a.splits), a),
-        why, len);
+    if (a.splits <= kSplitSumFew) {
+      return launch_sum<4, 8>(a, partials, stream, why, len);
+    }
+    return launch_sum<1, 16>(a, partials, stream, why, len);
   }
 };
 
