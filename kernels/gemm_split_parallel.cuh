@@ -49,15 +49,12 @@ __device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, 
   }
 }
 
-// R fp32 values from p (aligned to their size).
+// R (1 or 4) fp32 values from p (aligned to their size).
 template <int R>
 __device__ __forceinline__ void load_split_rows(const float* p, float (&v)[R]) {
   if constexpr (R == 4) {
     const float4 u = *reinterpret_cast<const float4*>(p);
     v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
-  } else if constexpr (R == 2) {
-    const float2 u = *reinterpret_cast<const float2*>(p);
-    v[0] = u.x, v[1] = u.y;
   } else {
     v[0] = *p;
   }
@@ -78,7 +75,7 @@ template <class TD, class TBias, int kAct, bool kHasC, bool kHasBias, bool kScal
 __global__ void __launch_bounds__(kSplitSumThreads)
     gemm_split_sum_kernel(const float* __restrict__ ws, int64_t ldw, int64_t slice_stride,
                           int splits, BooGemmArgs a) {
-  static_assert(R == 1 || R == 2 || R == 4, "a reduction thread sums 1, 2 or 4 rows");
+  static_assert(R == 1 || R == 4, "a reduction thread sums 1 or 4 rows");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // A programmatic dependent launch: the blocks start while the GEMM's last CTAs finish, and
   // wait here until the GEMM has completed and its partials are visible.
@@ -210,11 +207,8 @@ struct GemmSplitParallelRunner {
         Inner::run(inner_args(a, slices), inner > 0 ? base + slices_bytes(a) : nullptr, inner,
                    stream, why, len);
     if (rc != BOO_OK || a.dry_run) return rc;
-    const float* partials = slices;
-    if (a.splits <= kSplitSumFew) {
-      return launch_sum<4, 8>(a, partials, stream, why, len);
-    }
-    return launch_sum<1, 16>(a, partials, stream, why, len);
+    if (a.splits <= kSplitSumFew) return launch_sum<4, 8>(a, slices, stream, why, len);
+    return launch_sum<1, 16>(a, slices, stream, why, len);
   }
 };
 
