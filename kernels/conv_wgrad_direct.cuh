@@ -92,6 +92,20 @@ constexpr int kWgradMaxShared = 200 * 1024;
 #define BOO_WGRAD_REDUCE_GROUPS 16
 #endif
 constexpr int kWgradReduceGroups = BOO_WGRAD_REDUCE_GROUPS;
+// Over more than kWgradReduceDeepSlices slices (a macro too), a thread of the reduction issues the
+// loads of this many of its slices before it adds any of them (0: never; a macro for measuring).
+// Below that, or at 0, the loop unrolled by 4 holds a thread's few slices in flight in 32
+// registers, four blocks an SM; the deep loop takes 64, two blocks an SM, which cost the grids of
+// more than two blocks an SM (H200, bench/results/2026-12-02-wgrad-reduce-h200.md: 132 slices of a
+// 3x3 layer 0.4-0.8 us faster deep, 16 slices of a grouped one 1.4 us slower).
+#ifndef BOO_WGRAD_REDUCE_DEPTH
+#define BOO_WGRAD_REDUCE_DEPTH 8
+#endif
+#ifndef BOO_WGRAD_REDUCE_DEEP_SLICES
+#define BOO_WGRAD_REDUCE_DEEP_SLICES (4 * BOO_WGRAD_REDUCE_GROUPS)
+#endif
+constexpr int kWgradReduceDepth = BOO_WGRAD_REDUCE_DEPTH;
+constexpr int kWgradReduceDeepSlices = BOO_WGRAD_REDUCE_DEEP_SLICES;
 // Grouped plans: a warp skips the m-tiles of dy outside its x channels' groups (1), or
 // multiplies them all as the dense plan does (0; for measuring). The epilogue stores only the
 // groups' blocks either way.
@@ -524,10 +538,12 @@ __global__ void __launch_bounds__(kWgradThreads, 1)
   }
 }
 
-// dw[i] = the sum of the slices' ws[s * total + i] in a fixed order: 8 groups of slices
-// (s = group, group + 8, ...) summed in order, then the groups in order. A thread takes 4
-// consecutive elements (total is a multiple of 8: C is).
-template <class T>
+// dw[i] = the sum of the slices' ws[s * total + i] in a fixed order: kWgradReduceGroups groups of
+// slices (s = group, group + groups, ...) summed in order, then the groups in order. A thread
+// takes 4 consecutive elements (total is a multiple of 8: C is) and has kDepth of its slices'
+// loads in flight at once (0: the loop unrolled by 4); the order of the additions does not depend
+// on it.
+template <class T, int kDepth>
 __global__ void __launch_bounds__(32 * kWgradReduceGroups)
     conv_wgrad_reduce_kernel(const float* __restrict__ ws, T* __restrict__ dw, int slices,
                              int64_t total) {
@@ -536,12 +552,28 @@ __global__ void __launch_bounds__(32 * kWgradReduceGroups)
   cudaGridDependencySynchronize();
   const int64_t i = (static_cast<int64_t>(blockIdx.x) * 32 + lane) * 4;
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (i < total) {
-#pragma unroll 4
-    for (int s = group; s < slices; s += kWgradReduceGroups) {
-      const float4 v = __ldcs(reinterpret_cast<const float4*>(ws + s * total + i));
-      sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  const auto add = [&sum](const float4& v) {
+    sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+  };
+  const auto load = [&](int s) {
+    return __ldcs(reinterpret_cast<const float4*>(ws + static_cast<int64_t>(s) * total + i));
+  };
+  if constexpr (kDepth > 0) {
+    constexpr int kStride = kWgradReduceGroups * kDepth;
+    for (int s0 = group; i < total && s0 < slices; s0 += kStride) {
+      float4 v[kDepth];
+#pragma unroll
+      for (int j = 0; j < kDepth; ++j) {
+        if (s0 + j * kWgradReduceGroups < slices) v[j] = load(s0 + j * kWgradReduceGroups);
+      }
+#pragma unroll
+      for (int j = 0; j < kDepth; ++j) {
+        if (s0 + j * kWgradReduceGroups < slices) add(v[j]);
+      }
     }
+  } else if (i < total) {
+#pragma unroll 4
+    for (int s = group; s < slices; s += kWgradReduceGroups) add(load(s));
   }
   part[group][lane] = sum;
   __syncthreads();
@@ -659,11 +691,15 @@ struct ConvWgradDirectRunner {
     }
     kernel<<<blocks, threads, plan.shared_bytes, s>>>(a, plan, slices, extra...);
     if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_result(e, why, len);
-    return cuda_result(launch_dependent(conv_wgrad_reduce_kernel<T>,
-                                        dim3(static_cast<unsigned>((plan.total + 127) / 128)),
-                                        dim3(32 * kWgradReduceGroups), s, slices,
-                                        static_cast<T*>(a.w), partials(plan), plan.total),
-                       why, len);
+    const int parts = partials(plan);
+    const auto reduce = kWgradReduceDepth > 0 && parts > kWgradReduceDeepSlices
+                            ? conv_wgrad_reduce_kernel<T, kWgradReduceDepth>
+                            : conv_wgrad_reduce_kernel<T, 0>;
+    return cuda_result(
+        launch_dependent(reduce, dim3(static_cast<unsigned>((plan.total + 127) / 128)),
+                         dim3(32 * kWgradReduceGroups), s, slices, static_cast<T*>(a.w), parts,
+                         plan.total),
+        why, len);
   }
 
   static int32_t run(const BooConvArgs& a, void* ws, int64_t ws_bytes, void* stream, char* why,
