@@ -27,6 +27,8 @@ int64_t strip_tiles(int64_t short_side, int swizzle) {
 
 // The fixed cost of one persistent tile 16 or 32 wide, per tile an SM runs (see rank()).
 constexpr double kNarrowTileUs = 0.22;
+// The width the default rule set's 128-wide tiles narrow to over N of 97 to 112 (fitted_tile_n).
+constexpr int kFittedTileN = 112;
 
 // Fraction of the tensor-core peak a CTA sustains in its mainloop. Calibrated on an H100 with
 // bf16 sweeps of the public GEMM list (bench/results/2026-11-22-gemm-sweep-*.md): 128x256 and
@@ -34,7 +36,9 @@ constexpr double kNarrowTileUs = 0.22;
 // smaller tiles issue fewer MMAs per k-block; 128-byte k-blocks (tile K 64 in 16 bits) let
 // the mainloop keep four stages in flight, 256-byte ones fewer.
 double tile_efficiency(const GemmSm90Config& c) {
-  const int area = c.tile_m * c.tile_n;
+  // A tile narrowed to its problem (fitted_tile_n) issues the MMAs of the tile it came from, less
+  // the padding columns: its rate is that tile's.
+  const int area = c.tile_m * (c.tile_n == kFittedTileN ? 128 : c.tile_n);
   double e;
   if (c.schedule == GemmSchedule::kCooperative) {
     e = area >= 128 * 256 ? 0.93 : area >= 128 * 128 ? 0.85 : 0.72;
@@ -163,6 +167,15 @@ core::Status check_sm90_sizes(const ops::GemmProblem& p) {
   return core::Status::ok();
 }
 
+// A 128-wide tile over N of 97 to 112 multiplies and stages 16 to 31 columns of padding; the same
+// tile 112 wide does not. H200, 2026-12-02 (bench/results/2026-12-02-tile-sweep-h200.md): the
+// memory-bound 16032 x 109 x 16384 took 132.3 us on t128x112x64 pingpong, 136.7 on t128x128x64
+// (cuBLASLt: two 56-wide tiles, 129.7). The default rule set's 128-wide tiles take that width on
+// such problems (aligned, operands not swapped); 0 where they keep theirs.
+int fitted_tile_n(const ops::GemmProblem& p) {
+  return p.n > kFittedTileN - 16 && p.n <= kFittedTileN ? kFittedTileN : 0;
+}
+
 // The default rule set's 96-wide tiles are there for wave quantization: the same problem in tiles
 // 128 wide leaves a last wave partly idle. H200, 2026-11-29 (bench/results/
 // 2026-11-29-forced-lines-h200.md): 96 wide measured 1.09x faster on 3136x2048x512 (a 7x7 1x1
@@ -188,6 +201,10 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     if (c.swap_ab && (unaligned || !swap_pays(p))) continue;
     if (rules == space::RuleSet::kDefault && c.tile_n == 96 && !wave_tail_of_128(p, c, d)) {
       continue;
+    }
+    if (rules == space::RuleSet::kDefault && !unaligned && !c.swap_ab && c.tile_n == 128 &&
+        fitted_tile_n(p) > 0) {
+      c.tile_n = fitted_tile_n(p);
     }
     if (c.scheduler == GemmScheduler::kSplitKParallel) {
       if (unaligned) continue;

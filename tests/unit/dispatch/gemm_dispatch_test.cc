@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <tuple>
 
 #include "../jit/jit_test_util.h"
@@ -495,6 +496,42 @@ TEST(Heuristic, NinetySixWideTilesWhereTheyFillTheLastWave) {
   const ops::GemmProblem one_wave = aligned(1024, 1088, 1024);
   EXPECT_EQ(wide(make_gemm_sm90()->rank(one_wave, DeviceModel{}, space::RuleSet::kDefault)), 0);
   EXPECT_GT(wide(make_gemm_sm90()->rank(one_wave, DeviceModel{}, space::RuleSet::kFull)), 0);
+}
+
+// Over N of 97 to 112 the default rule set's 128-wide tiles narrow to 112 (16032 x 109 x 16384:
+// 132.3 us on t128x112x64 pingpong, 136.7 on t128x128x64; H200, 2026-12-02); N = 113 keeps 128,
+// and so do operands that need padded copies and the full rule set (for tuning).
+TEST(Heuristic, TilesNarrowToNOfNinetySevenToOneTwelve) {
+  const auto widths = [](const std::vector<Candidate>& list) {
+    std::set<int> out;
+    for (const Candidate& c : list) {
+      auto cfg = space::GemmSm90Config::parse_name(c.config);
+      if (cfg.has_value()) out.insert(cfg->tile_n);
+    }
+    return out;
+  };
+  const auto rank = [](const ops::GemmProblem& p, space::RuleSet rules) {
+    return make_gemm_sm90()->rank(p, DeviceModel{}, rules);
+  };
+  for (int64_t n : {97, 109, 112}) {
+    const auto ranked = rank(aligned(16032, n, 16384), space::RuleSet::kDefault);
+    auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->tile_n, 112) << n << ": " << ranked.front().config;
+    EXPECT_EQ(widths(ranked).count(128), 0u) << n;
+  }
+  for (int64_t n : {96, 113}) {
+    const auto w = widths(rank(aligned(16032, n, 16384), space::RuleSet::kDefault));
+    EXPECT_EQ(w.count(112), 0u) << n;
+    EXPECT_EQ(w.count(128), 1u) << n;
+  }
+  EXPECT_EQ(widths(rank(aligned(16032, 109, 16384), space::RuleSet::kFull)).count(112), 0u);
+  ops::GemmProblem padded = aligned(16032, 109, 16384);
+  padded.ldb = 16385;  // B's columns not 16-byte aligned: gemm.sm90_unaligned's copies
+  const auto copied =
+      make_gemm_sm90_unaligned()->rank(padded, DeviceModel{}, space::RuleSet::kDefault);
+  ASSERT_FALSE(copied.empty());
+  EXPECT_EQ(widths(copied).count(112), 0u);
 }
 
 // BOO_MODEL_BANDWIDTH_GBS sets the model's HBM bandwidth (an H200's 4800 GB/s for A/B runs of
