@@ -170,10 +170,13 @@ core::Status check_sm90_sizes(const ops::GemmProblem& p) {
 // A 128-wide tile over N of 97 to 112 multiplies and stages 16 to 31 columns of padding; the same
 // tile 112 wide does not. H200, 2026-12-02 (bench/results/2026-12-02-tile-sweep-h200.md): the
 // memory-bound 16032 x 109 x 16384 took 132.3 us on t128x112x64 pingpong, 136.7 on t128x128x64
-// (cuBLASLt: two 56-wide tiles, 129.7). The default rule set's 128-wide tiles take that width on
-// such problems (aligned, operands not swapped); 0 where they keep theirs.
+// (cuBLASLt: two 56-wide tiles, 129.7); 8192 x 97 x 4096 23.9 against 29.1 on 64-row tiles
+// (bench/results/2026-12-02-fitted-tiles-h200.md). The default rule set's 128-wide tiles take
+// that width on such problems (16-bit operands, as measured; aligned, not swapped); 0 where they
+// keep theirs.
 int fitted_tile_n(const ops::GemmProblem& p) {
-  return p.n > kFittedTileN - 16 && p.n <= kFittedTileN ? kFittedTileN : 0;
+  const bool measured = p.a_type == core::DType::kBF16 || p.a_type == core::DType::kF16;
+  return measured && p.n > kFittedTileN - 16 && p.n <= kFittedTileN ? kFittedTileN : 0;
 }
 
 // The default rule set's 96-wide tiles are there for wave quantization: the same problem in tiles
