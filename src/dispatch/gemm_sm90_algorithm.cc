@@ -198,16 +198,28 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   const auto copy_us = [&](const PaddedCopies& copies) {
     return 2.0 * copies.bytes / (0.7 * d.bandwidth_gbs * 1e3) + copies.launches * d.launch_us;
   };
-  for (GemmSm90Config c : space::gemm_sm90_space(space::gemm_class_of(p), rules)) {
+  std::vector<GemmSm90Config> configs = space::gemm_sm90_space(space::gemm_class_of(p), rules);
+  // Tiles fitted to N (fitted_tile_n): the default rule set's 128-wide tiles take the width; the
+  // full rule set, which tuning searches, has both.
+  if (const int fitted = unaligned ? 0 : fitted_tile_n(p);
+      fitted > 0 && rules != space::RuleSet::kTiny) {
+    const size_t listed = configs.size();
+    for (size_t i = 0; i < listed; ++i) {
+      if (configs[i].tile_n != 128 || configs[i].swap_ab) continue;
+      if (rules == space::RuleSet::kDefault) {
+        configs[i].tile_n = fitted;
+      } else {
+        configs.push_back(configs[i]);
+        configs.back().tile_n = fitted;
+      }
+    }
+  }
+  for (GemmSm90Config c : configs) {
     // Split-K only where the K loop is long enough to split.
     if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
     if (c.swap_ab && (unaligned || !swap_pays(p))) continue;
     if (rules == space::RuleSet::kDefault && c.tile_n == 96 && !wave_tail_of_128(p, c, d)) {
       continue;
-    }
-    if (rules == space::RuleSet::kDefault && !unaligned && !c.swap_ab && c.tile_n == 128 &&
-        fitted_tile_n(p) > 0) {
-      c.tile_n = fitted_tile_n(p);
     }
     if (c.scheduler == GemmScheduler::kSplitKParallel) {
       if (unaligned) continue;
