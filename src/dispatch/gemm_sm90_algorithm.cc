@@ -239,6 +239,13 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     const bool sliced =
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
+    if (c.tile_n == kFittedTileN && fitted_tile_n(p) == kFittedTileN && !unaligned) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf),
+                    "; tile %d wide for N = %lld (128 wide: %lld padding columns)", c.tile_n,
+                    static_cast<long long>(p.n), static_cast<long long>(128 - p.n));
+      cand.why += buf;
+    }
     if (unaligned) {
       char turned[48] = "";
       if (copies.transposes > 0) {

@@ -519,6 +519,10 @@ TEST(Heuristic, TilesNarrowToNOfNinetySevenToOneTwelve) {
     auto best = space::GemmSm90Config::parse_name(ranked.front().config);
     ASSERT_TRUE(best.has_value());
     EXPECT_EQ(best->tile_n, 112) << n << ": " << ranked.front().config;
+    // The driver's explanation says why the tile is not 128 wide.
+    EXPECT_NE(ranked.front().why.find("tile 112 wide for N = " + std::to_string(n)),
+              std::string::npos)
+        << ranked.front().why;
     EXPECT_EQ(widths(ranked).count(128), 0u) << n;
   }
   for (int64_t n : {96, 113}) {
