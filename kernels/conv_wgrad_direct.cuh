@@ -36,6 +36,7 @@
 
 // conv_grouped_direct.cuh: the pixel tiling (GroupedPlan, grouped_tile_shape, grouped_tile,
 // grouped_row).
+#include "batched_sum.cuh"
 #include "conv_common.cuh"
 #include "conv_grouped_direct.cuh"
 #include "conv_wgrad_1x1.cuh"
@@ -559,18 +560,7 @@ __global__ void __launch_bounds__(32 * kWgradReduceGroups)
     return __ldcs(reinterpret_cast<const float4*>(ws + static_cast<int64_t>(s) * total + i));
   };
   if constexpr (kDepth > 0) {
-    constexpr int kStride = kWgradReduceGroups * kDepth;
-    for (int s0 = group; i < total && s0 < slices; s0 += kStride) {
-      float4 v[kDepth];
-#pragma unroll
-      for (int j = 0; j < kDepth; ++j) {
-        if (s0 + j * kWgradReduceGroups < slices) v[j] = load(s0 + j * kWgradReduceGroups);
-      }
-#pragma unroll
-      for (int j = 0; j < kDepth; ++j) {
-        if (s0 + j * kWgradReduceGroups < slices) add(v[j]);
-      }
-    }
+    if (i < total) add_in_batches<kDepth>(group, slices, kWgradReduceGroups, load, add);
   } else if (i < total) {
 #pragma unroll 4
     for (int s = group; s < slices; s += kWgradReduceGroups) add(load(s));

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "activation.cuh"
+#include "batched_sum.cuh"
 #include "convert.cuh"
 #include "entry_points.cuh"
 
@@ -49,15 +50,23 @@ __device__ __forceinline__ void split_epilogue(const BooGemmArgs& a, int64_t n, 
   }
 }
 
-// R (1 or 4) fp32 values from p (aligned to their size).
+// R (1 or 4) fp32 values of one slice.
 template <int R>
-__device__ __forceinline__ void load_split_rows(const float* p, float (&v)[R]) {
+struct SplitRows {
+  float v[R];
+};
+
+// R fp32 values from p (aligned to their size).
+template <int R>
+__device__ __forceinline__ SplitRows<R> load_split_rows(const float* p) {
+  SplitRows<R> out;
   if constexpr (R == 4) {
     const float4 u = *reinterpret_cast<const float4*>(p);
-    v[0] = u.x, v[1] = u.y, v[2] = u.z, v[3] = u.w;
+    out.v[0] = u.x, out.v[1] = u.y, out.v[2] = u.z, out.v[3] = u.w;
   } else {
-    v[0] = *p;
+    out.v[0] = *p;
   }
+  return out;
 }
 
 constexpr int kSplitSumThreads = 128;
@@ -90,20 +99,12 @@ __global__ void __launch_bounds__(kSplitSumThreads)
     // inside the slice (nobody writes them; their sums are never stored).
     const float* col = ws + n * ldw + m0;
     float sum[R] = {};
-    for (int s0 = 0; s0 < splits; s0 += kBatch) {
-      float part[kBatch][R];
+    add_in_batches<kBatch>(
+        0, splits, 1, [&](int s) { return load_split_rows<R>(col + s * slice_stride); },
+        [&](const SplitRows<R>& part) {
 #pragma unroll
-      for (int i = 0; i < kBatch; ++i) {
-        if (s0 + i < splits) load_split_rows(col + (s0 + i) * slice_stride, part[i]);
-      }
-#pragma unroll
-      for (int i = 0; i < kBatch; ++i) {
-        if (s0 + i < splits) {
-#pragma unroll
-          for (int r = 0; r < R; ++r) sum[r] += part[i][r];
-        }
-      }
-    }
+          for (int r = 0; r < R; ++r) sum[r] += part.v[r];
+        });
     split_epilogue<TD, TBias, kAct, kHasC, kHasBias, kScaled>(a, n, m0, sum);
   }
 }
