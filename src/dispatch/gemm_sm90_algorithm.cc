@@ -201,8 +201,8 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   std::vector<GemmSm90Config> configs = space::gemm_sm90_space(space::gemm_class_of(p), rules);
   // Tiles fitted to N (fitted_tile_n): the default rule set's 128-wide tiles take the width; the
   // full rule set, which tuning searches, has both.
-  if (const int fitted = unaligned ? 0 : fitted_tile_n(p);
-      fitted > 0 && rules != space::RuleSet::kTiny) {
+  const int fitted = unaligned || rules == space::RuleSet::kTiny ? 0 : fitted_tile_n(p);
+  if (fitted > 0) {
     const size_t listed = configs.size();
     for (size_t i = 0; i < listed; ++i) {
       if (configs[i].tile_n != 128 || configs[i].swap_ab) continue;
@@ -239,7 +239,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     const bool sliced =
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
-    if (c.tile_n == kFittedTileN && fitted_tile_n(p) == kFittedTileN && !unaligned) {
+    if (fitted > 0 && c.tile_n == fitted) {
       char buf[96];
       std::snprintf(buf, sizeof(buf),
                     "; tile %d wide for N = %lld (128 wide: %lld padding columns)", c.tile_n,
