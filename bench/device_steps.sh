@@ -124,7 +124,7 @@ vendor() {  # vendor NAME JOBS VENDOR DRIVER_FLAGS...: the jobs file's lines (it
   # compiled first (16 at a time), then at most $VENDOR_LIMIT s (default 120) of timing
   local name=$1 jobs=$2 v=$3
   shift 3
-  cut -f2 "$jobs" >"/tmp/$name-lines.txt"
+  cut -f2 "$jobs" | awk '!seen[$0]++' >"/tmp/$name-lines.txt"  # each line once
   step "$name-preload" 300 "$boo" preload -j 16 --commands-file "/tmp/$name-lines.txt"
   step "$name" "${VENDOR_LIMIT:-120}" "$boo" driver --backend "boo,$v" -t 1 --iter 100 "$@" \
     --csv "$R/$name.csv" --commands-file "/tmp/$name-lines.txt"

@@ -29,6 +29,9 @@ int64_t strip_tiles(int64_t short_side, int swizzle) {
 constexpr double kNarrowTileUs = 0.22;
 // The width the default rule set's 128-wide tiles narrow to over N of 97 to 112 (fitted_tile_n).
 constexpr int kFittedTileN = 112;
+// What a TMA box row of an operand whose rows start off 128-byte lines costs in the L2, in
+// aligned rows (predict_gemm_sm90_us).
+constexpr double kOffLineRowCost = 2.5;
 
 // Fraction of the tensor-core peak a CTA sustains in its mainloop. Calibrated on an H100 with
 // bf16 sweeps of the public GEMM list (bench/results/2026-11-22-gemm-sweep-*.md): 128x256 and
@@ -552,11 +555,33 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                                                         : 0.85;
   const double hbm =
       0.75 * std::min(1.0, per_cta_share * active / d.sm_count) * d.bandwidth_gbs * 1e9;
+  // Rows that do not start on a 128-byte line (a leading dimension of 4104 bf16 elements) cost
+  // each TMA box row about four aligned ones in the L2 (kOffLineRowCost), and there a cluster's
+  // multicast pays: A is read once per cluster_n columns of tiles, B once per cluster_m rows.
+  // H200, 2026-12-02 (bench/results/2026-12-02-n100-h200.md): 8192 x 100 x 4104 +bias +gelu on
+  // t64x112 pingpong 39.6 us against 23.6 with K = 4096, 28.4 with B multicast in 2x1 clusters,
+  // 29.8 with A multicast on 128x64 tiles in 1x2 clusters. Aligned rows are counted as before,
+  // without multicast: clusters measured no faster on aligned GEMMs that re-read an operand
+  // from the L2 (1024 x 2048 x 4096 fp16 NN: 27.5 us alone, 30.6 in 1x2 clusters; bench/results/
+  // 2026-11-30-vendor-kernels-h200.md). gemm.sm90_unaligned's padded copies are not modelled so
+  // (not measured).
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));
-  const double l2_bytes = bytes_ab *
-                          (static_cast<double>(p.m) * p.k * ceil_div(p.n, c.tile_n) +
-                           static_cast<double>(p.n) * p.k * ceil_div(p.m, c.tile_m)) *
-                          p.batch;
+  // Batched GEMMs are left as before: their batches of few tiles gain nothing from clusters, as
+  // above (256 x 256 x 36960 in 15 parallel slices took 19.2 us alone, 20.3 in 1x2 clusters),
+  // and the batched 1D convolutions' picks were not measured with the term on every tile.
+  const auto off_line = [&](int64_t ld) {
+    return !c.unaligned && p.batch == 1 && (ld * core::dtype_bytes(p.a_type)) % 128 != 0;
+  };
+  const bool a_off = off_line(p.lda), b_off = off_line(p.ldb);
+  const auto reads = [&](bool off, int64_t tiles_across, int cluster) {
+    return off ? kOffLineRowCost * static_cast<double>(ceil_div(tiles_across, cluster))
+               : static_cast<double>(tiles_across);
+  };
+  const double l2_bytes =
+      bytes_ab *
+      (static_cast<double>(p.m) * p.k * reads(a_off, ceil_div(p.n, c.tile_n), c.cluster_n) +
+       static_cast<double>(p.n) * p.k * reads(b_off, ceil_div(p.m, c.tile_m), c.cluster_m)) *
+      p.batch;
   const double memory_us =
       std::max(static_cast<double>(p.min_bytes()) / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) *
       1e6;
@@ -577,6 +602,13 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                   static_cast<long long>(work_units), d.sm_count, static_cast<long long>(k_blocks),
                   compute_us, memory_us);
     *why = buf;
+    if (a_off || b_off) {
+      *why += std::string("; rows of ") +
+              (a_off && b_off ? "A and B"
+               : a_off        ? "A"
+                              : "B") +
+              " off 128-byte lines (L2 reads)";
+    }
   }
   return total;
 }
