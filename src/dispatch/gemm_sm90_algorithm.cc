@@ -555,16 +555,17 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                                                         : 0.85;
   const double hbm =
       0.75 * std::min(1.0, per_cta_share * active / d.sm_count) * d.bandwidth_gbs * 1e9;
-  // Rows that do not start on a 128-byte line (a leading dimension of 4104 bf16 elements) cost
-  // each TMA box row about four aligned ones in the L2 (kOffLineRowCost), and there a cluster's
+  // Rows that do not start on a 128-byte line (a leading dimension of 4104 bf16 elements) make
+  // each TMA box row dear in the L2 (kOffLineRowCost aligned ones), and there a cluster's
   // multicast pays: A is read once per cluster_n columns of tiles, B once per cluster_m rows.
   // H200, 2026-12-02 (bench/results/2026-12-02-n100-h200.md): 8192 x 100 x 4104 +bias +gelu on
-  // t64x112 pingpong 39.6 us against 23.6 with K = 4096, 28.4 with B multicast in 2x1 clusters,
-  // 29.8 with A multicast on 128x64 tiles in 1x2 clusters. Aligned rows are counted as before,
-  // without multicast: clusters measured no faster on aligned GEMMs that re-read an operand
-  // from the L2 (1024 x 2048 x 4096 fp16 NN: 27.5 us alone, 30.6 in 1x2 clusters; bench/results/
-  // 2026-11-30-vendor-kernels-h200.md). gemm.sm90_unaligned's padded copies are not modelled so
-  // (not measured).
+  // t64x112 pingpong 39.6 us against 23.5 with K = 4096, 28.4 with B multicast in 2x1 clusters,
+  // 29.8 with A multicast on 128x64 tiles in 1x2 clusters (that line alone fits about 4; 2.5 is
+  // what the picks it moves over the repository's lists measured best at). Aligned rows are counted
+  // as before, without multicast: clusters measured no faster on aligned GEMMs that re-read an
+  // operand from the L2 (1024 x 2048 x 4096 fp16 NN: 27.5 us alone, 30.6 in 1x2 clusters;
+  // bench/results/2026-11-30-vendor-kernels-h200.md). gemm.sm90_unaligned's padded copies are not
+  // modelled so (not measured).
   const double bytes_ab = static_cast<double>(core::dtype_bytes(p.a_type));
   // Batched GEMMs are left as before: their batches of few tiles gain nothing from clusters, as
   // above (256 x 256 x 36960 in 15 parallel slices took 19.2 us alone, 20.3 in 1x2 clusters),
