@@ -102,8 +102,8 @@ struct GemmPaddedRunner {
     c.batch = batch > 1 && stride != 0 ? batch : 1;
     // The buffer's columns: `along` elements (padded to `align`), `across` of them.
     const int64_t along = transposed ? cols : rows, across = transposed ? rows : cols;
-    const int64_t row_bytes = along % align == 0 ? 16 : BOO_PAD_ROW_BYTES;
-    c.ld = round_up(along, std::max<int64_t>(align, row_bytes / bytes));
+    c.ld = round_up(
+        along, along % align == 0 ? align : std::max<int64_t>(align, BOO_PAD_ROW_BYTES / bytes));
     c.stride = c.batch > 1 ? c.ld * across : 0;
     c.bytes = c.ld * across * c.batch * bytes;
     return c;

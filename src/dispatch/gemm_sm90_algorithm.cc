@@ -55,6 +55,8 @@ double tile_efficiency(const GemmSm90Config& c) {
 }
 
 bool aligned_16(int64_t x, core::DType t) { return x % (16 / core::dtype_bytes(t)) == 0; }
+// Whether rows `ld` elements apart all start on 128-byte lines (predict_gemm_sm90_us).
+bool rows_on_lines(int64_t ld, core::DType t) { return ld * core::dtype_bytes(t) % 128 == 0; }
 
 // The epilogue reads the bias in 16-byte vectors: its length must be a multiple of 16 bytes.
 bool bias_fits(const ops::GemmProblem& p) { return !p.bias || aligned_16(p.m, p.bias_type); }
@@ -571,7 +573,7 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // above (256 x 256 x 36960 in 15 parallel slices took 19.2 us alone, 20.3 in 1x2 clusters),
   // and the batched 1D convolutions' picks were not measured with the term on every tile.
   const auto off_line = [&](int64_t ld) {
-    return !c.unaligned && p.batch == 1 && (ld * core::dtype_bytes(p.a_type)) % 128 != 0;
+    return !c.unaligned && p.batch == 1 && !rows_on_lines(ld, p.a_type);
   };
   const bool a_off = off_line(p.lda), b_off = off_line(p.ldb);
   const auto reads = [&](bool off, int64_t tiles_across, int cluster) {
