@@ -333,6 +333,11 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
         // ranks them only there (gemm_sm90_algorithm.cc, wave_tail_of_128). Measured on 16-bit
         // and tf32 GEMMs, not fp8.
         tiles.push_back({128, 96, k16});
+        // N = 160: more tiles a wave fills where 128- and 256-wide ones leave the last wave
+        // partly idle; ranked by the model like the rest (H200, bench/results/
+        // 2026-12-02-c4-h200.md: the nine picks they took on the lists and 300 random shapes
+        // all timed, 0.98-1.37x).
+        tiles.insert(tiles.end(), {{128, 160, k16}, {64, 160, k16}});
       }
       clusters = {{1, 1}, {2, 1}, {1, 2}};
       schedulers = {{GemmScheduler::kPersistent, 1}, {GemmScheduler::kStreamK, 1},

@@ -498,6 +498,23 @@ TEST(Heuristic, NinetySixWideTilesWhereTheyFillTheLastWave) {
   EXPECT_GT(wide(make_gemm_sm90()->rank(one_wave, DeviceModel{}, space::RuleSet::kFull)), 0);
 }
 
+// 160-wide tiles fill more of the last wave where 128- and 256-wide ones leave it partly idle
+// (H200, 2026-12-02: 3984 x 3166 x 520 37.7 -> 34.4 us on 128x160 cooperative tiles, 1792 x 1424
+// x 3584 36.5 -> 29.6, 320 x 4008 x 7232 44.0 -> 40.2 on 64x160 pingpong); large GEMMs whose
+// 128- and 256-wide tiles fill their waves keep them.
+TEST(Heuristic, OneSixtyWideTilesWhereTheyFillMoreOfTheLastWave) {
+  const auto best_n = [](const ops::GemmProblem& p) {
+    const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+    auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+    return best.has_value() ? best->tile_n : -1;
+  };
+  EXPECT_EQ(best_n(aligned(3984, 3166, 520)), 160);
+  EXPECT_EQ(best_n(aligned(1792, 1424, 3584)), 160);
+  EXPECT_EQ(best_n(aligned(320, 4008, 7232)), 160);
+  EXPECT_NE(best_n(aligned(4096, 8192, 4096)), 160);
+  EXPECT_NE(best_n(aligned(2048, 3136, 512)), 160);  // the 7x7 1x1's 96-wide tiles stay
+}
+
 // Over N of 97 to 112 the default rule set's 128-wide tiles narrow to 112 (16032 x 109 x 16384:
 // 132.3 us on t128x112x64 pingpong, 136.7 on t128x128x64; H200, 2026-12-02); N = 113 keeps 128,
 // and so do operands that need padded copies, and tf32 and fp8 (not measured); the full rule set
