@@ -34,14 +34,6 @@
 #ifndef BOO_PAD_DIRECT_D
 #define BOO_PAD_DIRECT_D 1
 #endif
-// What a padded copy's rows are rounded up to, in bytes, where the operand's rows are not whole
-// 16-byte vectors (for measuring; 16 by default). Rows that start off 128-byte lines make the
-// inner GEMM's L2 reads dear (bench/results/2026-12-02-n100-h200.md: 8192 x 100 x 4104 took 39.6
-// us against 23.5 with K = 4096); 128 puts them on the lines at a few more bytes copied. Rows
-// that are whole vectors keep their length, so that a dense operand's copy stays dense.
-#ifndef BOO_PAD_ROW_BYTES
-#define BOO_PAD_ROW_BYTES 16
-#endif
 
 namespace boo_kernels {
 
@@ -102,8 +94,7 @@ struct GemmPaddedRunner {
     c.batch = batch > 1 && stride != 0 ? batch : 1;
     // The buffer's columns: `along` elements (padded to `align`), `across` of them.
     const int64_t along = transposed ? cols : rows, across = transposed ? rows : cols;
-    c.ld = round_up(
-        along, along % align == 0 ? align : std::max<int64_t>(align, BOO_PAD_ROW_BYTES / bytes));
+    c.ld = padded_copy_ld(along, align, bytes);
     c.stride = c.batch > 1 ? c.ld * across : 0;
     c.bytes = c.ld * across * c.batch * bytes;
     return c;

@@ -25,6 +25,28 @@ constexpr int kPadMaxJobs = 4;
 // fits at once.
 constexpr int64_t kPadMaxBlocks = 2112;
 
+// What a padded copy's columns are rounded up to, in bytes, where they are not whole 16-byte
+// vectors: columns that start off 128-byte lines make the inner GEMM's L2 reads dear
+// (bench/results/2026-12-02-n100-h200.md: 8192 x 100 x 4104 took 39.6 us against 23.5 with
+// K = 4096), and rounding them to the lines measured 1.05-1.23x faster end to end on an H200
+// (bench/results/2026-12-02-c4-h200.md: 8192 x 100 x 4100 +bias +gelu 135.1 -> 125.0 us, tf32
+// 2000 x 1500 x 777 38.0 -> 30.8). Columns that are whole vectors keep their length, so that a
+// dense operand's copy stays dense. BOO_NVCC_FLAGS=-DBOO_PAD_ROW_BYTES=16 rounds to vectors only
+// (as before; for measuring).
+#ifndef BOO_PAD_ROW_BYTES
+#define BOO_PAD_ROW_BYTES 128
+#endif
+
+// The leading dimension of a padded copy whose columns are `along` elements of `bytes` bytes,
+// `vector` elements a 16-byte vector (gemm.sm90_unaligned's buffers, and dispatch's model of
+// them).
+BOO_HD constexpr int64_t padded_copy_ld(int64_t along, int vector, int bytes) {
+  const int64_t q = along % vector == 0 || BOO_PAD_ROW_BYTES / bytes < vector
+                        ? vector
+                        : BOO_PAD_ROW_BYTES / bytes;
+  return (along + q - 1) / q * q;
+}
+
 // One copy: dst(r, c, b) = src(r, c, b) for a rows x cols x batch column-major matrix of
 // `bytes`-byte elements (a stride may be 0: a broadcast). Its blocks are first_block onwards.
 struct PadCopyJob {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "../../kernels/pad_copies_plan.cuh"
 #include "boo/dispatch/gemm_algorithms.h"
 #include "boo/space/gemm_sm90.h"
 
@@ -88,7 +89,8 @@ PaddedCopies padded_copies(const ops::GemmProblem& p, bool direct_d = false) {
     const bool transposed = new_trans != nullptr;
     if (!transposed && aligned_16(ld, t) && (p.batch == 1 || aligned_16(stride, t))) return;
     const int64_t along = transposed ? cols : rows, across = transposed ? rows : cols;
-    *new_ld = round_up(along, 16 / core::dtype_bytes(t));  // whole 16-byte vectors
+    const int bytes = core::dtype_bytes(t);
+    *new_ld = boo_kernels::padded_copy_ld(along, 16 / bytes, bytes);
     *new_stride = stride == 0 ? 0 : *new_ld * across;
     if (transposed) {
       *new_trans = k_major;

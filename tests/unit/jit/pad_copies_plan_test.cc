@@ -152,5 +152,22 @@ TEST(PadCopiesPlan, EmptyMatricesAddNothingAndFullListsSaySo) {
   EXPECT_EQ(jobs.blocks, static_cast<unsigned>(kPadMaxJobs));
 }
 
+// A padded copy's columns: whole 16-byte vectors keep their length (a dense copy stays dense);
+// the rest round up to 128-byte lines (BOO_PAD_ROW_BYTES).
+TEST(PadCopiesPlan, PaddedColumnsStartOnCacheLines) {
+  EXPECT_EQ(padded_copy_ld(4096, 8, 2), 4096);   // bf16, whole vectors
+  EXPECT_EQ(padded_copy_ld(4104, 8, 2), 4104);   // whole vectors, though off the lines
+  EXPECT_EQ(padded_copy_ld(4100, 8, 2), 4160);   // bf16: 64 elements a line
+  EXPECT_EQ(padded_copy_ld(777, 4, 4), 800);     // fp32: 32 a line
+  EXPECT_EQ(padded_copy_ld(1001, 16, 1), 1024);  // fp8: 128 a line
+  EXPECT_EQ(padded_copy_ld(1, 8, 2), 64);
+  for (int64_t along : {3, 65, 777, 4100}) {
+    const int64_t ld = padded_copy_ld(along, 8, 2);
+    EXPECT_GE(ld, along);
+    EXPECT_LT(ld - along, 64) << along;
+    EXPECT_EQ(ld * 2 % 128, 0) << along;
+  }
+}
+
 }  // namespace
 }  // namespace boo_kernels

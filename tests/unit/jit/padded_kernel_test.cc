@@ -67,7 +67,8 @@ TEST(PaddedKernel, PlansCopiesOfTheOperandsTmaCannotAddress) {
   a.a = base + 2;
   EXPECT_EQ((*kernel)->workspace(&a), round256(256LL * 50257 * 2));
 
-  // With C (beta != 0) the kernel copies D: 50264 (50257 rounded to 8) x 64 bf16.
+  // With C (beta != 0) the kernel copies D: 50304 (50257 rounded to 64, a 128-byte line) x 64
+  // bf16.
   space::GemmSm90Config with_c = c;
   with_c.cls.has_c = true;
   auto c_src = codegen::gemm_sm90_source(with_c);
@@ -78,7 +79,7 @@ TEST(PaddedKernel, PlansCopiesOfTheOperandsTmaCannotAddress) {
   ac.c = base;
   ac.beta = 0.5f;
   ASSERT_EQ((*c_kernel)->supports(&ac, why, sizeof(why)), BOO_OK) << why;
-  const int64_t d_bytes = round256(50264LL * 64 * 2);
+  const int64_t d_bytes = round256(50304LL * 64 * 2);
   EXPECT_EQ((*c_kernel)->workspace(&ac), 2 * d_bytes);  // C and D
 
   // Everything aligned: nothing to copy; the inner kernel runs in place.
