@@ -82,7 +82,11 @@ inline cudaError_t launch_pad_copies(const PadCopyJobs& jobs, bool dependent, cu
 // (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions) measured 8% slower than element
 // copies, also at one chunk a lane (H200, 2026-11-28, bench/results/
 // 2026-11-28-shifted-copy-h200.md); lengths between were not measured.
-constexpr int64_t kShiftLongColumnBytes = 64 * 1024;
+// BOO_NVCC_FLAGS=-DBOO_SHIFT_LONG_COLUMN_BYTES=N moves the threshold (for measuring).
+#ifndef BOO_SHIFT_LONG_COLUMN_BYTES
+#define BOO_SHIFT_LONG_COLUMN_BYTES (64 * 1024)
+#endif
+constexpr int64_t kShiftLongColumnBytes = BOO_SHIFT_LONG_COLUMN_BYTES;
 inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
                               int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
                               int element_bytes) {
