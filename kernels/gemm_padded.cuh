@@ -34,6 +34,15 @@
 #ifndef BOO_PAD_DIRECT_D
 #define BOO_PAD_DIRECT_D 1
 #endif
+// BOO_NVCC_FLAGS=-DBOO_GEMM_CPASYNC_BYTES=4, 8 or 16 compiles the inner kernels that can take it
+// (16- and 32-bit operands not turned K-major, persistent, clusters of one; src/codegen/
+// gemm_codegen.cc) with CUTLASS's cp.async mainloop at that alignment instead of TMA: A and B
+// whose leading dimensions are multiples of that many bytes are read in place, not copied
+// (for measuring; 0, TMA, by default). Its kernels do not wait for a kernel before them, so
+// every launch of such a build follows the last one's completion.
+#ifndef BOO_GEMM_CPASYNC_BYTES
+#define BOO_GEMM_CPASYNC_BYTES 0
+#endif
 
 namespace boo_kernels {
 
@@ -41,7 +50,7 @@ namespace boo_kernels {
 // loads wait for the copies only where CUTLASS's grid dependency control is compiled in
 // (src/codegen/gemm_codegen.cc defines CUTLASS_ENABLE_GDC_FOR_SM90 for gemm.sm90_unaligned's
 // persistent kernels; stream-K and split-K ones launch each kernel after the last).
-#if BOO_PAD_DEPENDENT && defined(CUTLASS_ENABLE_GDC_FOR_SM90)
+#if BOO_PAD_DEPENDENT && defined(CUTLASS_ENABLE_GDC_FOR_SM90) && BOO_GEMM_CPASYNC_BYTES == 0
 constexpr bool kPadDependent = true;
 #else
 constexpr bool kPadDependent = false;
@@ -78,7 +87,9 @@ struct GemmPaddedRunner {
     return -1;
   }
 
-  static bool misaligned(const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; }
+  static bool misaligned(const void* p, int bytes = 16) {
+    return (reinterpret_cast<uintptr_t>(p) % bytes) != 0;
+  }
   static int64_t round_up(int64_t x, int64_t q) { return (x + q - 1) / q * q; }
 
   // A matrix operand of `rows` x `cols` per batch: copied when TMA cannot read it in place, or
@@ -87,7 +98,8 @@ struct GemmPaddedRunner {
                         int64_t batch, int align, int bytes, bool transposed = false) {
     Copy c;
     c.transposed = transposed;
-    c.needed = transposed || misaligned(p) || ld % align != 0 || (batch > 1 && stride % align != 0);
+    c.needed = transposed || misaligned(p, align * bytes) || ld % align != 0 ||
+               (batch > 1 && stride % align != 0);
     c.rows = rows;
     c.cols = cols;
     // A broadcast operand (stride 0) stays broadcast.

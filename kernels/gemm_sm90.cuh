@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 // Every warpgroup MMA width (conv_sm90.cuh says why).
@@ -70,8 +71,14 @@ struct GemmSm90Runner {
       return "M, N, K and batch must be below 2^31";
     }
     if (a.m < 1 || a.n < 1 || a.k < 1 || a.batch < 1) return "empty problem";
-    auto misaligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; };
-    if (misaligned(a.a) || misaligned(a.b) ||
+    auto misaligned = [](const void* p, size_t bytes = 16) {
+      return (reinterpret_cast<uintptr_t>(p) % bytes) != 0;
+    };
+    // A and B at their alignment: 16 bytes for TMA, less for a cp.async mainloop
+    // (BOO_GEMM_CPASYNC_BYTES, gemm_padded.cuh).
+    const size_t bytes_a = kAlignA * sizeof(std::conditional_t<kSwapAB, ElementB, ElementA>);
+    const size_t bytes_b = kAlignB * sizeof(std::conditional_t<kSwapAB, ElementA, ElementB>);
+    if (misaligned(a.a, bytes_a) || misaligned(a.b, bytes_b) ||
         (!kDirectD && (misaligned(a.d) || (kHasC && misaligned(a.c))))) {
       return "operands must be 16-byte aligned";
     }

@@ -3,6 +3,7 @@
 #   bash bench/results/2026-12-02-c4-run.sh c4 c4vendor     # call 1
 #   bash bench/results/2026-12-02-c4-run.sh t160 pad        # call 2
 #   bash bench/results/2026-12-02-c4-run.sh unaligned final shift # call 3
+#   bash bench/results/2026-12-02-c4-run.sh cpasync         # not run yet (next session)
 #   c4:       -c4-jobs.txt: GEMMs where boo trails cuBLASLt (the public 16032 x 113 x 16384 and
 #             four lines of tests/gpu/gemm_awkward.txt) on dispatch's pick and on forced tiles:
 #             clusters of four CTAs (4x1), tiles whose waves fill the GPU, split-K; boo only,
@@ -21,6 +22,10 @@
 #   shift:    -shift-jobs.txt: two gemm.sm90_unaligned lines whose A columns are 8 and 24 KB
 #             (element copies; the shifted copy takes columns of 64 KB and more) with the
 #             shifted copy from 4 KB (SHIFT_LONG_COLUMN_BYTES=4096) and as landed (base): shift.csv
+#   cpasync:  -cpasync-jobs.txt: three gemm.sm90_unaligned lines with K not a multiple of 8 on
+#             persistent tiles in clusters of one (dispatch's pick, or forced), their mainloop TMA
+#             behind padded copies (base) or CUTLASS's cp.async reading A and B in place at 4 or
+#             8 bytes (GEMM_CPASYNC_BYTES; 8 applies where K is a multiple of 4): cpasync.csv
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source bench/device_steps.sh c4
@@ -34,6 +39,8 @@ for phase in "$@"; do
   unaligned) numerics unaligned "$J-unaligned.txt" ;;
   final) vendor final "$J-final-jobs.txt" cublaslt ;;
   shift) timed shift "$J-shift-jobs.txt" "base SHIFT_LONG_COLUMN_BYTES=4096" boo 200 ;;
+  cpasync) timed cpasync "$J-cpasync-jobs.txt" \
+    "base GEMM_CPASYNC_BYTES=4 GEMM_CPASYNC_BYTES=8" boo,cublaslt 400 ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
