@@ -38,8 +38,8 @@
 // (16- and 32-bit operands not turned K-major, persistent, clusters of one; src/codegen/
 // gemm_codegen.cc) with CUTLASS's cp.async mainloop at that alignment instead of TMA: A and B
 // whose leading dimensions are multiples of that many bytes are read in place, not copied
-// (for measuring; 0, TMA, by default). Its kernels do not wait for a kernel before them, so
-// every launch of such a build follows the last one's completion.
+// (for measuring; 0, TMA, by default). Such kernels do not wait for a kernel before them
+// (CUTLASS's IsGdcEnabled is false): they launch after the copies' completion.
 #ifndef BOO_GEMM_CPASYNC_BYTES
 #define BOO_GEMM_CPASYNC_BYTES 0
 #endif
@@ -50,7 +50,7 @@ namespace boo_kernels {
 // loads wait for the copies only where CUTLASS's grid dependency control is compiled in
 // (src/codegen/gemm_codegen.cc defines CUTLASS_ENABLE_GDC_FOR_SM90 for gemm.sm90_unaligned's
 // persistent kernels; stream-K and split-K ones launch each kernel after the last).
-#if BOO_PAD_DEPENDENT && defined(CUTLASS_ENABLE_GDC_FOR_SM90) && BOO_GEMM_CPASYNC_BYTES == 0
+#if BOO_PAD_DEPENDENT && defined(CUTLASS_ENABLE_GDC_FOR_SM90)
 constexpr bool kPadDependent = true;
 #else
 constexpr bool kPadDependent = false;
@@ -246,8 +246,9 @@ struct GemmPaddedRunner {
       copied = p.a.needed || p.b.needed || p.c.needed || p.bias.needed;
     }
     // After the copies the inner kernel launches as their programmatic dependent: its blocks set
-    // up while the copies finish, and its loads wait for them (kPadDependent).
-    const bool dependent = kPadDependent && copied;
+    // up while the copies finish, and its loads wait for them (kPadDependent), where its kernel
+    // waits at all (not the cp.async mainloop's; InnerDirect shares the mainloop).
+    const bool dependent = kPadDependent && Inner::Kernel::IsGdcEnabled && copied;
     int32_t rc;
     if constexpr (kHasDirect) {
       rc = p.direct

@@ -85,6 +85,13 @@ struct GemmSm90Runner {
     if (a.lda % kAlignA || a.ldb % kAlignB || a.ldd % kAlignD || (kHasC && a.ldc % kAlignD)) {
       return "leading dimensions must be multiples of 16 bytes";
     }
+    // TMA clips its boxes at any extent; the cp.async mainloop (A or B under 16 bytes) reads
+    // whole vectors along each operand's contiguous extent and offsets its K residue by it: that
+    // extent (K, or M of an M-major A, N of an N-major B) must be whole vectors.
+    if ((bytes_a < 16 && (a.trans_a ? a.k : a.m) % kAlignA != 0) ||
+        (bytes_b < 16 && (a.trans_b ? a.n : a.k) % kAlignB != 0)) {
+      return "the cp.async mainloop needs the operands' contiguous extents in whole vectors";
+    }
     if (a.batch > 1 && (a.stride_a % kAlignA || a.stride_b % kAlignB || a.stride_d % kAlignD ||
                         (kHasC && a.stride_c % kAlignD))) {
       return "batch strides must be multiples of 16 bytes";

@@ -36,6 +36,7 @@ constexpr int64_t kPadMaxBlocks = 2112;
 #ifndef BOO_PAD_ROW_BYTES
 #define BOO_PAD_ROW_BYTES 128
 #endif
+static_assert(BOO_PAD_ROW_BYTES % 16 == 0, "padded rows stay whole 16-byte vectors (TMA)");
 
 // The leading dimension of a padded copy whose columns are `along` elements of `bytes` bytes,
 // `vector` elements a 16-byte vector (gemm.sm90_unaligned's buffers, and dispatch's model of

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
 
 #include "boo/codegen/gemm_codegen.h"
 #include "boo/jit/kernel_cache.h"
@@ -94,6 +95,47 @@ TEST(PaddedKernel, PlansCopiesOfTheOperandsTmaCannotAddress) {
   odd_k.k = 255;
   ASSERT_EQ((*kernel)->supports(&odd_k, why, sizeof(why)), BOO_OK) << why;
   EXPECT_EQ((*kernel)->workspace(&odd_k), 0);
+  std::filesystem::remove_all(root);
+}
+
+// Built with BOO_GEMM_CPASYNC_BYTES=8 (a measuring macro), the inner kernel's cp.async mainloop
+// reads A and B in place where their rows are whole 8-byte vectors: K = 4100 bf16 needs no copy
+// of A or B, where the TMA build copies both. K = 4102 is refused (the mainloop would read past
+// its vectors), not run.
+TEST(PaddedKernel, TheCpAsyncBuildReadsEightByteRowsInPlace) {
+  auto compiler = CompilerOptions::from_environment();
+  if (!compiler) GTEST_SKIP() << compiler.status().message();
+  compiler->flags.push_back("-DBOO_GEMM_CPASYNC_BYTES=8");
+  const std::string root = boo::testing::make_temp_dir("padded_cpasync");
+  CacheOptions o;
+  o.root = root;
+  KernelCache cache(o, *compiler);
+  space::GemmSm90Config c;
+  c.cls = space::sample_gemm_classes().front();
+  c.cls.trans_a = ops::Transpose::kT;  // bf16 TN, no C, no bias
+  c.tile_m = 128;
+  c.tile_n = 64;
+  c.schedule = space::GemmSchedule::kPingpong;
+  c.unaligned = true;
+  auto src = codegen::gemm_sm90_source(c);
+  ASSERT_TRUE(src.has_value()) << src.status().message();
+  auto kernel = cache.get(*src);
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().message();
+  char* base = reinterpret_cast<char*>(uintptr_t{1} << 20);
+  char why[256] = {0};
+  BooGemmArgs a = lm_head_args(base);
+  a.m = 8192;
+  a.n = 100;
+  a.k = a.lda = a.ldb = 4100;  // rows of 8200 bytes: 8-byte vectors, not 16
+  a.ldc = a.ldd = a.m;
+  a.b = base + 8192 * 4104 * 2;
+  a.d = base + 2 * 8192 * 4104 * 2;
+  ASSERT_EQ((*kernel)->supports(&a, why, sizeof(why)), BOO_OK) << why;
+  EXPECT_EQ((*kernel)->workspace(&a), 0);  // nothing copied
+  BooGemmArgs odd = a;
+  odd.k = odd.lda = odd.ldb = 4102;  // 8204-byte rows: copied, but K is not whole vectors
+  EXPECT_NE((*kernel)->supports(&odd, why, sizeof(why)), BOO_OK);
+  EXPECT_NE(std::string(why).find("cp.async"), std::string::npos) << why;
   std::filesystem::remove_all(root);
 }
 
