@@ -95,22 +95,17 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   const bool cp_async_possible = config.unaligned && !fp8 && !k_major && !swap &&
                                  config.scheduler == space::GemmScheduler::kPersistent &&
                                  config.cluster_m == 1 && config.cluster_n == 1;
-  if (cp_async_possible) {
-    b += "constexpr int kCpAsyncBytes = BOO_GEMM_CPASYNC_BYTES;\n";
-    const auto align = [](DType t) {
-      const std::string bytes = std::to_string(core::dtype_bytes(t));
-      return "kCpAsyncBytes > 0 ? kCpAsyncBytes / " + bytes + " : 16 / " + bytes;
-    };
-    b += "constexpr int kAlignA = " + align(c.a) + ";\n";
-    b += "constexpr int kAlignB = " + align(c.b) + ";\n";
-    b += "constexpr int kMmaAlignA = kAlignA;\n";
-    b += "constexpr int kMmaAlignB = kAlignB;\n";
-  } else {
-    b += "constexpr int kAlignA = " + std::to_string(alignment(c.a)) + ";\n";
-    b += "constexpr int kAlignB = " + std::to_string(alignment(c.b)) + ";\n";
-    b += "constexpr int kMmaAlignA = " + std::to_string(alignment(swap ? c.b : c.a)) + ";\n";
-    b += "constexpr int kMmaAlignB = " + std::to_string(alignment(swap ? c.a : c.b)) + ";\n";
-  }
+  // Elements a vector of each operand: 16 bytes (TMA), or the macro's bytes where it applies.
+  const auto align = [&](DType t) {
+    if (!cp_async_possible) return std::to_string(alignment(t));
+    const std::string bytes = std::to_string(core::dtype_bytes(t));
+    return "kCpAsyncBytes > 0 ? kCpAsyncBytes / " + bytes + " : 16 / " + bytes;
+  };
+  if (cp_async_possible) b += "constexpr int kCpAsyncBytes = BOO_GEMM_CPASYNC_BYTES;\n";
+  b += "constexpr int kAlignA = " + align(c.a) + ";\n";
+  b += "constexpr int kAlignB = " + align(c.b) + ";\n";
+  b += "constexpr int kMmaAlignA = " + align(swap ? c.b : c.a) + ";\n";
+  b += "constexpr int kMmaAlignB = " + align(swap ? c.a : c.b) + ";\n";
   // D written in place, element by element, where it would otherwise be copied (space::
   // gemm_sm90_direct_d): the object holds a second kernel with CUTLASS's epilogue without shared
   // memory, and the runner takes it where D is not TMA-aligned (kernels/gemm_padded.cuh).

@@ -336,7 +336,7 @@ std::vector<GemmSm90Config> gemm_sm90_space(const GemmClass& cls, RuleSet rules)
         // N = 160: more tiles a wave fills where 128- and 256-wide ones leave the last wave
         // partly idle; ranked by the model like the rest (H200, bench/results/
         // 2026-12-02-c4-h200.md: the nine picks they took on the lists and 300 random shapes
-        // all timed, 0.98-1.37x).
+        // all timed, 0.98-1.38x).
         tiles.insert(tiles.end(), {{128, 160, k16}, {64, 160, k16}});
       }
       clusters = {{1, 1}, {2, 1}, {1, 2}};
