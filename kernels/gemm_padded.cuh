@@ -34,15 +34,6 @@
 #ifndef BOO_PAD_DIRECT_D
 #define BOO_PAD_DIRECT_D 1
 #endif
-// BOO_NVCC_FLAGS=-DBOO_GEMM_CPASYNC_BYTES=4, 8 or 16 compiles the inner kernels that can take it
-// (16- and 32-bit operands not turned K-major, persistent, clusters of one; src/codegen/
-// gemm_codegen.cc) with CUTLASS's cp.async mainloop at that alignment instead of TMA: A and B
-// whose leading dimensions are multiples of that many bytes are read in place, not copied
-// (for measuring; 0, TMA, by default). Such kernels do not wait for a kernel before them
-// (CUTLASS's IsGdcEnabled is false): they launch after the copies' completion.
-#ifndef BOO_GEMM_CPASYNC_BYTES
-#define BOO_GEMM_CPASYNC_BYTES 0
-#endif
 
 namespace boo_kernels {
 
@@ -87,9 +78,7 @@ struct GemmPaddedRunner {
     return -1;
   }
 
-  static bool misaligned(const void* p, int bytes = 16) {
-    return (reinterpret_cast<uintptr_t>(p) % bytes) != 0;
-  }
+  static bool misaligned(const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; }
   static int64_t round_up(int64_t x, int64_t q) { return (x + q - 1) / q * q; }
 
   // A matrix operand of `rows` x `cols` per batch: copied when TMA cannot read it in place, or
@@ -98,8 +87,7 @@ struct GemmPaddedRunner {
                         int64_t batch, int align, int bytes, bool transposed = false) {
     Copy c;
     c.transposed = transposed;
-    c.needed = transposed || misaligned(p, align * bytes) || ld % align != 0 ||
-               (batch > 1 && stride % align != 0);
+    c.needed = transposed || misaligned(p) || ld % align != 0 || (batch > 1 && stride % align != 0);
     c.rows = rows;
     c.cols = cols;
     // A broadcast operand (stride 0) stays broadcast.
@@ -246,9 +234,8 @@ struct GemmPaddedRunner {
       copied = p.a.needed || p.b.needed || p.c.needed || p.bias.needed;
     }
     // After the copies the inner kernel launches as their programmatic dependent: its blocks set
-    // up while the copies finish, and its loads wait for them (kPadDependent), where its kernel
-    // waits at all (not the cp.async mainloop's; InnerDirect shares the mainloop).
-    const bool dependent = kPadDependent && Inner::Kernel::IsGdcEnabled && copied;
+    // up while the copies finish, and its loads wait for them (kPadDependent).
+    const bool dependent = kPadDependent && copied;
     int32_t rc;
     if constexpr (kHasDirect) {
       rc = p.direct

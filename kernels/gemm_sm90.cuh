@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <type_traits>
 #include <utility>
 
 // Every warpgroup MMA width (conv_sm90.cuh says why).
@@ -71,26 +70,13 @@ struct GemmSm90Runner {
       return "M, N, K and batch must be below 2^31";
     }
     if (a.m < 1 || a.n < 1 || a.k < 1 || a.batch < 1) return "empty problem";
-    auto misaligned = [](const void* p, size_t bytes = 16) {
-      return (reinterpret_cast<uintptr_t>(p) % bytes) != 0;
-    };
-    // A and B at their alignment: 16 bytes for TMA, less for a cp.async mainloop
-    // (BOO_GEMM_CPASYNC_BYTES, gemm_padded.cuh).
-    const size_t bytes_a = kAlignA * sizeof(std::conditional_t<kSwapAB, ElementB, ElementA>);
-    const size_t bytes_b = kAlignB * sizeof(std::conditional_t<kSwapAB, ElementA, ElementB>);
-    if (misaligned(a.a, bytes_a) || misaligned(a.b, bytes_b) ||
+    auto misaligned = [](const void* p) { return (reinterpret_cast<uintptr_t>(p) % 16) != 0; };
+    if (misaligned(a.a) || misaligned(a.b) ||
         (!kDirectD && (misaligned(a.d) || (kHasC && misaligned(a.c))))) {
       return "operands must be 16-byte aligned";
     }
     if (a.lda % kAlignA || a.ldb % kAlignB || a.ldd % kAlignD || (kHasC && a.ldc % kAlignD)) {
       return "leading dimensions must be multiples of 16 bytes";
-    }
-    // TMA clips its boxes at any extent; the cp.async mainloop (A or B under 16 bytes) reads
-    // whole vectors along each operand's contiguous extent and offsets its K residue by it: that
-    // extent (K, or M of an M-major A, N of an N-major B) must be whole vectors.
-    if ((bytes_a < 16 && (a.trans_a ? a.k : a.m) % kAlignA != 0) ||
-        (bytes_b < 16 && (a.trans_b ? a.n : a.k) % kAlignB != 0)) {
-      return "the cp.async mainloop needs the operands' contiguous extents in whole vectors";
     }
     if (a.batch > 1 && (a.stride_a % kAlignA || a.stride_b % kAlignB || a.stride_d % kAlignD ||
                         (kHasC && a.stride_c % kAlignD))) {

@@ -89,23 +89,10 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        (kernel_b_t ? "RowMajor" : "ColumnMajor") + ";  // the kernel's B is K x N\n";
   b += std::string("using LayoutD = cutlass::layout::") + (swap ? "RowMajor" : "ColumnMajor") +
        ";\n";
-  // Behind the padded copies, BOO_GEMM_CPASYNC_BYTES (kernels/gemm_padded.cuh; for measuring)
-  // may turn the mainloop into CUTLASS's cp.async one, which reads A and B at that alignment in
-  // place: persistent kernels in clusters of one whose operands are not turned K-major.
-  const bool cp_async_possible = config.unaligned && !fp8 && !k_major && !swap &&
-                                 config.scheduler == space::GemmScheduler::kPersistent &&
-                                 config.cluster_m == 1 && config.cluster_n == 1;
-  // Elements a vector of each operand: 16 bytes (TMA), or the macro's bytes where it applies.
-  const auto align = [&](DType t) {
-    if (!cp_async_possible) return std::to_string(alignment(t));
-    const std::string bytes = std::to_string(core::dtype_bytes(t));
-    return "kCpAsyncBytes > 0 ? kCpAsyncBytes / " + bytes + " : 16 / " + bytes;
-  };
-  if (cp_async_possible) b += "constexpr int kCpAsyncBytes = BOO_GEMM_CPASYNC_BYTES;\n";
-  b += "constexpr int kAlignA = " + align(c.a) + ";\n";
-  b += "constexpr int kAlignB = " + align(c.b) + ";\n";
-  b += "constexpr int kMmaAlignA = " + align(swap ? c.b : c.a) + ";\n";
-  b += "constexpr int kMmaAlignB = " + align(swap ? c.a : c.b) + ";\n";
+  b += "constexpr int kAlignA = " + std::to_string(alignment(c.a)) + ";\n";
+  b += "constexpr int kAlignB = " + std::to_string(alignment(c.b)) + ";\n";
+  b += "constexpr int kMmaAlignA = " + std::to_string(alignment(swap ? c.b : c.a)) + ";\n";
+  b += "constexpr int kMmaAlignB = " + std::to_string(alignment(swap ? c.a : c.b)) + ";\n";
   // D written in place, element by element, where it would otherwise be copied (space::
   // gemm_sm90_direct_d): the object holds a second kernel with CUTLASS's epilogue without shared
   // memory, and the runner takes it where D is not TMA-aligned (kernels/gemm_padded.cuh).
@@ -119,17 +106,6 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
   b += "using FusionOp = " + fusion + ";\n";
   const std::string tma_schedule = std::string("cutlass::epilogue::") +
                                    (coop ? "TmaWarpSpecializedCooperative" : "TmaWarpSpecialized");
-  const std::string tma_mainloop =
-      std::string("cutlass::gemm::") +
-      (coop ? "KernelTmaWarpSpecializedCooperative" : "KernelTmaWarpSpecializedPingpong");
-  if (cp_async_possible) {
-    b += "using MainloopSchedule = std::conditional_t<(kCpAsyncBytes > 0), cutlass::gemm::" +
-         std::string(coop ? "KernelCpAsyncWarpSpecializedCooperative"
-                          : "KernelCpAsyncWarpSpecializedPingpong") +
-         ", " + tma_mainloop + ">;\n";
-  } else {
-    b += "using MainloopSchedule = " + tma_mainloop + ";\n";
-  }
   b += "template <class EpilogueSchedule, int kAlignDK>\nstruct GemmOf {\n";
   b += "  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
        "      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
@@ -141,7 +117,10 @@ core::Expected<KernelSource> gemm_sm90_source(const space::GemmSm90Config& confi
        "      ElementB, LayoutB, kMmaAlignB, float, TileShape, ClusterShape,\n"
        "      cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
        "          sizeof(typename Epilogue::SharedStorage))>,\n"
-       "      MainloopSchedule>::CollectiveOp" +
+       "      cutlass::gemm::" +
+       std::string(coop ? "KernelTmaWarpSpecializedCooperative"
+                        : "KernelTmaWarpSpecializedPingpong") +
+       ">::CollectiveOp" +
        (fp8 ? ", " + std::to_string(space::gemm_sm90_accumulators(config)) + ">" : "") + ";\n";
   b += "  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>,\n"
        "      Mainloop, Epilogue, cutlass::gemm::" +

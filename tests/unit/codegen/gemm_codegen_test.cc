@@ -229,34 +229,6 @@ TEST(GemmSm90Codegen, PlainUnalignedPersistentKernelsWriteDInPlace) {
   }
 }
 
-// Behind the padded copies, persistent kernels in clusters of one can be built with CUTLASS's
-// cp.async mainloop (BOO_GEMM_CPASYNC_BYTES, for measuring: A and B read in place at that
-// alignment); TMA by default. Other kernels keep TMA whatever the macro says.
-TEST(GemmSm90Codegen, UnalignedPersistentKernelsCanTakeACpAsyncMainloop) {
-  space::GemmSm90Config c = bias_gelu_config();
-  c.unaligned = true;
-  c.cluster_m = c.cluster_n = 1;
-  c.scheduler = space::GemmScheduler::kPersistent;
-  auto src = gemm_sm90_source(c);
-  ASSERT_TRUE(src.has_value()) << src.status().message();
-  EXPECT_TRUE(contains(src->text, "constexpr int kCpAsyncBytes = BOO_GEMM_CPASYNC_BYTES;"));
-  EXPECT_TRUE(contains(src->text, "kCpAsyncBytes > 0 ? kCpAsyncBytes / 2 : 16 / 2"));
-  EXPECT_TRUE(contains(src->text,
-                       "cutlass::gemm::KernelCpAsyncWarpSpecializedCooperative, "
-                       "cutlass::gemm::KernelTmaWarpSpecializedCooperative>;"));
-  EXPECT_TRUE(contains(src->text, "MainloopSchedule>::CollectiveOp"));
-  std::vector<space::GemmSm90Config> others(3, c);
-  others[0].cluster_m = 2;
-  others[1].scheduler = space::GemmScheduler::kStreamK;
-  others[2].unaligned = false;
-  for (const space::GemmSm90Config& o : others) {
-    auto other = gemm_sm90_source(o);
-    ASSERT_TRUE(other.has_value()) << o.name() << ": " << other.status().message();
-    EXPECT_FALSE(contains(other->text, "KernelCpAsync")) << o.name();
-    EXPECT_FALSE(contains(other->text, "kCpAsyncBytes")) << o.name();
-  }
-}
-
 TEST(GemmSm90Codegen, Tf32OperandsThatAreNotKMajorReachATnKernel) {
   space::GemmSm90Config c = bias_gelu_config();
   c.cls.a = c.cls.b = c.cls.d = core::DType::kF32;
