@@ -76,26 +76,6 @@ inline cudaError_t launch_pad_copies(const PadCopyJobs& jobs, bool dependent, cu
                                 stream, jobs);
 }
 
-// Whether the shifted copy beats the element copies on a matrix: dense on both sides (one long
-// column: views 3.7-4x faster, an lm-head's misaligned A 1.17x), or columns of at least
-// kShiftLongColumnBytes: 8 KB columns measured 1.86x faster end to end and 24 KB ones 1.60x
-// (8192 x 100 x 4100 +bias +gelu 127.0 -> 68.2 us, 2048 x 512 x 12290 129.2 -> 80.7; H200,
-// bench/results/2026-12-02-c4-h200.md), 100 KB columns 3-4% (an lm-head's padded D). Columns
-// of 1-2 KB (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions) measured 8% slower
-// than element copies, also at one chunk a lane (2026-11-28-shifted-copy-h200.md); 2-8 KB were
-// not measured. BOO_NVCC_FLAGS=-DBOO_SHIFT_LONG_COLUMN_BYTES=N moves the threshold (for
-// measuring; 65536 before 2026-12-02).
-#ifndef BOO_SHIFT_LONG_COLUMN_BYTES
-#define BOO_SHIFT_LONG_COLUMN_BYTES (8 * 1024)
-#endif
-constexpr int64_t kShiftLongColumnBytes = BOO_SHIFT_LONG_COLUMN_BYTES;
-inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
-                              int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
-                              int element_bytes) {
-  return shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch) ||
-         rows * element_bytes >= kShiftLongColumnBytes;
-}
-
 // A copy of kBytes-byte elements: launched now as a shifted copy where that pays, else added to
 // `jobs` (launched now on its own where BOO_PAD_FUSED is 0 or `jobs` is full).
 template <int kBytes>

@@ -157,13 +157,6 @@ cudaError_t launch_shifted_copy(const void* src, int64_t ld_src, int64_t stride_
   return cudaGetLastError();
 }
 
-// A matrix with no gaps between its columns or batches on either side: one long column.
-inline bool shifted_copy_dense(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
-                               int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch) {
-  return ld_src == rows && ld_dst == rows &&
-         (batch == 1 || (stride_src == rows * cols && stride_dst == rows * cols));
-}
-
 // Copies a column-major rows x cols x batch matrix of E (shifted_copy_kernel). A matrix dense
 // on both sides (no gaps between columns or batches) is one long column.
 template <class E>

@@ -1,7 +1,8 @@
 // The arithmetic of kernels/shifted_copy.cuh, in plain C++ so that host unit tests run it too
 // (tests/unit/jit/shifted_copy_math_test.cc): how a run of bytes splits into the destination's
 // 16-byte aligned chunks and the bytes before and after them, and how one chunk's bytes come out
-// of the two aligned 16-byte source chunks that hold them.
+// of the two aligned 16-byte source chunks that hold them; and where the copy pays
+// (`shifted_copy_pays`, for gemm.sm90_unaligned's padded copies).
 #pragma once
 
 #include <cstdint>
@@ -64,6 +65,34 @@ BOO_HD inline void shifted_words(const uint32_t lo[4], const uint32_t hi[4], int
   }
   BOO_HD_UNROLL
   for (int i = 0; i < 4; ++i) out[i] = funnel_right(v[i], v[i + 1], bits);
+}
+
+// A matrix with no gaps between its columns or batches on either side: one long column.
+inline bool shifted_copy_dense(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
+                               int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch) {
+  return ld_src == rows && ld_dst == rows &&
+         (batch == 1 || (stride_src == rows * cols && stride_dst == rows * cols));
+}
+
+// Whether the shifted copy beats gemm.sm90_unaligned's element copies (kernels/pad_copies.cuh)
+// on a matrix: dense on both sides (one long column: views 3.7-4x faster, an lm-head's
+// misaligned A 1.17x), or columns of at least kShiftLongColumnBytes. Measured end to end on an
+// H200 (bench/results/2026-12-02-c4-h200.md), 8192 x 100 +bias +gelu GEMMs whose A columns are
+// 2, 4, 6 and 8 KB (K = 1030, 2050, 3074, 4100) 1.85x, 1.94x, 1.98x and 1.86x faster than on
+// element copies (K = 1030: 51.5 -> 27.8 us), 2048 x 512 x 12290's 24 KB columns 1.60x, 100 KB
+// columns 3-4% (an lm-head's padded D). Columns of 1-2 KB on small matrices (1001 x 520 x 777,
+// 512 x 512 x 512 with odd leading dimensions) measured 8% slower (2026-11-28-shifted-copy-h200:
+// the element copies share one launch there). BOO_NVCC_FLAGS=-DBOO_SHIFT_LONG_COLUMN_BYTES=N
+// moves the threshold (for measuring; 65536 before 2026-12-02, then 8192).
+#ifndef BOO_SHIFT_LONG_COLUMN_BYTES
+#define BOO_SHIFT_LONG_COLUMN_BYTES (2 * 1024)
+#endif
+constexpr int64_t kShiftLongColumnBytes = BOO_SHIFT_LONG_COLUMN_BYTES;
+inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
+                              int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
+                              int element_bytes) {
+  return shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch) ||
+         rows * element_bytes >= kShiftLongColumnBytes;
 }
 
 }  // namespace boo_kernels

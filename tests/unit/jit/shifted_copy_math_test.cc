@@ -103,5 +103,24 @@ TEST(ShiftedCopyMath, ShortRunsAreAllHead) {
   EXPECT_EQ(q.lead, 11);
 }
 
+// The padded copies' choice, at the measured sizes (kernels/shifted_copy_math.cuh): bf16
+// columns of 2 KB and more (K = 1030: 2060 bytes) take the shifted copy, the 1-2 KB columns of
+// small matrices measured slower on it (777 and 1001 elements) do not, unless the matrix is
+// dense on both sides.
+TEST(ShiftedCopyMath, LongColumnsAndDenseMatricesTakeTheShiftedCopy) {
+  EXPECT_TRUE(shifted_copy_pays(1030, 0, 1088, 0, 1030, 8192, 1, 2));
+  EXPECT_TRUE(shifted_copy_pays(12290, 0, 12352, 0, 12290, 2048, 1, 2));
+  EXPECT_FALSE(shifted_copy_pays(777, 0, 832, 0, 777, 520, 1, 2));
+  EXPECT_FALSE(shifted_copy_pays(1001, 0, 1024, 0, 1001, 777, 1, 2));
+  EXPECT_FALSE(shifted_copy_pays(513, 0, 576, 0, 512, 512, 1, 2));
+  EXPECT_TRUE(shifted_copy_pays(512, 0, 512, 0, 512, 512, 1, 2));  // one long column
+  // Batches dense only where their strides are whole matrices on both sides.
+  EXPECT_TRUE(shifted_copy_pays(49, 49 * 64, 49, 49 * 64, 49, 64, 8, 2));
+  EXPECT_FALSE(shifted_copy_pays(49, 49 * 64 + 1, 49, 49 * 64, 49, 64, 8, 2));
+  // The threshold counts bytes, not elements: 600 fp32 rows are 2400 bytes.
+  EXPECT_TRUE(shifted_copy_pays(601, 0, 608, 0, 600, 64, 1, 4));
+  EXPECT_FALSE(shifted_copy_pays(601, 0, 608, 0, 600, 64, 1, 2));
+}
+
 }  // namespace
 }  // namespace boo_kernels
