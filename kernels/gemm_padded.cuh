@@ -249,7 +249,7 @@ struct GemmPaddedRunner {
     // copy launches on its own).
     PadCopyJobs out{};
     e = pad_copy<kBytesD>(&out, base + p.d.offset, p.d.ld, p.d.stride, a.d, a.ldd, a.stride_d, a.m,
-                          a.n, a.batch, s);
+                          a.n, a.batch, s, /*copy_out=*/true);
     if (e == cudaSuccess) e = launch_pad_copies(out, kPadDependent, s);
     return cuda_result(e, why, len);
   }
