@@ -245,11 +245,11 @@ struct GemmPaddedRunner {
       rc = Inner::run(p.inner, inner_ws, p.inner_bytes, stream, why, len, dependent);
     }
     if (rc != BOO_OK || a.dry_run || !p.d.needed) return rc;
-    // D's copy out, as the inner kernel's programmatic dependent (element copies; the shifted
-    // copy launches on its own).
+    // D's copy out, as the inner kernel's programmatic dependent (element copies or a shifted
+    // copy).
     PadCopyJobs out{};
     e = pad_copy<kBytesD>(&out, base + p.d.offset, p.d.ld, p.d.stride, a.d, a.ldd, a.stride_d, a.m,
-                          a.n, a.batch, s, /*copy_out=*/true);
+                          a.n, a.batch, s, /*dependent=*/kPadDependent);
     if (e == cudaSuccess) e = launch_pad_copies(out, kPadDependent, s);
     return cuda_result(e, why, len);
   }

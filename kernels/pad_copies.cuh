@@ -76,18 +76,18 @@ inline cudaError_t launch_pad_copies(const PadCopyJobs& jobs, bool dependent, cu
                                 stream, jobs);
 }
 
-// A copy of kBytes-byte elements: launched now as a shifted copy where that pays (`copy_out`: D's
-// copy out, shifted_copy_pays), else added to `jobs` (launched now on its own where BOO_PAD_FUSED
-// is 0 or `jobs` is full).
+// A copy of kBytes-byte elements: launched now as a shifted copy where that pays
+// (shifted_copy_pays; as the kernel before it's programmatic dependent where `dependent`), else
+// added to `jobs` (launched now on its own where BOO_PAD_FUSED is 0 or `jobs` is full).
 template <int kBytes>
 cudaError_t pad_copy(PadCopyJobs* jobs, const void* src, int64_t ld_src, int64_t stride_src,
                      void* dst, int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
-                     int64_t batch, cudaStream_t stream, bool copy_out = false) {
+                     int64_t batch, cudaStream_t stream, bool dependent = false) {
   using W = typename CopyWord<kBytes>::type;
-  if (BOO_SHIFTED_COPY && shifted_copy_pays(ld_src, stride_src, ld_dst, stride_dst, rows, cols,
-                                            batch, kBytes, copy_out)) {
+  if (BOO_SHIFTED_COPY &&
+      shifted_copy_pays(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch, kBytes)) {
     return shifted_copy<W>(src, ld_src, stride_src, dst, ld_dst, stride_dst, rows, cols, batch,
-                           stream);
+                           stream, dependent);
   }
   if (BOO_PAD_FUSED && add_pad_copy(jobs, src, ld_src, stride_src, dst, ld_dst, stride_dst, rows,
                                     cols, batch, kBytes)) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "entry_points.cuh"
 #include "shifted_copy_math.cuh"
 
 // BOO_NVCC_FLAGS=-DBOO_SHIFTED_COPY=0 leaves the shifted copy unused: the element copies of
@@ -62,6 +63,9 @@ __global__ void __launch_bounds__(kShiftThreads, kShiftBlocksPerSm)
   // A programmatic dependent (gemm.sm90_unaligned's GEMM after its copies) may launch once every
   // block has started: it waits for this grid's completion before its loads.
   cudaTriggerProgrammaticLaunchCompletion();
+  // Launched as a programmatic dependent (gemm.sm90_unaligned's D copied out after the GEMM), it
+  // waits here for the kernel before it to complete; otherwise the wait returns at once.
+  cudaGridDependencySynchronize();
   constexpr int kWarps = kShiftThreads / 32;
   const int lane = threadIdx.x % 32;
   const Index step = static_cast<Index>(gridDim.x) * kWarps;
@@ -138,7 +142,7 @@ __global__ void __launch_bounds__(kShiftThreads, kShiftBlocksPerSm)
 template <class E, int kPer>
 cudaError_t launch_shifted_copy(const void* src, int64_t ld_src, int64_t stride_src, void* dst,
                                 int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
-                                int64_t batch, int64_t segs, cudaStream_t stream) {
+                                int64_t batch, int64_t segs, cudaStream_t stream, bool dependent) {
   const int64_t items = segs * cols * batch;
   const int64_t blocks = (items + kShiftThreads / 32 - 1) / (kShiftThreads / 32);
   const unsigned grid =
@@ -146,15 +150,16 @@ cudaError_t launch_shifted_copy(const void* src, int64_t ld_src, int64_t stride_
   const E* s = static_cast<const E*>(src);
   E* d = static_cast<E*>(dst);
   if (items <= int64_t{0xffffffff} - static_cast<int64_t>(grid) * (kShiftThreads / 32)) {
-    shifted_copy_kernel<E, uint32_t, kPer><<<grid, kShiftThreads, 0, stream>>>(
-        s, ld_src, stride_src, d, ld_dst, stride_dst, rows, static_cast<uint32_t>(cols),
-        static_cast<uint32_t>(segs), static_cast<uint32_t>(items));
+    return launch_maybe_dependent(dependent, shifted_copy_kernel<E, uint32_t, kPer>, dim3(grid),
+                                  dim3(kShiftThreads), stream, s, ld_src, stride_src, d, ld_dst,
+                                  stride_dst, rows, static_cast<uint32_t>(cols),
+                                  static_cast<uint32_t>(segs), static_cast<uint32_t>(items));
   } else {
-    shifted_copy_kernel<E, uint64_t, kPer><<<grid, kShiftThreads, 0, stream>>>(
-        s, ld_src, stride_src, d, ld_dst, stride_dst, rows, static_cast<uint64_t>(cols),
-        static_cast<uint64_t>(segs), static_cast<uint64_t>(items));
+    return launch_maybe_dependent(dependent, shifted_copy_kernel<E, uint64_t, kPer>, dim3(grid),
+                                  dim3(kShiftThreads), stream, s, ld_src, stride_src, d, ld_dst,
+                                  stride_dst, rows, static_cast<uint64_t>(cols),
+                                  static_cast<uint64_t>(segs), static_cast<uint64_t>(items));
   }
-  return cudaGetLastError();
 }
 
 // Copies a column-major rows x cols x batch matrix of E (shifted_copy_kernel). A matrix dense
@@ -162,7 +167,7 @@ cudaError_t launch_shifted_copy(const void* src, int64_t ld_src, int64_t stride_
 template <class E>
 cudaError_t shifted_copy(const void* src, int64_t ld_src, int64_t stride_src, void* dst,
                          int64_t ld_dst, int64_t stride_dst, int64_t rows, int64_t cols,
-                         int64_t batch, cudaStream_t stream) {
+                         int64_t batch, cudaStream_t stream, bool dependent = false) {
   if (rows < 1 || cols < 1 || batch < 1) return cudaSuccess;
   if (shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch)) {
     rows *= cols * batch;
@@ -172,11 +177,11 @@ cudaError_t shifted_copy(const void* src, int64_t ld_src, int64_t stride_src, vo
   const int64_t wide = (max_chunks / (32 * kShiftChunksPerLane) + 1) * cols * batch;
   if (wide < kShiftFewItems) {
     return launch_shifted_copy<E, 1>(src, ld_src, stride_src, dst, ld_dst, stride_dst, rows, cols,
-                                     batch, max_chunks / 32 + 1, stream);
+                                     batch, max_chunks / 32 + 1, stream, dependent);
   }
   return launch_shifted_copy<E, kShiftChunksPerLane>(
       src, ld_src, stride_src, dst, ld_dst, stride_dst, rows, cols, batch,
-      max_chunks / (32 * kShiftChunksPerLane) + 1, stream);
+      max_chunks / (32 * kShiftChunksPerLane) + 1, stream, dependent);
 }
 
 }  // namespace boo_kernels

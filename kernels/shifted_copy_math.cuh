@@ -76,32 +76,26 @@ inline bool shifted_copy_dense(int64_t ld_src, int64_t stride_src, int64_t ld_ds
 
 // Whether the shifted copy beats gemm.sm90_unaligned's element copies (kernels/pad_copies.cuh)
 // on a matrix: dense on both sides (one long column: views 3.7-4x faster, an lm-head's
-// misaligned A 1.17x), or columns of at least kShiftLongColumnBytes for the copies in (A, B, C,
-// the bias) and kShiftLongColumnBytesOut for D's copy out (`copy_out`). Measured end to end on an
-// H200 (bench/results/2026-12-02-c4-h200.md), 8192 x 100 +bias +gelu GEMMs whose A columns are
-// 2, 4, 6 and 8 KB (K = 1030, 2050, 3074, 4100) 1.85x, 1.94x, 1.98x and 1.86x faster than on
-// element copies (K = 1030: 51.5 -> 27.8 us), 2048 x 512 x 12290's 24 KB columns 1.60x, and six
-// smaller GEMMs with 2-4 KB columns copied in 1.00-1.12x. Columns of 1-2 KB on small matrices
-// (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions) measured 8% slower
-// (2026-11-28-shifted-copy-h200: the element copies share one launch there). D's copy out is
-// the GEMM's programmatic dependent as element copies and an ordinary launch as a shifted copy:
-// 1001 x 1024 x 1024's fp32 D (4004-byte columns) measured 3% slower shifted (2026-11-28), 100 KB
-// columns 3-4% faster, so D keeps the 8 KB threshold of before. BOO_NVCC_FLAGS=
-// -DBOO_SHIFT_LONG_COLUMN_BYTES=N (and _OUT=N) move the thresholds (for measuring; 65536 before
-// 2026-12-02, then 8192).
+// misaligned A 1.17x), or columns of at least kShiftLongColumnBytes. Measured end to end on an
+// H200 (bench/results/2026-12-02-c4-h200.md), copies in: 8192 x 100 +bias +gelu GEMMs whose A
+// columns are 2, 4, 6 and 8 KB (K = 1030, 2050, 3074, 4100) 1.85x, 1.94x, 1.98x and 1.86x faster
+// than on element copies (K = 1030: 51.5 -> 27.8 us), 2048 x 512 x 12290's 24 KB columns 1.60x,
+// six smaller GEMMs with 2-4 KB columns copied in 1.00-1.12x. D's copy out, launched as the
+// GEMM's programmatic dependent like the element copies (2026-12-03): four GEMMs with 2-6 KB
+// columns of D 0.93x in geometric mean (2050 x 1024 fp16 0.77x, 3000 x 256 bf16 1.05x). Columns
+// of 1-2 KB on small matrices (1001 x 520 x 777, 512 x 512 x 512 with odd leading dimensions)
+// measured 8% slower (2026-11-28-shifted-copy-h200: the element copies share one launch there).
+// BOO_NVCC_FLAGS=-DBOO_SHIFT_LONG_COLUMN_BYTES=N moves the threshold (for measuring; 65536
+// before 2026-12-02).
 #ifndef BOO_SHIFT_LONG_COLUMN_BYTES
 #define BOO_SHIFT_LONG_COLUMN_BYTES (2 * 1024)
 #endif
-#ifndef BOO_SHIFT_LONG_COLUMN_BYTES_OUT
-#define BOO_SHIFT_LONG_COLUMN_BYTES_OUT (8 * 1024)
-#endif
 constexpr int64_t kShiftLongColumnBytes = BOO_SHIFT_LONG_COLUMN_BYTES;
-constexpr int64_t kShiftLongColumnBytesOut = BOO_SHIFT_LONG_COLUMN_BYTES_OUT;
 inline bool shifted_copy_pays(int64_t ld_src, int64_t stride_src, int64_t ld_dst,
                               int64_t stride_dst, int64_t rows, int64_t cols, int64_t batch,
-                              int element_bytes, bool copy_out = false) {
+                              int element_bytes) {
   return shifted_copy_dense(ld_src, stride_src, ld_dst, stride_dst, rows, cols, batch) ||
-         rows * element_bytes >= (copy_out ? kShiftLongColumnBytesOut : kShiftLongColumnBytes);
+         rows * element_bytes >= kShiftLongColumnBytes;
 }
 
 }  // namespace boo_kernels

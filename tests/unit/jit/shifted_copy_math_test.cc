@@ -104,9 +104,9 @@ TEST(ShiftedCopyMath, ShortRunsAreAllHead) {
 }
 
 // The padded copies' choice, at the measured sizes (kernels/shifted_copy_math.cuh): bf16
-// columns of 2 KB and more (K = 1030: 2060 bytes) copied in take the shifted copy, the 1-2 KB
-// columns of small matrices measured slower on it (777 and 1001 elements) do not, unless the
-// matrix is dense on both sides; D's copy out from 8 KB.
+// columns of 2 KB and more (K = 1030: 2060 bytes) take the shifted copy, copied in or out, the
+// 1-2 KB columns of small matrices measured slower on it (777 and 1001 elements) do not, unless
+// the matrix is dense on both sides.
 TEST(ShiftedCopyMath, LongColumnsAndDenseMatricesTakeTheShiftedCopy) {
   EXPECT_TRUE(shifted_copy_pays(1030, 0, 1088, 0, 1030, 8192, 1, 2));
   EXPECT_TRUE(shifted_copy_pays(12290, 0, 12352, 0, 12290, 2048, 1, 2));
@@ -120,12 +120,10 @@ TEST(ShiftedCopyMath, LongColumnsAndDenseMatricesTakeTheShiftedCopy) {
   // The threshold counts bytes, not elements: 600 fp32 rows are 2400 bytes.
   EXPECT_TRUE(shifted_copy_pays(601, 0, 608, 0, 600, 64, 1, 4));
   EXPECT_FALSE(shifted_copy_pays(601, 0, 608, 0, 600, 64, 1, 2));
-  // D's copy out keeps 8 KB: a 1001-row fp32 D (4004 bytes) measured slower shifted, an lm-head's
-  // 50257-row D faster; dense D still goes shifted.
-  EXPECT_FALSE(shifted_copy_pays(1008, 0, 1001, 0, 1001, 1024, 1, 4, /*copy_out=*/true));
-  EXPECT_TRUE(shifted_copy_pays(1008, 0, 1001, 0, 1001, 1024, 1, 4));
-  EXPECT_TRUE(shifted_copy_pays(50304, 0, 50257, 0, 50257, 512, 1, 2, /*copy_out=*/true));
-  EXPECT_TRUE(shifted_copy_pays(1001, 0, 1001, 0, 1001, 1024, 1, 4, /*copy_out=*/true));
+  // The threshold is 2 KB, copies in and D's copy out alike: 1024 bf16 rows are exactly 2 KB,
+  // 1023 one element short.
+  EXPECT_TRUE(shifted_copy_pays(1032, 0, 1024, 0, 1024, 100, 1, 2));
+  EXPECT_FALSE(shifted_copy_pays(1032, 0, 1023, 0, 1023, 100, 1, 2));
 }
 
 }  // namespace
