@@ -131,21 +131,23 @@ TEST(ConvTapsPlan, NarrowLastChunkGetsFewerBlocksWhereMemoryBound) {
   const int64_t full = plan_ceil(p.tiles, p.slices) * 176;
   const int64_t last = plan_ceil(p.tiles, p.last_slices) * 80;
   EXPECT_LT(full > last ? full : last, plan_ceil(p.tiles, 44) * 176);
-  // K = 192 (three full chunks), and a 3x3 C = 64 layer with K = 96 (mma-bound): even.
-  ASSERT_EQ(taps_tile_plan(1, 1, 100352, 1, 1, 0, 0, 3, 132, &p, 64, 32), nullptr);
-  EXPECT_EQ(p.slices, 44);
-  EXPECT_EQ(p.last_slices, 44);
-  ASSERT_EQ(taps_tile_plan(64, 56, 56, 3, 3, 2, 2, 2, 132, &p, 32, 64), nullptr);
-  EXPECT_EQ(p.slices, 66);
-  EXPECT_EQ(p.last_slices, 66);
-  // n32 c48 28x28 -> K = 96 3x3: weights of 224 and 216 (the mma), within the estimate: even.
-  ASSERT_EQ(taps_tile_plan(32, 28, 28, 3, 3, 2, 2, 2, 132, &p, 32, 48), nullptr);
-  EXPECT_EQ(p.slices, 66);
-  EXPECT_EQ(p.last_slices, 66);
-  // One chunk: every block on it.
-  ASSERT_EQ(taps_tile_plan(1, 1, 200704, 1, 1, 0, 0, 1, 132, &p, 48, 24), nullptr);
-  EXPECT_EQ(p.slices, 132);
-  EXPECT_EQ(p.last_slices, 132);
+  // Even splits: K = 192 (three full chunks); 3x3 layers with K = 96, mma-bound (C = 64), or
+  // with weights of 224 and 216 within the estimate (n32 c48 28x28); one chunk (every block).
+  struct Even {
+    int64_t planes, h, w;
+    int taps_h, chunks, last_width, reduced, slices;
+  };
+  for (const Even& e :
+       {Even{1, 1, 100352, 1, 3, 64, 32, 44}, Even{64, 56, 56, 3, 2, 32, 64, 66},
+        Even{32, 28, 28, 3, 2, 32, 48, 66}, Even{1, 1, 200704, 1, 1, 48, 24, 132}}) {
+    SCOPED_TRACE(std::to_string(e.w) + " wide, K of " + std::to_string(e.chunks) + " chunks");
+    const int reach = e.taps_h - 1;
+    ASSERT_EQ(taps_tile_plan(e.planes, e.h, e.w, e.taps_h, e.taps_h, reach, reach, e.chunks, 132,
+                             &p, e.last_width, e.reduced),
+              nullptr);
+    EXPECT_EQ(p.slices, e.slices);
+    EXPECT_EQ(p.last_slices, e.slices);
+  }
   // Fewer tiles than blocks: no chunk gets more blocks than tiles, every chunk at least one.
   for (int64_t pixels : {256, 2048, 20000}) {
     ASSERT_EQ(taps_tile_plan(1, 1, pixels, 1, 1, 0, 0, 5, 132, &p, 8, 16), nullptr);
