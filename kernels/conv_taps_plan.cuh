@@ -47,9 +47,8 @@ struct TapsPlan {
   int taps;
   int stage_bytes;  // the box (128 bytes a pixel) or the output, whichever is larger
   int stages;
-  int k_chunks;     // of 64 output channels
-  int slices;       // blocks per chunk (taps_split_blocks)
-  int last_slices;  // blocks of the last chunk (fewer where it is narrower)
+  int k_chunks;  // of 64 output channels
+  int slices;    // blocks per chunk
   int shared_bytes;
   int turned;  // 1: the filter is turned around by the kernel launched just before this one
 };
@@ -112,61 +111,12 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
   return false;
 }
 
-// The bytes a tile position moves through one SM's share of the memory bandwidth in about the
-// time of one m64nNk16 step of its mma (2048 FLOP: half a clock at about 4 kFLOP a clock an SM;
-// an H200's DRAM gives an SM about 14 bytes a clock).
-constexpr int kTapsStepBytes = 8;
-
-// A chunk's cost a tile position, in bytes: its output channels (`width`, 16-bit) stored and its
-// `reduced` input channels loaded, or its mma (k16 steps a tap; M is 64 however narrow the
-// chunk), whichever is longer.
-inline int64_t taps_chunk_weight(int width, int reduced, int taps) {
-  const int64_t mma = int64_t{kTapsStepBytes} * ((reduced + 15) / 16) * taps;
-  const int64_t bytes = 2 * int64_t{width + reduced};
-  return mma > bytes ? mma : bytes;
-}
-
-// BOO_TAPS_SPLIT=0 (through BOO_NVCC_FLAGS) splits the blocks evenly over the chunks whatever
-// their widths, as before 2026-12-03 (for measuring).
-#ifndef BOO_TAPS_SPLIT
-#define BOO_TAPS_SPLIT 1
-#endif
-
-// The blocks of each chunk (a chunk's blocks share its tiles evenly): `blocks` split evenly
-// over the chunks, except where the last chunk holds fewer than 64 channels (K = 144: 64, 64
-// and 16) and its tiles cost less (taps_chunk_weight: memory-bound layers); then it gets fewer
-// blocks and the full chunks more, so that their busiest blocks take about as long. (Evenly, the
-// 16-channel chunk's blocks finish first and a third of the SMs idle.)
-inline void taps_split_blocks(int64_t blocks, int k_chunks, int last_width, int reduced,
-                              TapsPlan* p) {
-  const int even = slices_per_chunk(blocks, k_chunks, p->tiles);
-  p->slices = p->last_slices = even;
-  if (!BOO_TAPS_SPLIT || k_chunks < 2 || last_width >= kTapsChannels) return;
-  const int64_t full_weight = taps_chunk_weight(kTapsChannels, reduced, p->taps);
-  const int64_t last_weight = taps_chunk_weight(last_width, reduced, p->taps);
-  // A split only where the busiest block's work drops by a tenth: the weights are estimates (a
-  // 3x3 C = 48 layer's two chunks weigh 224 and 216, within them).
-  const int64_t even_cost = plan_ceil(p->tiles, even) * full_weight;
-  int64_t best = even_cost;
-  for (int last = 1; last < even; ++last) {
-    int64_t full = (blocks - last) / (k_chunks - 1);
-    full = full < p->tiles ? full : p->tiles;
-    const int64_t a = plan_ceil(p->tiles, full) * full_weight;
-    const int64_t b = plan_ceil(p->tiles, last) * last_weight;
-    const int64_t cost = a > b ? a : b;
-    if (cost < best) best = cost, p->slices = static_cast<int>(full), p->last_slices = last;
-  }
-  if (10 * best > 9 * even_cost) p->slices = p->last_slices = even;
-}
-
 // The plan for an output of planes x out_h x out_w positions, a filter of fh x fw taps reaching
-// reach_h rows and reach_w columns, k_chunks chunks of 64 output channels (the last of
-// `last_width`) over `reduced` input channels, and `blocks` blocks (one an SM); or why the kernel
-// does not take it.
+// reach_h rows and reach_w columns, k_chunks chunks of 64 output channels and `blocks` blocks (one
+// an SM); or why the kernel does not take it.
 inline const char* taps_tile_plan(int64_t planes, int64_t out_h, int64_t out_w, int fh, int fw,
                                   int64_t reach_h, int64_t reach_w, int k_chunks, int64_t blocks,
-                                  TapsPlan* out, int last_width = kTapsChannels,
-                                  int reduced = kTapsChannels) {
+                                  TapsPlan* out) {
   if (fh * fw > kTapsMaxTaps) return "conv.sm90_taps takes filters of at most 9 taps";
   if (reach_w + 16 > 128 || reach_h + 1 > 256) {
     return "conv.sm90_taps: the dilated filter reaches too far";
@@ -180,7 +130,7 @@ inline const char* taps_tile_plan(int64_t planes, int64_t out_h, int64_t out_w, 
     if (!taps_tiles(budget, BOO_TAPS_N, out_h, out_w, reach_h, reach_w, p.taps, &p)) continue;
     p.tiles = planes * p.tiles_h * p.tiles_w;
     p.k_chunks = k_chunks;
-    taps_split_blocks(blocks, k_chunks, last_width, reduced, &p);
+    p.slices = slices_per_chunk(blocks, k_chunks, p.tiles);
     const int64_t cost = plan_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost);
     if (best < 0 || cost < best) best = cost, *out = p;
     if (BOO_TAPS_N != 0) break;

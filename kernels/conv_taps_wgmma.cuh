@@ -33,10 +33,9 @@
 //     tile spans the output's width (box width pitch: the columns past the image are not
 //     written), else one row of tw; channels past K are not written either. Once the store has
 //     read the stage, it is empty again.
-// Blocks: one per SM, each keeping one 64-channel chunk of K and walking its share of the tiles
-// (a narrower last chunk of K gets fewer blocks where its tiles cost less: taps_split_blocks).
-// Backward data of stride 1 with K of at most 64 is this forward pass over dy with the filter
-// turned around (ConvTapsRunner, below).
+// Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
+// walking its share of the tiles. Backward data of stride 1 with K of at most 64 is this forward
+// pass over dy with the filter turned around (ConvTapsRunner, below).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -84,11 +83,10 @@ inline const char* taps_plan(const BooConvArgs& a, TapsPlan* p) {
     return "conv.sm90_taps takes 1D and 2D filters (depth 1, no depth padding)";
   }
   const int fh = static_cast<int>(a.filter[1]), fw = static_cast<int>(a.filter[2]);
-  const int k_chunks = static_cast<int>((a.k + kTapsChannels - 1) / kTapsChannels);
   return taps_tile_plan(a.n * a.out[0], a.out[1], a.out[2], fh, fw, (fh - 1) * a.dilation[1],
-                        (fw - 1) * a.dilation[2], k_chunks, a.sm_count > 0 ? a.sm_count : 132, p,
-                        static_cast<int>(a.k - int64_t{kTapsChannels} * (k_chunks - 1)),
-                        static_cast<int>(a.c));
+                        (fw - 1) * a.dilation[2],
+                        static_cast<int>((a.k + kTapsChannels - 1) / kTapsChannels),
+                        a.sm_count > 0 ? a.sm_count : 132, p);
 }
 
 // x's and y's TMA maps: x in boxes of 64 channels x pitch x x_rows, y in boxes of 64 output
@@ -135,15 +133,8 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   unsigned char* smem = reinterpret_cast<unsigned char*>(shared4);
   // Everything from a 1024-byte boundary: the 128-byte swizzle repeats every 8 rows.
   smem += (1024 - shared_address(smem) % 1024) % 1024;
-  // Blocks below lead take the chunks before the last in turn, p.slices each; the last chunk's
-  // p.last_slices blocks come after them (taps_split_blocks).
-  const int before = p.k_chunks - 1;
-  const unsigned lead = static_cast<unsigned>(before) * static_cast<unsigned>(p.slices);
-  const bool in_lead = blockIdx.x < lead;
-  const int chunk = in_lead ? static_cast<int>(blockIdx.x % static_cast<unsigned>(before)) : before;
-  const int slice = in_lead ? static_cast<int>(blockIdx.x / static_cast<unsigned>(before))
-                            : static_cast<int>(blockIdx.x - lead);
-  const int slices = in_lead ? p.slices : p.last_slices;
+  const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.k_chunks));
+  const int slice = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.k_chunks));
   const int k0 = chunk * kTapsChannels;
   const int group = static_cast<int>(threadIdx.x) / 128;  // 2: the producer warp
   const uint32_t w_at = shared_address(smem);
@@ -151,7 +142,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   const uint32_t full = stages_at + p.stages * p.stage_bytes;  // the slack holds the barriers
   const uint32_t empty = full + 8 * p.stages;
   // The block's tiles: slice, slice + slices, ...; its j-th in stage j % stages.
-  const int tiles = static_cast<int>((p.tiles - slice + slices - 1) / slices);
+  const int tiles = static_cast<int>((p.tiles - slice + p.slices - 1) / p.slices);
 
   // The block's filter: output channel k0 + r, tap t, 16-byte vector v of its 64 channels at
   // 8192 t + 128 r + 16 (v ^ r % 8).
@@ -198,7 +189,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
       for (int j = 0; j < tiles; ++j) {
         if (j >= p.stages) mbarrier_wait(empty + 8 * stage, parity ^ 1);
         int plane, oh0, ow0;
-        place(slice + static_cast<int64_t>(j) * slices, &plane, &oh0, &ow0);
+        place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
         const uint32_t bar = full + 8 * stage;
         mbarrier_expect_bytes(bar, static_cast<uint32_t>(128 * p.pitch * p.x_rows));
         tma_load_4d(stages_at + stage * p.stage_bytes, &x_map, bar, 0, ow0 - pad_w, oh0 - pad_h,
@@ -304,7 +295,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     taps_group_sync(group);
     if (leader) {
       int plane, oh0, ow0;
-      place(slice + static_cast<int64_t>(j) * slices, &plane, &oh0, &ow0);
+      place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
       tma_store_4d(&y_map, xs, k0, ow0, oh0, plane);
       tma_store_wait_read<0>();  // (the other warpgroup's mma runs meanwhile)
       mbarrier_arrive(empty + 8 * stage);
@@ -466,8 +457,7 @@ struct ConvTapsRunner {
         return e;
       }
       const unsigned blocks =
-          static_cast<unsigned>(plan.k_chunks - 1) * static_cast<unsigned>(plan.slices) +
-          static_cast<unsigned>(plan.last_slices);
+          static_cast<unsigned>(plan.k_chunks) * static_cast<unsigned>(plan.slices);
       if (plan.turned) {
         // Its set-up and first boxes overlap the turning of the filter.
         return launch_dependent_shared(kernel, dim3(blocks), dim3(kTapsThreads),

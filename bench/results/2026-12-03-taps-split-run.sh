@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Device script of bench/results/2026-12-03-taps-split-h200.md (repository root, .deps/device
 # carried):
-#   bash bench/results/2026-12-03-taps-split-run.sh gate ab     # call 1
+#   bash bench/results/2026-12-03-taps-split-run.sh gate ab     # call 1, on d0786dd
+# (the split was in the tree then; reverted after call 1: -experiments.diff restores it, applied
+# with git apply to the tree it was reverted from)
 #   gate: tests/gpu/conv_taps.txt with conv.sm90_taps first (BOO_CONV_TAPS=first), boo and cuDNN
 #         (its K = 120, 136, 144, 200, 240 forward lines and C = 96, 136 backward data lines have
 #         a last chunk narrower than 64 channels): numerics-taps.csv

@@ -685,19 +685,16 @@ const char* taps_host_plan(const ops::ConvProblem& p, int sm_count, boo_kernels:
   const int64_t fw = p.filter[dims - 1], fh = dims >= 2 ? p.filter[dims - 2] : 1;
   const int64_t reach_w = (fw - 1) * p.dilation[dims - 1];
   const int64_t reach_h = dims >= 2 ? (fh - 1) * p.dilation[dims - 2] : 0;
-  const int64_t produced = dgrad ? p.c : p.k, reduced = dgrad ? p.k : p.c;
-  const int64_t chunks = ceil_div(produced, boo_kernels::kTapsChannels);
-  const int last_width = static_cast<int>(produced - boo_kernels::kTapsChannels * (chunks - 1));
+  const int64_t chunks = ceil_div(dgrad ? p.c : p.k, boo_kernels::kTapsChannels);
   const int64_t planes = planes_of(p, out);
   if (boo_kernels::taps_one_row(p.filter.data(), p.stride.data(), p.padding.data(),
                                 static_cast<int>(dims), planes * out_h * out_w)) {
     return boo_kernels::taps_tile_plan(1, 1, planes * out_h * out_w, 1, 1, 0, 0,
-                                       static_cast<int>(chunks), sm_count, t, last_width,
-                                       static_cast<int>(reduced));
+                                       static_cast<int>(chunks), sm_count, t);
   }
-  return boo_kernels::taps_tile_plan(
-      planes, out_h, out_w, static_cast<int>(fh), static_cast<int>(fw), reach_h, reach_w,
-      static_cast<int>(chunks), sm_count, t, last_width, static_cast<int>(reduced));
+  return boo_kernels::taps_tile_plan(planes, out_h, out_w, static_cast<int>(fh),
+                                     static_cast<int>(fw), reach_h, reach_w,
+                                     static_cast<int>(chunks), sm_count, t);
 }
 
 }  // namespace
@@ -763,14 +760,9 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
   std::string text;
   const double us = predict_direct_us(p, d, kTapsBandwidthShare, compute_us, "", "wgmma", &text);
   if (why != nullptr) {
-    *why =
-        std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
-        std::to_string(t.pitch) + " positions (" + std::to_string(t.n) + " computed) x " +
-        std::to_string(t.k_chunks) + " chunks of 64 channels" +
-        (t.last_slices != t.slices ? " (" + std::to_string(t.slices) + " blocks a full chunk, " +
-                                         std::to_string(t.last_slices) + " for the narrower last)"
-                                   : "") +
-        text;
+    *why = std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
+           std::to_string(t.pitch) + " positions (" + std::to_string(t.n) + " computed) x " +
+           std::to_string(t.k_chunks) + " chunks of 64 channels" + text;
   }
   return us;
 }

@@ -79,7 +79,6 @@ TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
             EXPECT_GE(past_filter, int64_t{p.stages - 1} * p.stage_bytes +
                                        (p.n + reach_h * p.pitch + reach_w) * 128);
             EXPECT_GE(p.slices, 1);
-            EXPECT_EQ(p.last_slices, p.slices);  // every chunk full: an even split
             EXPECT_LE(p.slices * chunks, 132);
             // Never more work for the busiest block than the first form's tiles (its budgets are
             // among those searched, each at n <= 256: this guards the search and its cost).
@@ -111,50 +110,6 @@ TEST(ConvTapsPlan, ResNetRowsComputeFewerPositions) {
     EXPECT_EQ(p.th, c.th);
     EXPECT_EQ(p.pitch, c.pitch);
     EXPECT_EQ(p.tiles_w, c.tiles_w);
-  }
-}
-
-// A last chunk of K narrower than 64 channels gets fewer blocks where the layer is memory-bound
-// (its tiles store fewer channels), so that the full chunks' busiest blocks take fewer tiles;
-// where the mma is the longer (3x3, C = 64) or every chunk is full, the blocks split evenly.
-TEST(ConvTapsPlan, NarrowLastChunkGetsFewerBlocksWhereMemoryBound) {
-  // n64 c24 56x56 -> k144 1x1: 200704 pixels in one row; chunks of 64, 64 and 16.
-  TapsPlan p{};
-  ASSERT_EQ(taps_tile_plan(1, 1, 200704, 1, 1, 0, 0, 3, 132, &p, 16, 24), nullptr);
-  EXPECT_GT(p.slices, 44);  // evenly: 44 each
-  EXPECT_LT(p.last_slices, 44);
-  EXPECT_LE(2 * p.slices + p.last_slices, 132);
-  // Weights of 176 and 80 bytes a position: the busiest block, of either kind, has less work
-  // than the even split's.
-  EXPECT_EQ(taps_chunk_weight(64, 24, 1), 176);
-  EXPECT_EQ(taps_chunk_weight(16, 24, 1), 80);
-  const int64_t full = plan_ceil(p.tiles, p.slices) * 176;
-  const int64_t last = plan_ceil(p.tiles, p.last_slices) * 80;
-  EXPECT_LT(full > last ? full : last, plan_ceil(p.tiles, 44) * 176);
-  // Even splits: K = 192 (three full chunks); 3x3 layers with K = 96, mma-bound (C = 64), or
-  // with weights of 224 and 216 within the estimate (n32 c48 28x28); one chunk (every block).
-  struct Even {
-    int64_t planes, h, w;
-    int taps_h, chunks, last_width, reduced, slices;
-  };
-  for (const Even& e :
-       {Even{1, 1, 100352, 1, 3, 64, 32, 44}, Even{64, 56, 56, 3, 2, 32, 64, 66},
-        Even{32, 28, 28, 3, 2, 32, 48, 66}, Even{1, 1, 200704, 1, 1, 48, 24, 132}}) {
-    SCOPED_TRACE(std::to_string(e.w) + " wide, K of " + std::to_string(e.chunks) + " chunks");
-    const int reach = e.taps_h - 1;
-    ASSERT_EQ(taps_tile_plan(e.planes, e.h, e.w, e.taps_h, e.taps_h, reach, reach, e.chunks, 132,
-                             &p, e.last_width, e.reduced),
-              nullptr);
-    EXPECT_EQ(p.slices, e.slices);
-    EXPECT_EQ(p.last_slices, e.slices);
-  }
-  // Fewer tiles than blocks: no chunk gets more blocks than tiles, every chunk at least one.
-  for (int64_t pixels : {256, 2048, 20000}) {
-    ASSERT_EQ(taps_tile_plan(1, 1, pixels, 1, 1, 0, 0, 5, 132, &p, 8, 16), nullptr);
-    EXPECT_GE(p.last_slices, 1);
-    EXPECT_LE(p.slices, p.tiles);
-    EXPECT_LE(p.last_slices, p.tiles);
-    EXPECT_LE(4 * p.slices + p.last_slices, 132);
   }
 }
 
