@@ -47,8 +47,9 @@ struct TapsPlan {
   int taps;
   int stage_bytes;  // the box (128 bytes a pixel) or the output, whichever is larger
   int stages;
-  int k_chunks;  // of 64 output channels
-  int slices;    // blocks per chunk
+  int k_chunks;    // of 64 output channels
+  int slices;      // blocks per chunk (all_chunks: blocks)
+  int all_chunks;  // 1: every block computes every chunk of K for each staged tile
   int shared_bytes;
   int turned;  // 1: the filter is turned around by the kernel launched just before this one
 };
@@ -65,13 +66,28 @@ inline bool taps_one_row(const int64_t* filter, const int64_t* stride, const int
   return pixels < (int64_t{1} << 31);
 }
 
+// Where a 1x1 layer's K takes 2 to kTapsAllChunks chunks, every block computes them all for each
+// staged tile (TapsPlan::all_chunks): its filter holds every chunk (a slot of 8 KB each), and two
+// output buffers (one a warpgroup) take the chunks' outputs before the last, which is written over
+// the stage as in the one-chunk form. Each input tile is read once and each pixel's output
+// channels are stored together. (With a chunk a block, the chunks' blocks read each tile again and
+// store a pixel's channels in pieces: n64 c24 56x56 -> k144 at 0.79x cuDNN; weighting the chunks'
+// blocks apart made it 1.20x slower, 2026-12-03-taps-split.) BOO_TAPS_ALL_CHUNKS=0 (through
+// BOO_NVCC_FLAGS) keeps a chunk a block, for measuring.
+#ifndef BOO_TAPS_ALL_CHUNKS
+#define BOO_TAPS_ALL_CHUNKS 1
+#endif
+constexpr int kTapsAllChunks = 4;
+
 // The tiles of at most `budget` positions over an output of out_h x out_w: whole rows where one
 // fits (as many as the budget holds, spread evenly over the height), else one row cut into
 // pieces; with their stages (as many as fit, at least 2) and shared memory. False where two
 // stages do not fit beside the filter.
 // n_forced: the positions a tile computes (0: th x pitch, rounded up to 8).
+// all_chunks: the filter's slots (k_chunks) and the two output buffers of TapsPlan::all_chunks
+// (0: a slot a tap, no buffers).
 inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, int64_t reach_h,
-                       int64_t reach_w, int taps, TapsPlan* p) {
+                       int64_t reach_w, int taps, TapsPlan* p, int all_chunks = 0) {
   if (budget < reach_w + 1) return false;
   if (out_w + reach_w <= budget) {
     p->tiles_w = 1;
@@ -101,11 +117,12 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
   const int64_t reach_bytes = (p->n + reach_h * p->pitch + reach_w) * 128;
   const int slack =
       reach_bytes > p->stage_bytes ? static_cast<int>(reach_bytes - p->stage_bytes) : 0;
-  // Up to 1 KB to align to the swizzle pattern, the filter, the stages and the slack, two
-  // mbarriers a stage.
+  // Up to 1 KB to align to the swizzle pattern, the filter (and the output buffers), the stages
+  // and the slack, two mbarriers a stage.
+  const int filter_bytes =
+      all_chunks > 0 ? all_chunks * kTapsTapBytes + 2 * out_bytes : taps * kTapsTapBytes;
   for (p->stages = kTapsMaxStages; p->stages >= 2; --p->stages) {
-    p->shared_bytes =
-        1024 + taps * kTapsTapBytes + p->stages * p->stage_bytes + slack + 16 * p->stages;
+    p->shared_bytes = 1024 + filter_bytes + p->stages * p->stage_bytes + slack + 16 * p->stages;
     if (p->shared_bytes <= kTapsMaxShared) return true;
   }
   return false;
@@ -127,11 +144,17 @@ inline const char* taps_tile_plan(int64_t planes, int64_t out_h, int64_t out_w, 
        budget -= step) {
     TapsPlan p{};
     p.taps = fh * fw;
-    if (!taps_tiles(budget, BOO_TAPS_N, out_h, out_w, reach_h, reach_w, p.taps, &p)) continue;
+    p.all_chunks =
+        BOO_TAPS_ALL_CHUNKS && p.taps == 1 && k_chunks >= 2 && k_chunks <= kTapsAllChunks;
+    if (!taps_tiles(budget, BOO_TAPS_N, out_h, out_w, reach_h, reach_w, p.taps, &p,
+                    p.all_chunks ? k_chunks : 0)) {
+      continue;
+    }
     p.tiles = planes * p.tiles_h * p.tiles_w;
     p.k_chunks = k_chunks;
-    p.slices = slices_per_chunk(blocks, k_chunks, p.tiles);
-    const int64_t cost = plan_ceil(p.tiles, p.slices) * (p.n + kTapsTileCost);
+    p.slices = slices_per_chunk(blocks, p.all_chunks ? 1 : k_chunks, p.tiles);
+    const int64_t cost =
+        plan_ceil(p.tiles, p.slices) * (p.all_chunks ? k_chunks : 1) * (p.n + kTapsTileCost);
     if (best < 0 || cost < best) best = cost, *out = p;
     if (BOO_TAPS_N != 0) break;
   }

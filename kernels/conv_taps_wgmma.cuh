@@ -34,8 +34,10 @@
 //     written), else one row of tw; channels past K are not written either. Once the store has
 //     read the stage, it is empty again.
 // Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
-// walking its share of the tiles. Backward data of stride 1 with K of at most 64 is this forward
-// pass over dy with the filter turned around (ConvTapsRunner, below).
+// walking its share of the tiles; 1x1 layers with K of 2 to 4 chunks keep every chunk in each
+// block and compute them all from each staged tile (TapsPlan::all_chunks). Backward data of
+// stride 1 with K of at most 64 is this forward pass over dy with the filter turned around
+// (ConvTapsRunner, below).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -133,32 +135,41 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   unsigned char* smem = reinterpret_cast<unsigned char*>(shared4);
   // Everything from a 1024-byte boundary: the 128-byte swizzle repeats every 8 rows.
   smem += (1024 - shared_address(smem) % 1024) % 1024;
-  const int chunk = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.k_chunks));
-  const int slice = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.k_chunks));
+  // A chunk of K a block (blocks chunk, chunk + k_chunks, ...), or every chunk in each block
+  // (p.all_chunks: chunk 0's k0, the rest by slot).
+  const unsigned chunks_apart = p.all_chunks ? 1u : static_cast<unsigned>(p.k_chunks);
+  const int chunk = static_cast<int>(blockIdx.x % chunks_apart);
+  const int slice = static_cast<int>(blockIdx.x / chunks_apart);
   const int k0 = chunk * kTapsChannels;
+  // The filter's 8 KB slots: one a tap, or one a chunk of K (p.all_chunks, one tap).
+  const int slots = p.all_chunks ? p.k_chunks : p.taps;
+  const int tile_chunks = p.all_chunks ? p.k_chunks : 1;  // chunks computed from a staged tile
   const int group = static_cast<int>(threadIdx.x) / 128;  // 2: the producer warp
   const uint32_t w_at = shared_address(smem);
-  const uint32_t stages_at = w_at + p.taps * kTapsTapBytes;
+  // p.all_chunks: each warpgroup's output buffer (kN positions of 128 bytes) after the filter.
+  const uint32_t out_at = w_at + slots * kTapsTapBytes;
+  const uint32_t stages_at = out_at + (p.all_chunks ? 2 * kN * 128 : 0);
   const uint32_t full = stages_at + p.stages * p.stage_bytes;  // the slack holds the barriers
   const uint32_t empty = full + 8 * p.stages;
   // The block's tiles: slice, slice + slices, ...; its j-th in stage j % stages.
   const int tiles = static_cast<int>((p.tiles - slice + p.slices - 1) / p.slices);
 
   // The block's filter: output channel k0 + r, tap t, 16-byte vector v of its 64 channels at
-  // 8192 t + 128 r + 16 (v ^ r % 8).
-  // (The warpgroups copy it; the producer warp only issues boxes.)
+  // 8192 t + 128 r + 16 (v ^ r % 8); p.all_chunks: output channel 64 t + r of the one tap in slot
+  // t. (The warpgroups copy it; the producer warp only issues boxes.)
   const T* __restrict__ w = static_cast<const T*>(a.w);
   if (group < 2) {
     // Backward data: this launch may start while the filter is still being turned around
     // (a programmatic dependent launch); its barriers and first boxes go ahead, the filter waits.
     if (p.turned) cudaGridDependencySynchronize();
     const int c = static_cast<int>(a.c);
-    for (int i = threadIdx.x; i < p.taps * kTapsChannels * 8; i += 256) {
+    for (int i = threadIdx.x; i < slots * kTapsChannels * 8; i += 256) {
       const int v = i % 8, r = i / 8 % kTapsChannels, t = i / (8 * kTapsChannels);
+      const int k = p.all_chunks ? t * kTapsChannels + r : k0 + r, tap = p.all_chunks ? 0 : t;
       // Zeros past C and K: the box's channels past C are zeros, but 0 x NaN is not.
-      const bool held = 8 * v < c && k0 + r < a.k;
+      const bool held = 8 * v < c && k < a.k;
       cp_async_16(smem + t * kTapsTapBytes + r * 128 + 16 * (v ^ r % 8),
-                  held ? w + (static_cast<int64_t>(k0 + r) * p.taps + t) * c + 8 * v : w,
+                  held ? w + (static_cast<int64_t>(k) * p.taps + tap) * c + 8 * v : w,
                   held ? 16 : 0);
     }
     cp_async_commit();
@@ -202,14 +213,17 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
 
   const int lane = threadIdx.x % 32, quarter = threadIdx.x % 128 / 32, g = lane / 4;
   const bool leader = threadIdx.x % 128 == 0;
-  // This thread's accumulator rows: output channels k0 + 16 quarter + g (+ 8).
+  // This thread's accumulator rows: output channels k0 + 16 quarter + g (+ 8) of a chunk at k0.
   float bias[2] = {0.0f, 0.0f};
-  if constexpr (kBias) {
-    for (int h = 0; h < 2; ++h) {
-      const int k = k0 + 16 * quarter + g + 8 * h;
-      if (k < a.k) bias[h] = to_float(static_cast<const T*>(a.bias)[k]);
+  const auto load_bias = [&](int chunk_k0) {
+    if constexpr (kBias) {
+      for (int h = 0; h < 2; ++h) {
+        const int k = chunk_k0 + 16 * quarter + g + 8 * h;
+        bias[h] = k < a.k ? to_float(static_cast<const T*>(a.bias)[k]) : 0.0f;
+      }
     }
-  }
+  };
+  load_bias(k0);
   cp_async_wait<0>();
   fence_proxy_async_shared();
   // Both warpgroups' filter copies have landed and are visible before the first mma.
@@ -234,75 +248,98 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   for (int j = group; j < tiles; j += 2) {
     const uint32_t xs = stages_at + stage * p.stage_bytes;
     mbarrier_wait(full + 8 * stage, parity);
-    // The warpgroups issue their tiles' mma in turn (tile j after tile j - 1), so that one's
-    // mma runs whole while the other's epilogue does; left to themselves they drift into issuing
-    // together, finish together, and leave the tensor cores idle through both epilogues.
-    if (kTapsOrdered) taps_turn_wait(group);
     const uint64_t b_desc = wgmma_desc_sw128(xs);
-    wgmma_fence();
-    // A tap's k16 steps (kSteps of them) from tap `tap` on.
-    const auto taps_from = [&](auto steps_c) {
-      constexpr int kSteps = decltype(steps_c)::value;
+    // The tile's chunks of K (one, or every chunk: p.all_chunks), each a turn of mma and an
+    // epilogue; the last chunk's output goes over the stage, the others' through the
+    // warpgroup's output buffer.
 #pragma unroll 1
-      for (int tap = 0; tap < p.taps; ++tap) {
-        const int shift = tap / fw * dil_h * p.pitch + tap % fw * dil_w;
-        const uint64_t at = a_desc + static_cast<uint64_t>(tap * (kTapsTapBytes / 16));
-        const uint64_t bt = b_desc + static_cast<uint64_t>(shift * 8);
+    for (int q = 0; q < tile_chunks; ++q) {
+      const bool last = q + 1 == tile_chunks;
+      // The warpgroups issue their mma in turn (tile j's after tile j - 1's, chunk by chunk), so
+      // that one's mma runs whole while the other's epilogue does; left to themselves they drift
+      // into issuing together, finish together, and leave the tensor cores idle through both
+      // epilogues.
+      if (kTapsOrdered) taps_turn_wait(group);
+      const uint64_t a_chunk = a_desc + static_cast<uint64_t>(q * (kTapsTapBytes / 16));
+      wgmma_fence();
+      // A tap's k16 steps (kSteps of them) from tap `tap` on.
+      const auto taps_from = [&](auto steps_c) {
+        constexpr int kSteps = decltype(steps_c)::value;
+#pragma unroll 1
+        for (int tap = 0; tap < p.taps; ++tap) {
+          const int shift = tap / fw * dil_h * p.pitch + tap % fw * dil_w;
+          const uint64_t at = a_chunk + static_cast<uint64_t>(tap * (kTapsTapBytes / 16));
+          const uint64_t bt = b_desc + static_cast<uint64_t>(shift * 8);
 #pragma unroll
-        for (int k = 0; k < kSteps; ++k) {
-          wgmma_m64nk16_ss<T, kN>(acc, at + 2 * k, bt + 2 * k, tap + k);
+          for (int k = 0; k < kSteps; ++k) {
+            wgmma_m64nk16_ss<T, kN>(acc, at + 2 * k, bt + 2 * k, tap + k);
+          }
         }
+      };
+      if (!kTapsSkipSteps || steps == 4) {
+        taps_from(std::integral_constant<int, 4>{});
+      } else if (steps == 3) {
+        taps_from(std::integral_constant<int, 3>{});
+      } else if (steps == 2) {
+        taps_from(std::integral_constant<int, 2>{});
+      } else {
+        taps_from(std::integral_constant<int, 1>{});
       }
-    };
-    if (!kTapsSkipSteps || steps == 4) {
-      taps_from(std::integral_constant<int, 4>{});
-    } else if (steps == 3) {
-      taps_from(std::integral_constant<int, 3>{});
-    } else if (steps == 2) {
-      taps_from(std::integral_constant<int, 2>{});
-    } else {
-      taps_from(std::integral_constant<int, 1>{});
-    }
-    wgmma_commit();
-    if (kTapsOrdered) taps_turn_pass(group);
-    wgmma_wait<0>();
-    wgmma_hold(acc);
-    taps_group_sync(group);  // every warp's mma has read the stage: it takes the output now
+      wgmma_commit();
+      if (kTapsOrdered) taps_turn_pass(group);
+      wgmma_wait<0>();
+      wgmma_hold(acc);
+      // Every warp's mma has read the stage (the last chunk's output takes it now), and the
+      // buffer's last store has read it (the leader waited before arriving here).
+      taps_group_sync(group);
+      const uint32_t ys = last ? xs : out_at + static_cast<uint32_t>(group * kN * 128);
+      const int kq = p.all_chunks ? q * kTapsChannels : k0;  // the chunk's first output channel
+      if (p.all_chunks) load_bias(kq);
 
-    // acc[4 i + 2 h + e]: output channel 16 quarter + g + 8 h, position 8 i + 2 t + e; the
-    // positions in groups of 8, two a stmatrix (the last alone where kN / 8 is odd).
-    const auto pack = [&](int i, uint32_t* r) {
+      // acc[4 i + 2 h + e]: output channel 16 quarter + g + 8 h, position 8 i + 2 t + e; the
+      // positions in groups of 8, two a stmatrix (the last alone where kN / 8 is odd).
+      const auto pack = [&](int i, uint32_t* r) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const float* d = acc + 4 * i + 2 * h;
-        r[h] = pack_pair<T>(activate<kAct>(d[0] + bias[h]), activate<kAct>(d[1] + bias[h]));
+        for (int h = 0; h < 2; ++h) {
+          const float* d = acc + 4 * i + 2 * h;
+          r[h] = pack_pair<T>(activate<kAct>(d[0] + bias[h]), activate<kAct>(d[1] + bias[h]));
+        }
+      };
+      constexpr int kGroups = kN / 8;
+#pragma unroll
+      for (int u = 0; u + 1 < kGroups; u += 2) {
+        uint32_t r[4];
+        pack(u, r);
+        pack(u + 1, r + 2);
+        stmatrix_x4_trans(ys + st_lane + 1024 * u, r);
       }
-    };
-    constexpr int kGroups = kN / 8;
-#pragma unroll
-    for (int u = 0; u + 1 < kGroups; u += 2) {
-      uint32_t r[4];
-      pack(u, r);
-      pack(u + 1, r + 2);
-      stmatrix_x4_trans(xs + st_lane + 1024 * u, r);
-    }
-    if constexpr (kGroups % 2 != 0) {
-      uint32_t r[2];
-      pack(kGroups - 1, r);
-      stmatrix_x2_trans(xs + st_lane + 1024 * (kGroups - 1), r);
-    }
-    fence_proxy_async_shared();
-    taps_group_sync(group);
-    if (leader) {
-      int plane, oh0, ow0;
-      place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
-      tma_store_4d(&y_map, xs, k0, ow0, oh0, plane);
-      tma_store_wait_read<0>();  // (the other warpgroup's mma runs meanwhile)
-      mbarrier_arrive(empty + 8 * stage);
+      if constexpr (kGroups % 2 != 0) {
+        uint32_t r[2];
+        pack(kGroups - 1, r);
+        stmatrix_x2_trans(ys + st_lane + 1024 * (kGroups - 1), r);
+      }
+      fence_proxy_async_shared();
+      taps_group_sync(group);
+      if (leader) {
+        int plane, oh0, ow0;
+        place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
+        tma_store_4d(&y_map, ys, kq, ow0, oh0, plane);
+        tma_store_wait_read<0>();  // (the other warpgroup's mma runs meanwhile)
+        if (last) mbarrier_arrive(empty + 8 * stage);
+      }
     }
     // The warpgroup's next tile is two further on in the ring.
     stage += 2;
     while (stage >= p.stages) stage -= p.stages, parity ^= 1;
+  }
+  // Warpgroup 0 takes one tile more where the block's tiles are odd: each of its tile_chunks
+  // turns there waits for a pass of warpgroup 1's, which has only the first (before its loop)
+  // left over; warpgroup 1 takes the rest as turns without mma.
+  if (kTapsOrdered && group == 1 && tiles % 2 != 0) {
+    for (int q = 1; q < tile_chunks; ++q) {
+      taps_turn_wait(group);
+      taps_turn_pass(group);
+    }
   }
   if (leader) tma_store_wait<0>();
 }
@@ -456,8 +493,8 @@ struct ConvTapsRunner {
           e != cudaSuccess) {
         return e;
       }
-      const unsigned blocks =
-          static_cast<unsigned>(plan.k_chunks) * static_cast<unsigned>(plan.slices);
+      const unsigned blocks = static_cast<unsigned>(plan.all_chunks ? 1 : plan.k_chunks) *
+                              static_cast<unsigned>(plan.slices);
       if (plan.turned) {
         // Its set-up and first boxes overlap the turning of the filter.
         return launch_dependent_shared(kernel, dim3(blocks), dim3(kTapsThreads),

@@ -749,7 +749,9 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
   // The busiest SM's tiles, each up to 4 m64nNk16 wgmma a tap (N = t.n positions), two warpgroups
   // taking turns: a tile costs its mma, or half of its mma and epilogue where the epilogue (as
   // n) is the longer.
-  const double per_sm = static_cast<double>(ceil_div(t.tiles, t.slices));
+  // (Every chunk of K in each block: each tile's mma and epilogue once a chunk.)
+  const double per_sm =
+      static_cast<double>(ceil_div(t.tiles, t.slices) * (t.all_chunks ? t.k_chunks : 1));
   // (k16 steps past the reduced channels are skipped: C = 40 takes 3 of 4.)
   const int64_t steps = ceil_div(p.direction == ConvDirection::kBackwardData ? p.k : p.c, 16);
   const double mma_us = 2.0 * 64 * t.n * 16 * steps * static_cast<double>(t.taps) /
@@ -762,7 +764,8 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
   if (why != nullptr) {
     *why = std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
            std::to_string(t.pitch) + " positions (" + std::to_string(t.n) + " computed) x " +
-           std::to_string(t.k_chunks) + " chunks of 64 channels" + text;
+           std::to_string(t.k_chunks) + " chunks of 64 channels" +
+           (t.all_chunks ? ", every chunk in each block" : "") + text;
   }
   return us;
 }

@@ -74,17 +74,24 @@ TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
             // After the alignment and the filter: every stage, then the full and empty mbarriers
             // of each; and the last stage's thrown-away positions read up to n + the taps' reach
             // past its start (shifted descriptors), within the allocation.
-            const int64_t past_filter = p.shared_bytes - 1024 - p.taps * kTapsTapBytes;
+            // (Every chunk in each block: a slot a chunk and two output buffers of n positions.)
+            EXPECT_EQ(p.all_chunks != 0, fh * fw == 1 && chunks >= 2);
+            const int64_t filter =
+                p.all_chunks ? chunks * kTapsTapBytes + 2 * p.n * 128 : p.taps * kTapsTapBytes;
+            const int64_t past_filter = p.shared_bytes - 1024 - filter;
             EXPECT_GE(past_filter, int64_t{p.stages} * p.stage_bytes + 16 * p.stages);
             EXPECT_GE(past_filter, int64_t{p.stages - 1} * p.stage_bytes +
                                        (p.n + reach_h * p.pitch + reach_w) * 128);
             EXPECT_GE(p.slices, 1);
-            EXPECT_LE(p.slices * chunks, 132);
+            EXPECT_LE(p.slices * (p.all_chunks ? 1 : chunks), 132);
+            EXPECT_LE(p.slices, p.tiles);
             // Never more work for the busiest block than the first form's tiles (its budgets are
             // among those searched, each at n <= 256: this guards the search and its cost).
-            const TapsPlan old = first_form(planes, h, w, fh, fw, reach_h, reach_w, chunks);
-            ASSERT_GE(old.stages, 2);
-            EXPECT_LE(work(p), work(old));
+            if (!p.all_chunks) {
+              const TapsPlan old = first_form(planes, h, w, fh, fw, reach_h, reach_w, chunks);
+              ASSERT_GE(old.stages, 2);
+              EXPECT_LE(work(p), work(old));
+            }
           }
         }
       }
@@ -111,6 +118,31 @@ TEST(ConvTapsPlan, ResNetRowsComputeFewerPositions) {
     EXPECT_EQ(p.pitch, c.pitch);
     EXPECT_EQ(p.tiles_w, c.tiles_w);
   }
+}
+
+// 1x1 layers whose K takes 2 to 4 chunks: every block computes every chunk of each staged tile
+// (its tiles once, on every SM); one chunk, five chunks, or more than one tap: a chunk a block.
+TEST(ConvTapsPlan, OneByOneLayersComputeEveryChunkInEachBlock) {
+  TapsPlan p{};
+  // n64 c24 56x56 -> k144: 200704 pixels as one row, three chunks.
+  ASSERT_EQ(taps_tile_plan(1, 1, 200704, 1, 1, 0, 0, 3, 132, &p), nullptr);
+  EXPECT_EQ(p.all_chunks, 1);
+  EXPECT_EQ(p.slices, 132);
+  EXPECT_GE(p.stages, 2);
+  EXPECT_LE(p.shared_bytes, kTapsMaxShared);
+  // Fewer tiles than SMs: a block a tile.
+  ASSERT_EQ(taps_tile_plan(1, 1, 1000, 1, 1, 0, 0, 4, 132, &p), nullptr);
+  EXPECT_EQ(p.all_chunks, 1);
+  EXPECT_EQ(p.slices, p.tiles);
+  ASSERT_EQ(taps_tile_plan(1, 1, 200704, 1, 1, 0, 0, 1, 132, &p), nullptr);
+  EXPECT_EQ(p.all_chunks, 0);
+  EXPECT_EQ(p.slices, 132);
+  ASSERT_EQ(taps_tile_plan(1, 1, 200704, 1, 1, 0, 0, 5, 132, &p), nullptr);
+  EXPECT_EQ(p.all_chunks, 0);
+  EXPECT_EQ(p.slices, 26);
+  ASSERT_EQ(taps_tile_plan(64, 56, 56, 3, 3, 2, 2, 2, 132, &p), nullptr);
+  EXPECT_EQ(p.all_chunks, 0);
+  EXPECT_EQ(p.slices, 66);
 }
 
 TEST(ConvTapsPlan, RefusesWhatTheKernelCannotStage) {

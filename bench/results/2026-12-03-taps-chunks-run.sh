@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Device script of bench/results/2026-12-03-taps-chunks-h200.md (repository root, .deps/device
+# carried):
+#   bash bench/results/2026-12-03-taps-chunks-run.sh gate ab     # call 1
+#   gate: tests/gpu/conv_taps.txt with conv.sm90_taps first (BOO_CONV_TAPS=first), boo and cuDNN
+#         (its 1x1 lines with K = 120, 128, 136, 144, 200, 240 and the backward data 1x1 with
+#         C = 256 take every chunk in each block): numerics-taps.csv
+#   ab:   -jobs.txt: conv.sm90_taps forced on eight 1x1 layers whose K takes 2 to 4 chunks (the
+#         held-out expansions k144, k96, k240, k192, fp16 c48 -> k256; c64 -> k256 and k128, and
+#         the backward data c256 <- k64), dispatch's pick on c64 -> k128, and a 3x3 control (one
+#         chunk a block either way); every chunk in each block (base) against a chunk a block
+#         (TAPS_ALL_CHUNKS=0), boo and cuDNN, -V 1 first, two rounds: ab.csv
+#   Hypothesis: each input tile read once and each pixel's channels stored together take the
+#   held-out expansions to cuDNN's level or past it (k144 37.5 -> about 30 us, k96 67 -> about
+#   58); C = 64 lines gain less (their input is a smaller share); the 3x3 control unchanged.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source bench/device_steps.sh taps-chunks
+J=bench/results/2026-12-03-taps-chunks
+for phase in "$@"; do
+  case "$phase" in
+  gate) BOO_CONV_TAPS=first NUMERICS_VENDORS=,cudnn numerics taps tests/gpu/conv_taps.txt ;;
+  ab) timed ab "$J-jobs.txt" "base TAPS_ALL_CHUNKS=0" boo,cudnn 330 ;;
+  *) echo "unknown phase $phase" ;;
+  esac
+done
