@@ -802,10 +802,12 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   // conv.sm90_taps (C of at most 64): ranked below; on a 1x1 layer reducing fewer than 64
   // channels, where the GEMM's single k-block is partly zeros, it goes before conv.gemm_1x1 where
   // it is predicted faster than the GEMM's first pick. (H200, bench/results/
-  // 2026-12-01-taps-channels-h200.md: C 16 -> K 96 at 112x112 66.5 us against the GEMM's 82.4,
-  // C 24 -> 144 at 56x56 37.2 against 44.1; C 40 -> 240 at 28x28 17.1 against 17.2-17.9, and
-  // the GEMM first where the model says so. With C = 64 the GEMM measured faster: 38.5 against
-  // 44.4 us at K 256, 16.5 against 17.3 at K 64, backward data K 64 -> C 256 39.3 against 46.0.)
+  // 2026-12-01-taps-channels-h200.md and 2026-12-03-taps-chunks-h200.md: C 16 -> K 96 at
+  // 112x112 59.2 us against the GEMM's 82.4, C 24 -> 144 at 56x56 29.0 against 44.1; C 40 -> 240
+  // at 28x28 15.2 against 17.5, the GEMM first there as the model says (15.5 against 14.8
+  // predicted). With C = 64 the GEMM measured faster: 39.3 against 40.9 us at K 256, 23.8
+  // against 24.9 at K 128, 16.5 against 17.3 at K 64, backward data K 64 -> C 256 39.3 against
+  // 41.9.)
   ConvCandidate taps;
   bool taps_first = false;
   if (const core::Status t = conv_sm90_taps_supports(p); !t.is_ok()) {
