@@ -333,8 +333,9 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     while (stage >= p.stages) stage -= p.stages, parity ^= 1;
   }
   // Warpgroup 0 takes one tile more where the block's tiles are odd: each of its tile_chunks
-  // turns there waits for a pass of warpgroup 1's, which has only the first (before its loop)
-  // left over; warpgroup 1 takes the rest as turns without mma.
+  // turns there waits for a pass of warpgroup 1's, which has one pass left over (its last, or
+  // the first before its loop where it had no tile); it makes the other tile_chunks - 1 as
+  // turns without mma.
   if (kTapsOrdered && group == 1 && tiles % 2 != 0) {
     for (int q = 1; q < tile_chunks; ++q) {
       taps_turn_wait(group);

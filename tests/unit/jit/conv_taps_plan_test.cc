@@ -34,7 +34,7 @@ TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
       for (int64_t w : {1, 5, 7, 14, 28, 56, 63, 112, 224, 700, 4096}) {
         for (const auto& [r, s] :
              {std::pair{1, 1}, {2, 2}, {3, 3}, {5, 1}, {1, 5}, {3, 1}, {1, 9}, {9, 1}}) {
-          for (int chunks : {1, 2, 4}) {
+          for (int chunks : {1, 2, 3, 4}) {
             const int fh = h == 1 ? 1 : r, fw = s;
             // Dilation 2 on the 2x2 filter, 12 on the 1x9 row (a reach of 96 columns: pieces).
             const int64_t dil = r == 2 ? 2 : (s == 9 ? 12 : 1);
@@ -75,7 +75,7 @@ TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
             // of each; and the last stage's thrown-away positions read up to n + the taps' reach
             // past its start (shifted descriptors), within the allocation.
             // (Every chunk in each block: a slot a chunk and two output buffers of n positions.)
-            EXPECT_EQ(p.all_chunks != 0, fh * fw == 1 && chunks >= 2);
+            EXPECT_EQ(p.all_chunks != 0, BOO_TAPS_ALL_CHUNKS && fh * fw == 1 && chunks >= 2);
             const int64_t filter =
                 p.all_chunks ? chunks * kTapsTapBytes + 2 * p.n * 128 : p.taps * kTapsTapBytes;
             const int64_t past_filter = p.shared_bytes - 1024 - filter;
@@ -123,6 +123,7 @@ TEST(ConvTapsPlan, ResNetRowsComputeFewerPositions) {
 // 1x1 layers whose K takes 2 to 4 chunks: every block computes every chunk of each staged tile
 // (its tiles once, on every SM); one chunk, five chunks, or more than one tap: a chunk a block.
 TEST(ConvTapsPlan, OneByOneLayersComputeEveryChunkInEachBlock) {
+  if (!BOO_TAPS_ALL_CHUNKS) GTEST_SKIP() << "built with -DBOO_TAPS_ALL_CHUNKS=0: a chunk a block";
   TapsPlan p{};
   // n64 c24 56x56 -> k144: 200704 pixels as one row, three chunks.
   ASSERT_EQ(taps_tile_plan(1, 1, 200704, 1, 1, 0, 0, 3, 132, &p), nullptr);
