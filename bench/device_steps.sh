@@ -2,8 +2,8 @@
 # repository root on the GPU machine, .deps/device carried:
 #   source bench/device_steps.sh NAME [TARBALL]
 # sets the kernel cache and CUTLASS paths, boo (the binary), R (the results folder: $OUT, else
-# /tmp/NAME) and L (the log folder, /tmp/NAME-logs, packed into $R/TARBALL, default logs.tgz, on
-# exit); defines `log`, `step` (a bounded step whose output goes to $L/STEP.log, with its rc and
+# /tmp/NAME) and L (the log folder, /tmp/NAME-logs, packed into $R/TARBALL on exit, default
+# NAME-logs.tgz, so that two scripts in one device call keep both); defines `log`, `step` (a bounded step whose output goes to $L/STEP.log, with its rc and
 # its gate PASS/FAIL counts printed), `numerics` (a list's kernels compiled, then its gate),
 # `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
 # its vendor), `public_lists` (both, compiled first), `summary` (a bench/variants.sh CSV's
@@ -20,7 +20,7 @@ R="${OUT:-/tmp/$1}"
 L="/tmp/$1-logs"
 mkdir -p "$R" "$L"
 # shellcheck disable=SC2064  # the tarball's name is fixed now
-trap "tar czf \"$R/${2:-logs.tgz}\" -C \"$L\" . 2>/dev/null" EXIT
+trap "tar czf \"$R/${2:-$1-logs.tgz}\" -C \"$L\" . 2>/dev/null" EXIT
 log() { echo "== $(date +%H:%M:%S) $*"; }
 step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.log
   local name=$1 limit=$2
