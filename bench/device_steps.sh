@@ -3,8 +3,9 @@
 #   source bench/device_steps.sh NAME [TARBALL]
 # sets the kernel cache and CUTLASS paths, boo (the binary), R (the results folder: $OUT, else
 # /tmp/NAME) and L (the log folder, /tmp/NAME-logs, packed into $R/TARBALL on exit, default
-# NAME-logs.tgz, so that two scripts in one device call keep both); defines `log`, `step` (a bounded step whose output goes to $L/STEP.log, with its rc and
-# its gate PASS/FAIL counts printed), `numerics` (a list's kernels compiled, then its gate),
+# NAME-logs.tgz, so that two scripts in one device call keep both); defines `log`, `step` (a
+# bounded step whose output goes to $L/STEP.log, with its rc and its gate PASS/FAIL counts
+# printed), `numerics` (a list's kernels compiled, then its gate),
 # `preload_public` (the public lists' kernels compiled), `public_list` (one public list against
 # its vendor), `public_lists` (both, compiled first), `summary` (a bench/variants.sh CSV's
 # medians by command, variant and config), `timed` (bench/variants.sh on a jobs file, two
