@@ -3,6 +3,7 @@
 # carried):
 #   bash bench/results/2026-12-03-taps-chunks-run.sh gate ab     # call 1
 #   bash bench/results/2026-12-03-taps-chunks-run.sh prof        # prepared, not run
+#   bash bench/results/2026-12-03-taps-chunks-run.sh public      # prepared, not run
 #   gate: tests/gpu/conv_taps.txt with conv.sm90_taps first (BOO_CONV_TAPS=first), boo and cuDNN
 #         (its 1x1 lines with K = 120, 128, 136, 144, 200, 240 and the backward data 1x1 with
 #         C = 256 take every chunk in each block): numerics-taps.csv
@@ -14,6 +15,10 @@
 #   prof: ncu --set full of conv.sm90_taps (every chunk in each block) on the two held-out 1x1
 #         layers still behind cuDNN on it, c40 -> k240 28x28 and c32 -> k192 56x56, and of
 #         cuDNN's kernel on the first: prof-*-details.txt, prof-*-src.txt (where their time goes)
+#   public: both public lists against their vendors on this tree (conv-public.csv,
+#         gemm-public.csv): the first run of the lists since 2026-12-02's shifted copies and
+#         this change (neither is expected to move a public line: no public GEMM is on
+#         gemm.sm90_unaligned and the public conv.sm90_taps lines have one chunk)
 #   Hypothesis: each input tile read once and each pixel's channels stored together take the
 #   held-out expansions to cuDNN's level or past it (k144 37.5 -> about 30 us, k96 67 -> about
 #   58); C = 64 lines gain less (their input is a smaller share); the 3x3 control unchanged.
@@ -35,6 +40,7 @@ for phase in "$@"; do
     ncu --import "$L/c40-cudnn.ncu-rep" --page details >"$R/prof-c40-cudnn-details.txt" 2>&1
     grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occ|Grid Size|Block Size" \
       "$R/prof-c40-cudnn-details.txt" | head -10 ;;
+  public) public_lists 240 ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
