@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "host_device.cuh"
 #include "split_slices.cuh"
 
 namespace boo_kernels {
@@ -79,15 +80,23 @@ inline bool taps_one_row(const int64_t* filter, const int64_t* stride, const int
 #endif
 constexpr int kTapsAllChunks = 4;
 
+// What TapsPlan::all_chunks changes, for the plan, the kernel and dispatch's model alike: the
+// filter's 8 KB slots (one a tap, or one a chunk of K), the chunks a block computes from each
+// staged tile, and the blocks a slice of the tiles takes (one a chunk, or one).
+BOO_HD inline int taps_filter_slots(const TapsPlan& p) {
+  return p.all_chunks ? p.k_chunks : p.taps;
+}
+BOO_HD inline int taps_tile_chunks(const TapsPlan& p) { return p.all_chunks ? p.k_chunks : 1; }
+BOO_HD inline int taps_slice_blocks(const TapsPlan& p) { return p.all_chunks ? 1 : p.k_chunks; }
+
 // The tiles of at most `budget` positions over an output of out_h x out_w: whole rows where one
 // fits (as many as the budget holds, spread evenly over the height), else one row cut into
 // pieces; with their stages (as many as fit, at least 2) and shared memory. False where two
 // stages do not fit beside the filter.
-// n_forced: the positions a tile computes (0: th x pitch, rounded up to 8).
-// all_chunks: the filter's slots (k_chunks) and the two output buffers of TapsPlan::all_chunks
-// (0: a slot a tap, no buffers).
+// n_forced: the positions a tile computes (0: th x pitch, rounded up to 8). The filter's slots
+// and output buffers follow p's all_chunks, k_chunks and taps (taps_filter_slots).
 inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, int64_t reach_h,
-                       int64_t reach_w, int taps, TapsPlan* p, int all_chunks = 0) {
+                       int64_t reach_w, int taps, TapsPlan* p) {
   if (budget < reach_w + 1) return false;
   if (out_w + reach_w <= budget) {
     p->tiles_w = 1;
@@ -119,8 +128,9 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
       reach_bytes > p->stage_bytes ? static_cast<int>(reach_bytes - p->stage_bytes) : 0;
   // Up to 1 KB to align to the swizzle pattern, the filter (and the output buffers), the stages
   // and the slack, two mbarriers a stage.
+  p->taps = taps;
   const int filter_bytes =
-      all_chunks > 0 ? all_chunks * kTapsTapBytes + 2 * out_bytes : taps * kTapsTapBytes;
+      taps_filter_slots(*p) * kTapsTapBytes + (p->all_chunks ? 2 * out_bytes : 0);
   for (p->stages = kTapsMaxStages; p->stages >= 2; --p->stages) {
     p->shared_bytes = 1024 + filter_bytes + p->stages * p->stage_bytes + slack + 16 * p->stages;
     if (p->shared_bytes <= kTapsMaxShared) return true;
@@ -144,17 +154,13 @@ inline const char* taps_tile_plan(int64_t planes, int64_t out_h, int64_t out_w, 
        budget -= step) {
     TapsPlan p{};
     p.taps = fh * fw;
+    p.k_chunks = k_chunks;
     p.all_chunks =
         BOO_TAPS_ALL_CHUNKS && p.taps == 1 && k_chunks >= 2 && k_chunks <= kTapsAllChunks;
-    if (!taps_tiles(budget, BOO_TAPS_N, out_h, out_w, reach_h, reach_w, p.taps, &p,
-                    p.all_chunks ? k_chunks : 0)) {
-      continue;
-    }
+    if (!taps_tiles(budget, BOO_TAPS_N, out_h, out_w, reach_h, reach_w, p.taps, &p)) continue;
     p.tiles = planes * p.tiles_h * p.tiles_w;
-    p.k_chunks = k_chunks;
-    p.slices = slices_per_chunk(blocks, p.all_chunks ? 1 : k_chunks, p.tiles);
-    const int64_t cost =
-        plan_ceil(p.tiles, p.slices) * (p.all_chunks ? k_chunks : 1) * (p.n + kTapsTileCost);
+    p.slices = slices_per_chunk(blocks, taps_slice_blocks(p), p.tiles);
+    const int64_t cost = plan_ceil(p.tiles, p.slices) * taps_tile_chunks(p) * (p.n + kTapsTileCost);
     if (best < 0 || cost < best) best = cost, *out = p;
     if (BOO_TAPS_N != 0) break;
   }

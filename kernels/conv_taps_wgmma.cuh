@@ -137,13 +137,12 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   smem += (1024 - shared_address(smem) % 1024) % 1024;
   // A chunk of K a block (blocks chunk, chunk + k_chunks, ...), or every chunk in each block
   // (p.all_chunks: chunk 0's k0, the rest by slot).
-  const unsigned chunks_apart = p.all_chunks ? 1u : static_cast<unsigned>(p.k_chunks);
+  const unsigned chunks_apart = static_cast<unsigned>(taps_slice_blocks(p));
   const int chunk = static_cast<int>(blockIdx.x % chunks_apart);
   const int slice = static_cast<int>(blockIdx.x / chunks_apart);
   const int k0 = chunk * kTapsChannels;
-  // The filter's 8 KB slots: one a tap, or one a chunk of K (p.all_chunks, one tap).
-  const int slots = p.all_chunks ? p.k_chunks : p.taps;
-  const int tile_chunks = p.all_chunks ? p.k_chunks : 1;  // chunks computed from a staged tile
+  const int slots = taps_filter_slots(p);
+  const int tile_chunks = taps_tile_chunks(p);            // chunks computed from a staged tile
   const int group = static_cast<int>(threadIdx.x) / 128;  // 2: the producer warp
   const uint32_t w_at = shared_address(smem);
   // p.all_chunks: each warpgroup's output buffer (kN positions of 128 bytes) after the filter.
@@ -494,8 +493,8 @@ struct ConvTapsRunner {
           e != cudaSuccess) {
         return e;
       }
-      const unsigned blocks = static_cast<unsigned>(plan.all_chunks ? 1 : plan.k_chunks) *
-                              static_cast<unsigned>(plan.slices);
+      const unsigned blocks =
+          static_cast<unsigned>(taps_slice_blocks(plan)) * static_cast<unsigned>(plan.slices);
       if (plan.turned) {
         // Its set-up and first boxes overlap the turning of the filter.
         return launch_dependent_shared(kernel, dim3(blocks), dim3(kTapsThreads),

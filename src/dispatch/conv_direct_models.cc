@@ -751,7 +751,7 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
   // n) is the longer.
   // (Every chunk of K in each block: each tile's mma and epilogue once a chunk.)
   const double per_sm =
-      static_cast<double>(ceil_div(t.tiles, t.slices) * (t.all_chunks ? t.k_chunks : 1));
+      static_cast<double>(ceil_div(t.tiles, t.slices) * boo_kernels::taps_tile_chunks(t));
   // (k16 steps past the reduced channels are skipped: C = 40 takes 3 of 4.)
   const int64_t steps = ceil_div(p.direction == ConvDirection::kBackwardData ? p.k : p.c, 16);
   const double mma_us = 2.0 * 64 * t.n * 16 * steps * static_cast<double>(t.taps) /
