@@ -51,6 +51,7 @@ struct TapsPlan {
   int k_chunks;    // of 64 output channels
   int slices;      // blocks per chunk (all_chunks: blocks)
   int all_chunks;  // 1: every block computes every chunk of K for each staged tile
+  int out_ring;    // all_chunks: output buffers a warpgroup (2: a ring, every chunk through it)
   int shared_bytes;
   int turned;  // 1: the filter is turned around by the kernel launched just before this one
 };
@@ -68,13 +69,13 @@ inline bool taps_one_row(const int64_t* filter, const int64_t* stride, const int
 }
 
 // Where a 1x1 layer's K takes 2 to kTapsAllChunks chunks, every block computes them all for each
-// staged tile (TapsPlan::all_chunks): its filter holds every chunk (a slot of 8 KB each), and two
-// output buffers (one a warpgroup) take the chunks' outputs before the last, which is written over
-// the stage as in the one-chunk form. Each input tile is read once and each pixel's output
-// channels are stored together. (With a chunk a block, the chunks' blocks read each tile again and
-// store a pixel's channels in pieces: n64 c24 56x56 -> k144 at 0.79x cuDNN; weighting the chunks'
-// blocks apart made it 1.20x slower, 2026-12-03-taps-split.) BOO_TAPS_ALL_CHUNKS=0 (through
-// BOO_NVCC_FLAGS) keeps a chunk a block, for measuring.
+// staged tile (TapsPlan::all_chunks): its filter holds every chunk (a slot of 8 KB each), and
+// output buffers of the warpgroups' take the chunks' outputs (TapsPlan::out_ring, below). Each
+// input tile is read once and each pixel's output channels are stored together. (With a chunk a
+// block, the chunks' blocks read each tile again and store a pixel's channels in pieces: n64 c24
+// 56x56 -> k144 at 0.79x cuDNN; weighting the chunks' blocks apart made it 1.20x slower,
+// 2026-12-03-taps-split.) BOO_TAPS_ALL_CHUNKS=0 (through BOO_NVCC_FLAGS) keeps a chunk a block, for
+// measuring.
 #ifndef BOO_TAPS_ALL_CHUNKS
 #define BOO_TAPS_ALL_CHUNKS 1
 #endif
@@ -88,6 +89,23 @@ BOO_HD inline int taps_filter_slots(const TapsPlan& p) {
 }
 BOO_HD inline int taps_tile_chunks(const TapsPlan& p) { return p.all_chunks ? p.k_chunks : 1; }
 BOO_HD inline int taps_slice_blocks(const TapsPlan& p) { return p.all_chunks ? 1 : p.k_chunks; }
+
+// Every chunk in each block: each warpgroup stores its chunks' outputs through a ring of two
+// buffers where that leaves as many stages as one buffer would (TapsPlan::out_ring): a chunk's
+// store reads its buffer while the next chunk's mma and epilogue run (the leader waits only for
+// the store two chunks back), and the stage goes back to the producer once the last chunk's mma
+// has read it. Otherwise one buffer a warpgroup: each chunk's epilogue waits for its store to read
+// the buffer, the last chunk's output goes over the stage, and the stage is released after that
+// store. H200, 2026-12-03 (bench/results/2026-12-03-taps-ring-h200.md): the ring 1.05x and 1.06x
+// faster on n64 c40 28x28 -> k240 and n64 c32 28x28 -> k128 +bias +relu (3 stages either way);
+// where it cost a stage (n = 256), 2-chunk layers 0.97-0.98x, 4-chunk layers with C = 64
+// 0.99x, 3-chunk layers 1.03x. BOO_TAPS_OUT_RING=0 (through BOO_NVCC_FLAGS) keeps one buffer a
+// warpgroup, =2 takes the ring wherever two stages fit (for measuring).
+#ifndef BOO_TAPS_OUT_RING
+#define BOO_TAPS_OUT_RING 1
+#endif
+// The output buffers of a block (both warpgroups'), of n positions x 128 bytes each.
+BOO_HD inline int taps_out_buffers(const TapsPlan& p) { return 2 * p.out_ring; }
 
 // The tiles of at most `budget` positions over an output of out_h x out_w: whole rows where one
 // fits (as many as the budget holds, spread evenly over the height), else one row cut into
@@ -126,16 +144,27 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
   const int64_t reach_bytes = (p->n + reach_h * p->pitch + reach_w) * 128;
   const int slack =
       reach_bytes > p->stage_bytes ? static_cast<int>(reach_bytes - p->stage_bytes) : 0;
-  // Up to 1 KB to align to the swizzle pattern, the filter (and the output buffers), the stages
-  // and the slack, two mbarriers a stage.
   p->taps = taps;
-  const int filter_bytes =
-      taps_filter_slots(*p) * kTapsTapBytes + (p->all_chunks ? 2 * out_bytes : 0);
-  for (p->stages = kTapsMaxStages; p->stages >= 2; --p->stages) {
-    p->shared_bytes = 1024 + filter_bytes + p->stages * p->stage_bytes + slack + 16 * p->stages;
-    if (p->shared_bytes <= kTapsMaxShared) return true;
-  }
-  return false;
+  // Up to 1 KB to align to the swizzle pattern, the filter and `ring` output buffers a warpgroup,
+  // the stages and the slack, two mbarriers a stage: the bytes with as many stages as fit (at most
+  // kTapsMaxStages), or 0 where two do not.
+  const auto fit = [&](int ring, int* stages) {
+    const int fixed = 1024 + taps_filter_slots(*p) * kTapsTapBytes + 2 * ring * out_bytes + slack;
+    for (*stages = kTapsMaxStages; *stages >= 2; --*stages) {
+      const int bytes = fixed + *stages * (p->stage_bytes + 16);
+      if (bytes <= kTapsMaxShared) return bytes;
+    }
+    return 0;
+  };
+  int stages = 0, ring_stages = 0;
+  const int one = fit(p->all_chunks ? 1 : 0, &stages);
+  const int ring = p->all_chunks && BOO_TAPS_OUT_RING ? fit(2, &ring_stages) : 0;
+  if (one == 0) return false;
+  const bool take_ring = ring != 0 && (ring_stages >= stages || BOO_TAPS_OUT_RING == 2);
+  p->out_ring = take_ring ? 2 : p->all_chunks ? 1 : 0;
+  p->stages = take_ring ? ring_stages : stages;
+  p->shared_bytes = take_ring ? ring : one;
+  return true;
 }
 
 // The plan for an output of planes x out_h x out_w positions, a filter of fh x fw taps reaching

@@ -35,7 +35,8 @@
 //     read the stage, it is empty again.
 // Blocks: one per SM, each keeping one 64-channel chunk of K (block b: chunk b % chunks) and
 // walking its share of the tiles; 1x1 layers with K of 2 to 4 chunks keep every chunk in each
-// block and compute them all from each staged tile (TapsPlan::all_chunks). Backward data of
+// block and compute them all from each staged tile (TapsPlan::all_chunks; their outputs go out
+// through buffers of each warpgroup's, TapsPlan::out_ring). Backward data of
 // stride 1 with K of at most 64 is this forward pass over dy with the filter turned around
 // (ConvTapsRunner, below).
 #pragma once
@@ -145,9 +146,10 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   const int tile_chunks = taps_tile_chunks(p);            // chunks computed from a staged tile
   const int group = static_cast<int>(threadIdx.x) / 128;  // 2: the producer warp
   const uint32_t w_at = shared_address(smem);
-  // p.all_chunks: each warpgroup's output buffer (kN positions of 128 bytes) after the filter.
+  // p.all_chunks: the warpgroups' output buffers (kN positions of 128 bytes each, p.out_ring a
+  // warpgroup) after the filter.
   const uint32_t out_at = w_at + slots * kTapsTapBytes;
-  const uint32_t stages_at = out_at + (p.all_chunks ? 2 * kN * 128 : 0);
+  const uint32_t stages_at = out_at + static_cast<uint32_t>(taps_out_buffers(p) * kN * 128);
   const uint32_t full = stages_at + p.stages * p.stage_bytes;  // the slack holds the barriers
   const uint32_t empty = full + 8 * p.stages;
   // The block's tiles: slice, slice + slices, ...; its j-th in stage j % stages.
@@ -240,6 +242,12 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
   float acc[kN / 2];
   // k16 steps that hold input channels (C of 48 or fewer: the rest would multiply zeros).
   const int steps = static_cast<int>((a.c + 15) / 16);
+  // A chunk's output goes over the stage it was read from, or (p.all_chunks) through the
+  // warpgroup's buffers: with a ring of two (p.out_ring) every chunk's does, and the stage
+  // goes back once the last chunk's mma has read it; with one, the chunks' before the last do.
+  // `stored` counts a warpgroup's stores through its buffers.
+  const bool ring = p.out_ring == 2;
+  int stored = 0;
   // Warpgroup g takes the block's tiles g, g + 2, ...
   int stage = group % p.stages;
   uint32_t parity = group / p.stages;                     // (0: stages >= 2)
@@ -249,8 +257,7 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
     mbarrier_wait(full + 8 * stage, parity);
     const uint64_t b_desc = wgmma_desc_sw128(xs);
     // The tile's chunks of K (one, or every chunk: p.all_chunks), each a turn of mma and an
-    // epilogue; the last chunk's output goes over the stage, the others' through the
-    // warpgroup's output buffer.
+    // epilogue.
 #pragma unroll 1
     for (int q = 0; q < tile_chunks; ++q) {
       const bool last = q + 1 == tile_chunks;
@@ -288,10 +295,20 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
       if (kTapsOrdered) taps_turn_pass(group);
       wgmma_wait<0>();
       wgmma_hold(acc);
-      // Every warp's mma has read the stage (the last chunk's output takes it now), and the
-      // buffer's last store has read it (the leader waited before arriving here).
+      // The ring's buffer for this chunk was last read by the store two back: at most the one
+      // just before it may still be reading.
+      if (ring && leader) tma_store_wait_read<1>();
+      // Every warp's mma has read the stage (the last chunk's output takes it now, or the ring
+      // hands it back), and the buffer's last store has read it (the leader waited before
+      // arriving here).
       taps_group_sync(group);
-      const uint32_t ys = last ? xs : out_at + static_cast<uint32_t>(group * kN * 128);
+      if (ring && last && leader) mbarrier_arrive(empty + 8 * stage);
+      const bool over_stage = last && !ring;
+      const uint32_t ys = over_stage
+                              ? xs
+                              : out_at + static_cast<uint32_t>(
+                                             (p.out_ring * group + stored % p.out_ring) * kN * 128);
+      if (!over_stage) ++stored;
       const int kq = p.all_chunks ? q * kTapsChannels : k0;  // the chunk's first output channel
       if (p.all_chunks) load_bias(kq);
 
@@ -323,8 +340,10 @@ __global__ void __launch_bounds__(kTapsThreads, 1)
         int plane, oh0, ow0;
         place(slice + static_cast<int64_t>(j) * p.slices, &plane, &oh0, &ow0);
         tma_store_4d(&y_map, ys, kq, ow0, oh0, plane);
-        tma_store_wait_read<0>();  // (the other warpgroup's mma runs meanwhile)
-        if (last) mbarrier_arrive(empty + 8 * stage);
+        if (!ring) {
+          tma_store_wait_read<0>();  // (the other warpgroup's mma runs meanwhile)
+          if (last) mbarrier_arrive(empty + 8 * stage);
+        }
       }
     }
     // The warpgroup's next tile is two further on in the ring.

@@ -765,7 +765,8 @@ double predict_conv_sm90_taps_us(const ops::ConvProblem& p, const DeviceModel& d
     *why = std::to_string(t.tiles) + " tiles of " + std::to_string(t.th) + " x " +
            std::to_string(t.pitch) + " positions (" + std::to_string(t.n) + " computed) x " +
            std::to_string(t.k_chunks) + " chunks of 64 channels" +
-           (t.all_chunks ? ", every chunk in each block" : "") + text;
+           (t.all_chunks ? ", every chunk in each block" : "") +
+           (t.out_ring == 2 ? " (outputs through a ring of two buffers)" : "") + text;
   }
   return us;
 }

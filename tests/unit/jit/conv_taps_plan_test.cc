@@ -74,10 +74,17 @@ TEST(ConvTapsPlan, TilesCoverTheOutputAndFitTheirWidth) {
             // After the alignment and the filter: every stage, then the full and empty mbarriers
             // of each; and the last stage's thrown-away positions read up to n + the taps' reach
             // past its start (shifted descriptors), within the allocation.
-            // (Every chunk in each block: a slot a chunk and two output buffers of n positions.)
+            // (Every chunk in each block: a slot a chunk and the warpgroups' output buffers of n
+            // positions, one or a ring of two each.)
             EXPECT_EQ(p.all_chunks != 0, BOO_TAPS_ALL_CHUNKS && fh * fw == 1 && chunks >= 2);
-            const int64_t filter =
-                p.all_chunks ? chunks * kTapsTapBytes + 2 * p.n * 128 : p.taps * kTapsTapBytes;
+            if (p.all_chunks) {
+              EXPECT_TRUE(p.out_ring == 1 || p.out_ring == 2) << p.out_ring;
+            } else {
+              EXPECT_EQ(p.out_ring, 0);
+            }
+            const int64_t filter = p.all_chunks
+                                       ? chunks * kTapsTapBytes + taps_out_buffers(p) * p.n * 128
+                                       : p.taps * kTapsTapBytes;
             const int64_t past_filter = p.shared_bytes - 1024 - filter;
             EXPECT_GE(past_filter, int64_t{p.stages} * p.stage_bytes + 16 * p.stages);
             EXPECT_GE(past_filter, int64_t{p.stages - 1} * p.stage_bytes +
@@ -131,6 +138,16 @@ TEST(ConvTapsPlan, OneByOneLayersComputeEveryChunkInEachBlock) {
   EXPECT_EQ(p.slices, 132);
   EXPECT_GE(p.stages, 2);
   EXPECT_LE(p.shared_bytes, kTapsMaxShared);
+  // n = 256 there: a ring of two output buffers a warpgroup would leave 2 stages, not 3, so one
+  // buffer each. n64 c40 28x28 -> k240 (50176 pixels, four chunks) plans n = 192, where the ring
+  // keeps 3 stages.
+  EXPECT_EQ(p.n, 256);
+  EXPECT_EQ(p.stages, 3);
+  EXPECT_EQ(p.out_ring, BOO_TAPS_OUT_RING == 2 ? 2 : 1);
+  ASSERT_EQ(taps_tile_plan(1, 1, 50176, 1, 1, 0, 0, 4, 132, &p), nullptr);
+  EXPECT_EQ(p.n, 192);
+  EXPECT_EQ(p.stages, 3);
+  EXPECT_EQ(p.out_ring, BOO_TAPS_OUT_RING ? 2 : 1);
   // Fewer tiles than SMs: a block a tile.
   ASSERT_EQ(taps_tile_plan(1, 1, 1000, 1, 1, 0, 0, 4, 132, &p), nullptr);
   EXPECT_EQ(p.all_chunks, 1);
