@@ -158,8 +158,8 @@ inline bool taps_tiles(int budget, int n_forced, int64_t out_h, int64_t out_w, i
   };
   int stages = 0, ring_stages = 0;
   const int one = fit(p->all_chunks ? 1 : 0, &stages);
-  const int ring = p->all_chunks && BOO_TAPS_OUT_RING ? fit(2, &ring_stages) : 0;
   if (one == 0) return false;
+  const int ring = p->all_chunks && BOO_TAPS_OUT_RING ? fit(2, &ring_stages) : 0;
   const bool take_ring = ring != 0 && (ring_stages >= stages || BOO_TAPS_OUT_RING == 2);
   p->out_ring = take_ring ? 2 : p->all_chunks ? 1 : 0;
   p->stages = take_ring ? ring_stages : stages;
