@@ -587,9 +587,27 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
       (static_cast<double>(p.m) * p.k * reads(a_off, ceil_div(p.n, c.tile_n), c.cluster_n) +
        static_cast<double>(p.n) * p.k * reads(b_off, ceil_div(p.m, c.tile_m), c.cluster_m)) *
       p.batch;
+  // Sweeps of the large operand: over a narrow side (N, or M, of at most 256: one tile could span
+  // it) tiles that split that side, in a grid of more than one wave, stream the large operand
+  // once per tile across it. The raster runs along the long side, so a wave holds few tiles of
+  // the same rows (or columns) and the operand, larger than the L2, comes from DRAM again. H200,
+  // 2026-12-03 (bench/results/2026-12-03-stages-h200.md): 12288 x 96 x 12288 took 138-143 us
+  // on t128x32 tiles (three sweeps of A), 81.5 on t128x128; 20480 x 80 x 8192 157-162 against
+  // 92-104 on tiles 80 wide; 12288 x 64 x 12288 151-155 on t128x16 against 81.2 on t128x64
+  // (cuBLASLt 77.5, 85.9, 72.7). One wave (8192 x 128 x 16384 on 128 t128x64 tiles: 71.5 us,
+  // cuBLASLt 72.0) shares the operand in the L2.
+  double dram_bytes = static_cast<double>(p.min_bytes());
+  const auto sweeps = [&](int64_t narrow, int64_t tiles_across, int64_t wide, int64_t k) {
+    const double operand = static_cast<double>(wide) * k * bytes_ab;
+    const bool swept = p.batch == 1 && narrow <= 256 && tiles_across > 1 && tiles > d.sm_count &&
+                       operand > static_cast<double>(d.l2_bytes);
+    return swept ? (static_cast<double>(tiles_across) - 1.0) * operand : 0.0;
+  };
+  const double swept_a = sweeps(p.n, ceil_div(p.n, c.tile_n), p.m, p.k);
+  const double swept_b = sweeps(p.m, ceil_div(p.m, c.tile_m), p.n, p.k);
+  dram_bytes += swept_a + swept_b;
   const double memory_us =
-      std::max(static_cast<double>(p.min_bytes()) / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) *
-      1e6;
+      std::max(dram_bytes / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) * 1e6;
   // A narrow tile does little work per tile, so its per-tile cost (pipeline fill and drain, the
   // epilogue's stores) shows when each SM runs many of them: H100, 2026-11-23, the 1x1
   // convolution GEMM 64 x 200704 x 256 on 64x16x128 tiles (95 per SM) measured 77.2 us against
@@ -607,6 +625,14 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                   static_cast<long long>(work_units), d.sm_count, static_cast<long long>(k_blocks),
                   compute_us, memory_us);
     *why = buf;
+    if (swept_a > 0.0 || swept_b > 0.0) {
+      std::snprintf(
+          buf, sizeof(buf), "; %s streamed from DRAM %lld times (tiles split %s)",
+          swept_a > 0.0 ? "A" : "B",
+          static_cast<long long>(swept_a > 0.0 ? ceil_div(p.n, c.tile_n) : ceil_div(p.m, c.tile_m)),
+          swept_a > 0.0 ? "N" : "M");
+      *why += buf;
+    }
     if (a_off || b_off) {
       *why += std::string("; rows of ") +
               (a_off && b_off ? "A and B"

@@ -571,6 +571,45 @@ TEST(Heuristic, TilesNarrowToNOfNinetySevenToOneTwelve) {
   EXPECT_EQ(widths(copied).count(112), 0u);
 }
 
+// Deep-K GEMMs with N of 48-96 and more tiles than a wave: tiles that split N stream A from DRAM
+// once per tile across N (12288 x 96 x 12288: 138-143 us on t128x32 tiles, 92.2 on t128x128;
+// 20480 x 80 x 8192: 157-162 against 128.4; H200, 2026-12-03), so the pick's tiles span N and
+// the split configs' explanations say why they rank lower. One wave of split tiles shares A in
+// the L2 (8192 x 128 x 16384 on 128 t128x64 tiles: 71.5 us, cuBLASLt 72.0) and keeps its pick.
+TEST(Heuristic, DeepNarrowGemmsTakeTilesSpanningN) {
+  const auto rank = [](const ops::GemmProblem& p) {
+    return make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+  };
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{12288, 96, 12288},
+                                {20480, 80, 8192},
+                                {12288, 64, 12288},
+                                {16384, 48, 8192}}) {
+    const auto ranked = rank(aligned(m, n, k));
+    ASSERT_FALSE(ranked.empty()) << m << "x" << n;
+    auto best = space::GemmSm90Config::parse_name(ranked.front().config);
+    ASSERT_TRUE(best.has_value());
+    EXPECT_GE(best->tile_n, n) << m << "x" << n << "x" << k << ": " << ranked.front().config;
+    bool explained = false;
+    for (const Candidate& c : ranked) {
+      auto cfg = space::GemmSm90Config::parse_name(c.config);
+      if (!cfg.has_value() || cfg->tile_n >= n || cfg->swap_ab) continue;
+      const std::string times = std::to_string((n + cfg->tile_n - 1) / cfg->tile_n);
+      EXPECT_NE(c.why.find("A streamed from DRAM " + times + " times (tiles split N)"),
+                std::string::npos)
+          << c.config << ": " << c.why;
+      EXPECT_GT(c.predicted_us, ranked.front().predicted_us) << c.config;
+      explained = true;
+    }
+    EXPECT_TRUE(explained) << m << "x" << n << ": no config splits N";
+  }
+  const auto one_wave = rank(aligned(8192, 128, 16384));
+  ASSERT_FALSE(one_wave.empty());
+  EXPECT_NE(one_wave.front().config.find("_t128x64x64_"), std::string::npos)
+      << one_wave.front().config;
+  EXPECT_EQ(one_wave.front().why.find("streamed from DRAM"), std::string::npos)
+      << one_wave.front().why;
+}
+
 // Rows that start off 128-byte lines (K = 4104 bf16) make the L2 reads of a re-read operand
 // dear, and a cluster that multicasts it pays (8192 x 100 x 4104 +bias +gelu on an H200: 39.6 us
 // on 64x112 tiles alone, 28.4 in 2x1 clusters); with K = 4096 the pick shares nothing. Batched
