@@ -1185,6 +1185,25 @@ TEST_F(ConvDispatchTest, TapsKernelTakesFewChannelsAndShortOneByOneReductions) {
   EXPECT_NE(expansion.reason.find("before conv.gemm_1x1"), std::string::npos) << expansion.reason;
   // C = 64: the GEMM's k-block is whole and it measured faster (38.5 us against 44.4).
   EXPECT_EQ(first("-n 64 -c 64 -H 56 -W 56 -k 256 -y 1 -x 1 -p 0 -q 0").algorithm, kConvGemm1x1);
+  // One partial k-block: the GEMM's prediction counts its model's error on the class (1.33).
+  // Measured on an H200 (2026-12-03), taps against the GEMM: c24 -> k144 at 28x28 12.5 against
+  // 18.1 us, c40 -> k240 at 28x28 14.2 against 17.9, c48 -> k144 10.85 against 14.7 (the GEMM
+  // predicted faster on all three).
+  for (const std::string shape :
+       {"-n 64 -c 24 -H 28 -W 28 -k 144", "-n 64 -c 40 -H 28 -W 28 -k 240",
+        "-n 64 -c 48 -H 28 -W 28 -k 144"}) {
+    const ConvCandidate c = first(shape + " -y 1 -x 1 -p 0 -q 0");
+    EXPECT_EQ(c.algorithm, kConvSm90Taps) << shape << ": " << c.reason;
+    EXPECT_NE(c.reason.find("with the model's error on one partial k-block"), std::string::npos)
+        << c.reason;
+  }
+  // ... and the GEMM stays first where it measured faster: c56 -> k192 at 14x14 7.5 against 9.7,
+  // c40 -> k240 at 14x14 (n128) 10.45 against 12.65, c24 -> k144 at 14x14 8.3 against 10.15.
+  for (const std::string shape :
+       {"-n 32 -c 56 -H 14 -W 14 -k 192", "-n 128 -c 40 -H 14 -W 14 -k 240",
+        "-n 64 -c 24 -H 14 -W 14 -k 144"}) {
+    EXPECT_EQ(first(shape + " -y 1 -x 1 -p 0 -q 0").algorithm, kConvGemm1x1) << shape;
+  }
 }
 
 TEST_F(ConvDispatchTest, ForcedConfigsAreCheckedAgainstTheProblem) {
