@@ -809,13 +809,13 @@ core::Expected<std::vector<ConvCandidate>> ConvDispatcher::candidates(
   // against 24.9 at K 128, 16.5 against 17.3 at K 64, backward data K 64 -> C 256 39.3 against
   // 41.9.)
   // The GEMM's model is optimistic on these GEMMs of one partial k-block (K = C < 64, rows of
-  // 32-112 bytes): on 27 forward layers with C of 16-56 measured over predicted 1.07-1.77x,
-  // geometric mean 1.31, where conv.sm90_taps' model is within 20% (H200, bench/results/
-  // 2026-12-03-taps-ring-h200.md call 3, 2026-12-03-stages-h200.md). The comparison takes the
-  // GEMM's prediction times 1.33, the factor that picks best over those 27: the pick's time over
-  // the faster one's 1.104 -> 1.006 (geometric mean), the worst 1.45x -> 1.14x. Fitted, not held
-  // out: 1.35, fitted on the first 17, lost 1.2x on two of the last ten (C 40 -> K 240 at 25088
-  // pixels, whose taps prediction is 1.34x the GEMM's).
+  // 32-112 bytes): on 27 layers reducing 16-56 channels (one a backward data) measured over
+  // predicted 1.07-1.77x, geometric mean 1.31, where conv.sm90_taps' model is within 20% (H200,
+  // bench/results/2026-12-03-taps-ring-h200.md call 3, 2026-12-03-stages-h200.md). The
+  // comparison takes the GEMM's prediction times 1.33, the factor that picks best over those 27:
+  // the pick's time over the faster one's 1.104 -> 1.006 (geometric mean), the worst 1.45x ->
+  // 1.14x. Fitted, not held out: 1.35, fitted on the first 17, lost 1.2x on two of the last ten
+  // (C 40 -> K 240 at 25088 pixels, whose taps prediction is 1.34x the GEMM's).
   constexpr double kOneBlockGemmError = 1.33;
   ConvCandidate taps;
   bool taps_first = false;

@@ -535,7 +535,9 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // 128x64, 16.5 KB a stage, at 46.5 us; 4096x16x4096 on 64 CTAs of 64x128, 10 KB, at 32.5 us;
   // bench/results/2026-11-22-gemm-unaligned-fp8-h100.md). Cluster padding does not stream. L2: A is
   // re-read by each column of tiles and B by each row of tiles (L2 at ~4x HBM bandwidth).
-  const int64_t real_tiles = ceil_div(p.m, c.tile_m) * ceil_div(p.n, c.tile_n) * p.batch;
+  // Tiles across M and across N, without the cluster's or the strips' padding.
+  const int64_t across_m = ceil_div(p.m, c.tile_m), across_n = ceil_div(p.n, c.tile_n);
+  const int64_t real_tiles = across_m * across_n * p.batch;
   const double active = static_cast<double>(std::min<int64_t>(
       c.scheduler == GemmScheduler::kPersistent ? real_tiles : d.sm_count, d.sm_count));
   // A persistent tile 16 or 32 wide (decode GEMMs) has small stages and so many of them: its
@@ -582,30 +584,27 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     return off ? kOffLineRowCost * static_cast<double>(ceil_div(tiles_across, cluster))
                : static_cast<double>(tiles_across);
   };
-  const double l2_bytes =
-      bytes_ab *
-      (static_cast<double>(p.m) * p.k * reads(a_off, ceil_div(p.n, c.tile_n), c.cluster_n) +
-       static_cast<double>(p.n) * p.k * reads(b_off, ceil_div(p.m, c.tile_m), c.cluster_m)) *
-      p.batch;
+  const double l2_bytes = bytes_ab *
+                          (static_cast<double>(p.m) * p.k * reads(a_off, across_n, c.cluster_n) +
+                           static_cast<double>(p.n) * p.k * reads(b_off, across_m, c.cluster_m)) *
+                          p.batch;
   // Sweeps of the large operand: over a narrow side (N, or M, of at most 256: one tile could span
   // it) tiles that split that side, in a grid of more than one wave, stream the large operand
   // once per tile across it. The raster runs along the long side, so a wave holds few tiles of
   // the same rows (or columns) and the operand, larger than the L2, comes from DRAM again. H200,
   // 2026-12-03 (bench/results/2026-12-03-stages-h200.md): 12288 x 96 x 12288 took 138-143 us
-  // on t128x32 tiles (three sweeps of A), 81.5 on t128x128; 20480 x 80 x 8192 157-162 against
-  // 92-104 on tiles 80 wide; 12288 x 64 x 12288 151-155 on t128x16 against 81.2 on t128x64
-  // (cuBLASLt 77.5, 85.9, 72.7). One wave (8192 x 128 x 16384 on 128 t128x64 tiles: 71.5 us,
-  // cuBLASLt 72.0) shares the operand in the L2.
-  double dram_bytes = static_cast<double>(p.min_bytes());
-  const auto sweeps = [&](int64_t narrow, int64_t tiles_across, int64_t wide, int64_t k) {
-    const double operand = static_cast<double>(wide) * k * bytes_ab;
+  // on t128x32 tiles (three sweeps of A), 81.5 on t128x96 and 92.2 on t128x128; 20480 x 80 x
+  // 8192 157-162 against 92-104 on tiles 80 wide; 12288 x 64 x 12288 151-155 on t128x16
+  // against 81.2 on t128x64 (cuBLASLt 77.5, 85.9, 72.7). One wave (8192 x 128 x 16384 on 128
+  // t128x64 tiles: 71.5 us, cuBLASLt 72.0) shares the operand in the L2.
+  const auto sweeps = [&](int64_t narrow, int64_t tiles_across, int64_t wide) {
+    const double operand = static_cast<double>(wide) * p.k * bytes_ab;
     const bool swept = p.batch == 1 && narrow <= 256 && tiles_across > 1 && tiles > d.sm_count &&
                        operand > static_cast<double>(d.l2_bytes);
     return swept ? (static_cast<double>(tiles_across) - 1.0) * operand : 0.0;
   };
-  const double swept_a = sweeps(p.n, ceil_div(p.n, c.tile_n), p.m, p.k);
-  const double swept_b = sweeps(p.m, ceil_div(p.m, c.tile_m), p.n, p.k);
-  dram_bytes += swept_a + swept_b;
+  const double swept_a = sweeps(p.n, across_n, p.m), swept_b = sweeps(p.m, across_m, p.n);
+  const double dram_bytes = static_cast<double>(p.min_bytes()) + swept_a + swept_b;
   const double memory_us =
       std::max(dram_bytes / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) * 1e6;
   // A narrow tile does little work per tile, so its per-tile cost (pipeline fill and drain, the
@@ -626,11 +625,9 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                   compute_us, memory_us);
     *why = buf;
     if (swept_a > 0.0 || swept_b > 0.0) {
-      std::snprintf(
-          buf, sizeof(buf), "; %s streamed from DRAM %lld times (tiles split %s)",
-          swept_a > 0.0 ? "A" : "B",
-          static_cast<long long>(swept_a > 0.0 ? ceil_div(p.n, c.tile_n) : ceil_div(p.m, c.tile_m)),
-          swept_a > 0.0 ? "N" : "M");
+      const bool a = swept_a > 0.0;
+      std::snprintf(buf, sizeof(buf), "; %s streamed from DRAM %lld times (tiles split %s)",
+                    a ? "A" : "B", static_cast<long long>(a ? across_n : across_m), a ? "N" : "M");
       *why += buf;
     }
     if (a_off || b_off) {
