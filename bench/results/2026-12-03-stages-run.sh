@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Device script of bench/results/2026-12-03-stages-h200.md (repository root, .deps/device
 # carried):
+#   git apply bench/results/2026-12-03-stages-experiments.diff        # call 1's switch GEMM_NOSMEM_D
 #   bash bench/results/2026-12-03-stages-run.sh gemm prof picks gate   # call 1 (cut at 600 s in gate)
+#   git checkout src/codegen/gemm_codegen.cc
 #   bash bench/results/2026-12-03-stages-run.sh tall check             # call 2 (check cut at 180 s)
 #   bash bench/results/2026-12-03-stages-run.sh check                  # call 3 (warm machine)
 #   bash bench/results/2026-12-03-stages-run.sh final                  # call 4 (the landed model)
