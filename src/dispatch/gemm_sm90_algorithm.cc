@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "../../kernels/pad_copies_plan.cuh"
 #include "boo/dispatch/gemm_algorithms.h"
@@ -28,21 +30,42 @@ int64_t strip_tiles(int64_t short_side, int swizzle) {
 
 // The fixed cost of one persistent tile 16 or 32 wide, per tile an SM runs (see rank()).
 constexpr double kNarrowTileUs = 0.22;
-// The width the default rule set's 128-wide tiles narrow to over N of 97 to 112 (fitted_tile_n).
-constexpr int kFittedTileN = 112;
 // What a TMA box row of an operand whose rows start off 128-byte lines costs in the L2, in
 // aligned rows (predict_gemm_sm90_us).
 constexpr double kOffLineRowCost = 2.5;
+
+// A 128-wide tile over N of 65 to 112 multiplies and stages up to 63 columns of padding; the
+// same tile as wide as N rounded up to 16 does not. H200 (16-bit operands, aligned):
+// - 2026-12-02 (bench/results/2026-12-02-tile-sweep-h200.md, -fitted-tiles-h200.md): the
+//   memory-bound 16032 x 109 x 16384 took 132.3 us on t128x112x64 pingpong, 136.7 on
+//   t128x128x64 (cuBLASLt: two 56-wide tiles, 129.7); 8192 x 97 x 4096 23.9 against 29.1 on
+//   64-row tiles.
+// - 2026-12-03 (bench/results/2026-12-03-stages-h200.md): 12288 x 96 x 12288 81.5 us on
+//   t128x96x64 pingpong, 92.2 on t128x128x64; 20480 x 80 x 8192 92.4 on t128x80x64 cooperative
+//   stream-K, 104.1 on t128x80 pingpong, 97.5 on t64x80, 128.4 on t64x128 in 2x1 clusters.
+// Only where B is K-major: CUTLASS stages an N-major tile in the 128-byte swizzle only where its
+// width is a multiple of 64 16-bit elements (sm90_common.inl, ss_smem_selector: 96 takes 64
+// bytes, 80 and 112 take 32), and the narrower swizzles measured slower (2026-12-03, bench/results/
+// 2026-12-03-fitted-n-h200.md: 14336 x 72 x 14336 with B N-major 148.4 us on t128x80, 125.0 on
+// t128x128; 8192 x 80 x 2048 20.4 on t64x80, 16.1 on t128x64).
+// The default rule set's 128-wide tiles take that width on such problems; 0 where they keep
+// theirs (N of 64 or less has 64-wide tiles of its own; tf32 and fp8 are not measured).
+int fitted_tile_n(const ops::GemmProblem& p) {
+  const bool measured = p.a_type == core::DType::kBF16 || p.a_type == core::DType::kF16;
+  const bool k_major_b = p.trans_b == ops::Transpose::kN;
+  return measured && k_major_b && p.n > 64 && p.n <= 112 ? static_cast<int>(round_up(p.n, 16)) : 0;
+}
 
 // Fraction of the tensor-core peak a CTA sustains in its mainloop. Calibrated on an H100 with
 // bf16 sweeps of the public GEMM list (bench/results/2026-11-22-gemm-sweep-*.md): 128x256 and
 // 256x128 cooperative tiles and 128x128 pingpong tiles come within a few percent of cuBLASLt;
 // smaller tiles issue fewer MMAs per k-block; 128-byte k-blocks (tile K 64 in 16 bits) let
 // the mainloop keep four stages in flight, 256-byte ones fewer.
-double tile_efficiency(const GemmSm90Config& c) {
-  // A tile narrowed to its problem (fitted_tile_n) issues the MMAs of the tile it came from, less
-  // the padding columns: its rate is that tile's.
-  const int area = c.tile_m * (c.tile_n == kFittedTileN ? 128 : c.tile_n);
+double tile_efficiency(const ops::GemmProblem& p, const GemmSm90Config& c) {
+  // A tile as wide as its problem (fitted_tile_n) issues the MMAs of the 128-wide tile, less the
+  // padding columns: its rate is that tile's. (A 96-wide tile over N of 81 to 96 is one too.)
+  const bool fitted = !c.unaligned && c.tile_n == fitted_tile_n(p);
+  const int area = c.tile_m * (fitted ? 128 : c.tile_n);
   double e;
   if (c.schedule == GemmSchedule::kCooperative) {
     e = area >= 128 * 256 ? 0.93 : area >= 128 * 128 ? 0.85 : 0.72;
@@ -174,18 +197,6 @@ core::Status check_sm90_sizes(const ops::GemmProblem& p) {
   return core::Status::ok();
 }
 
-// A 128-wide tile over N of 97 to 112 multiplies and stages 16 to 31 columns of padding; the same
-// tile 112 wide does not. H200, 2026-12-02 (bench/results/2026-12-02-tile-sweep-h200.md): the
-// memory-bound 16032 x 109 x 16384 took 132.3 us on t128x112x64 pingpong, 136.7 on t128x128x64
-// (cuBLASLt: two 56-wide tiles, 129.7); 8192 x 97 x 4096 23.9 against 29.1 on 64-row tiles
-// (bench/results/2026-12-02-fitted-tiles-h200.md). The default rule set's 128-wide tiles take
-// that width on such problems (16-bit operands, as measured; aligned, not swapped); 0 where they
-// keep theirs.
-int fitted_tile_n(const ops::GemmProblem& p) {
-  const bool measured = p.a_type == core::DType::kBF16 || p.a_type == core::DType::kF16;
-  return measured && p.n > kFittedTileN - 16 && p.n <= kFittedTileN ? kFittedTileN : 0;
-}
-
 // The default rule set's 96-wide tiles are there for wave quantization: the same problem in tiles
 // 128 wide leaves a last wave partly idle. H200, 2026-11-29 (bench/results/
 // 2026-11-29-forced-lines-h200.md): 96 wide measured 1.09x faster on 3136x2048x512 (a 7x7 1x1
@@ -208,6 +219,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   std::vector<GemmSm90Config> configs = space::gemm_sm90_space(space::gemm_class_of(p), rules);
   // Tiles fitted to N (fitted_tile_n): the default rule set's 128-wide tiles take the width; the
   // full rule set, which tuning searches, has both.
+  // A fitted width the rule set lists already (96) is ranked once.
   const int fitted = unaligned || rules == space::RuleSet::kTiny ? 0 : fitted_tile_n(p);
   if (fitted > 0) {
     const size_t listed = configs.size();
@@ -220,12 +232,18 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
         configs.back().tile_n = fitted;
       }
     }
+    std::set<std::string> seen;
+    configs.erase(
+        std::remove_if(configs.begin(), configs.end(),
+                       [&](const GemmSm90Config& c) { return !seen.insert(c.name()).second; }),
+        configs.end());
   }
   for (GemmSm90Config c : configs) {
     // Split-K only where the K loop is long enough to split.
     if (c.scheduler == GemmScheduler::kSplitK && p.k < c.splits * 2 * c.tile_k) continue;
     if (c.swap_ab && (unaligned || !swap_pays(p))) continue;
-    if (rules == space::RuleSet::kDefault && c.tile_n == 96 && !wave_tail_of_128(p, c, d)) {
+    if (rules == space::RuleSet::kDefault && c.tile_n == 96 && fitted != 96 &&
+        !wave_tail_of_128(p, c, d)) {
       continue;
     }
     if (c.scheduler == GemmScheduler::kSplitKParallel) {
@@ -407,7 +425,7 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   const int64_t strip = strip_tiles(std::min(tiles_m, tiles_n), c.swizzle);
   const int64_t tiles =
       round_up(tiles_m, strip * c.cluster_m) * round_up(tiles_n, strip * c.cluster_n) * p.batch;
-  double eff = tile_efficiency(c);
+  double eff = tile_efficiency(p, c);
   // Clusters must be co-scheduled on one GPC: in a single partial wave that leaves SMs idle;
   // over several waves, TMA multicast of the shared operand saves L2 traffic.
   // Batches of fewer than 32 tiles each gain nothing from multicast and pay the pair's lockstep
