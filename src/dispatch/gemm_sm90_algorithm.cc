@@ -623,8 +623,19 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   };
   const double swept_a = sweeps(p.n, across_n, p.m), swept_b = sweeps(p.m, across_m, p.n);
   const double dram_bytes = static_cast<double>(p.min_bytes()) + swept_a + swept_b;
-  const double memory_us =
-      std::max(dram_bytes / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9)) * 1e6;
+  // A narrow tile's CTA loads at what its pipeline keeps in flight whether the bytes come from
+  // DRAM or the L2: where such tiles split N, each loads A's rows again (the L2 term's bytes) at
+  // the same four fair shares. H200, 2026-12-03 (bench/results/2026-12-03-fitted-n-h200.md,
+  // sections 2 and 3): 1024 x 96 x 8192 on 48 t128x16 tiles took 24.7 us (12.6 predicted without
+  // it), 2048 x 65 x 16384 on 80 44.4 (32.8), 1536 x 112 x 12288 on 48 t128x32 29.9 (24.5), where
+  // parallel split-K over tiles spanning N took 17.1, 24.8 and 18.0. Only over a K loop of 32
+  // k-blocks or more: on short ones (K of 320-1000) the picks it moved ran 1.03-1.26x slower,
+  // over K of 4000-16384 1.00-1.38x faster (that bound was set after those seven were timed).
+  const double loaded_bytes =
+      narrow && !swap_pays(p) && across_n > 1 && k_blocks >= 32 ? l2_bytes : 0.0;
+  const double memory_us = std::max({dram_bytes / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9),
+                                     loaded_bytes / (per_cta_share * active * sm_bw)}) *
+                           1e6;
   // A narrow tile does little work per tile, so its per-tile cost (pipeline fill and drain, the
   // epilogue's stores) shows when each SM runs many of them: H100, 2026-11-23, the 1x1
   // convolution GEMM 64 x 200704 x 256 on 64x16x128 tiles (95 per SM) measured 77.2 us against

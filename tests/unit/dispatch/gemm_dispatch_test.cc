@@ -635,6 +635,34 @@ TEST(Heuristic, DeepNarrowGemmsTakeTilesSpanningN) {
       << one_wave.front().why;
 }
 
+// Far fewer tiles than SMs and a long K loop: narrow tiles that split N load A's rows once per
+// tile across N at their pipeline's rate, L2 hits included, so parallel split-K over tiles
+// spanning N (or half of it) ranks first (H200, 2026-12-03: 2048 x 65 x 16384 44.4 us on
+// t128x16, 24.8 on t64x80 in 4 slices; 1536 x 112 x 12288 29.9 against 18.0). Short K loops keep
+// their narrow tiles (512 x 512 x 1000: t128x32 in 1x2 clusters 8.7 us, 10.4-11.1 on the t128x64
+// the term would pick without the bound).
+TEST(Heuristic, FewTileDeepKGemmsSplitKOverTilesSpanningN) {
+  const auto best = [](const ops::GemmProblem& p) {
+    const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+    EXPECT_FALSE(ranked.empty());
+    auto c = space::GemmSm90Config::parse_name(ranked.front().config);
+    EXPECT_TRUE(c.has_value()) << ranked.front().config;
+    return c.has_value() ? *c : space::GemmSm90Config{};
+  };
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{2048, 65, 16384},
+                                {1536, 112, 12288},
+                                {1024, 96, 8192},
+                                {2048, 128, 8192}}) {
+    const space::GemmSm90Config c = best(aligned(m, n, k));
+    EXPECT_EQ(c.scheduler, space::GemmScheduler::kSplitKParallel)
+        << m << "x" << n << ": " << c.name();
+    EXPECT_GE(c.tile_n, 64) << m << "x" << n << ": " << c.name();
+  }
+  const space::GemmSm90Config short_k = best(aligned(512, 512, 1000));
+  EXPECT_EQ(short_k.tile_n, 32) << short_k.name();
+  EXPECT_EQ(short_k.scheduler, space::GemmScheduler::kPersistent) << short_k.name();
+}
+
 // Rows that start off 128-byte lines (K = 4104 bf16) make the L2 reads of a re-read operand
 // dear, and a cluster that multicasts it pays (8192 x 100 x 4104 +bias +gelu on an H200: 39.6 us
 // on 64x112 tiles alone, 28.4 in 2x1 clusters); with K = 4096 the pick shares nothing. Batched
