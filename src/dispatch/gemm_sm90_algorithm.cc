@@ -46,14 +46,19 @@ constexpr double kOffLineRowCost = 2.5;
 // Only where B is K-major: CUTLASS stages an N-major tile in the 128-byte swizzle only where its
 // width is a multiple of 64 16-bit elements (sm90_common.inl, ss_smem_selector: 96 takes 64
 // bytes, 80 and 112 take 32), and the narrower swizzles measured slower (2026-12-03, bench/results/
-// 2026-12-03-fitted-n-h200.md: 14336 x 72 x 14336 with B N-major 148.4 us on t128x80, 125.0 on
-// t128x128; 8192 x 80 x 2048 20.4 on t64x80, 16.1 on t128x64).
+// 2026-12-03-fitted-n-h200.md: 14336 x 72 x 14336 with B N-major 148.4-148.7 us on t128x80,
+// 124.6-125.0 on t128x128; 8192 x 80 x 2048 20.4 on t64x80, 16.1 on t128x64).
 // The default rule set's 128-wide tiles take that width on such problems; 0 where they keep
 // theirs (N of 64 or less has 64-wide tiles of its own; tf32 and fp8 are not measured).
 int fitted_tile_n(const ops::GemmProblem& p) {
   const bool measured = p.a_type == core::DType::kBF16 || p.a_type == core::DType::kF16;
   const bool k_major_b = p.trans_b == ops::Transpose::kN;
   return measured && k_major_b && p.n > 64 && p.n <= 112 ? static_cast<int>(round_up(p.n, 16)) : 0;
+}
+
+// Whether `c` is a tile fitted to its problem's N (gemm.sm90_unaligned's are not: not measured).
+bool is_fitted(const ops::GemmProblem& p, const GemmSm90Config& c) {
+  return !c.unaligned && c.tile_n == fitted_tile_n(p);
 }
 
 // Fraction of the tensor-core peak a CTA sustains in its mainloop. Calibrated on an H100 with
@@ -64,8 +69,7 @@ int fitted_tile_n(const ops::GemmProblem& p) {
 double tile_efficiency(const ops::GemmProblem& p, const GemmSm90Config& c) {
   // A tile as wide as its problem (fitted_tile_n) issues the MMAs of the 128-wide tile, less the
   // padding columns: its rate is that tile's. (A 96-wide tile over N of 81 to 96 is one too.)
-  const bool fitted = !c.unaligned && c.tile_n == fitted_tile_n(p);
-  const int area = c.tile_m * (fitted ? 128 : c.tile_n);
+  const int area = c.tile_m * (is_fitted(p, c) ? 128 : c.tile_n);
   double e;
   if (c.schedule == GemmSchedule::kCooperative) {
     e = area >= 128 * 256 ? 0.93 : area >= 128 * 128 ? 0.85 : 0.72;
@@ -223,6 +227,9 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
   const int fitted = unaligned || rules == space::RuleSet::kTiny ? 0 : fitted_tile_n(p);
   if (fitted > 0) {
     const size_t listed = configs.size();
+    const bool width_listed =
+        std::any_of(configs.begin(), configs.end(),
+                    [&](const GemmSm90Config& c) { return c.tile_n == fitted; });
     for (size_t i = 0; i < listed; ++i) {
       if (configs[i].tile_n != 128 || configs[i].swap_ab) continue;
       if (rules == space::RuleSet::kDefault) {
@@ -232,11 +239,13 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
         configs.back().tile_n = fitted;
       }
     }
-    std::set<std::string> seen;
-    configs.erase(
-        std::remove_if(configs.begin(), configs.end(),
-                       [&](const GemmSm90Config& c) { return !seen.insert(c.name()).second; }),
-        configs.end());
+    if (width_listed) {
+      std::set<std::string> seen;
+      configs.erase(
+          std::remove_if(configs.begin(), configs.end(),
+                         [&](const GemmSm90Config& c) { return !seen.insert(c.name()).second; }),
+          configs.end());
+    }
   }
   for (GemmSm90Config c : configs) {
     // Split-K only where the K loop is long enough to split.
@@ -264,7 +273,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     const bool sliced =
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
-    if (fitted > 0 && c.tile_n == fitted) {
+    if (fitted > 0 && is_fitted(p, c)) {
       char buf[96];
       std::snprintf(buf, sizeof(buf),
                     "; tile %d wide for N = %lld (128 wide: %lld padding columns)", c.tile_n,
@@ -624,15 +633,18 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   const double swept_a = sweeps(p.n, across_n, p.m), swept_b = sweeps(p.m, across_m, p.n);
   const double dram_bytes = static_cast<double>(p.min_bytes()) + swept_a + swept_b;
   // A narrow tile's CTA loads at what its pipeline keeps in flight whether the bytes come from
-  // DRAM or the L2: where such tiles split N, each loads A's rows again (the L2 term's bytes) at
+  // DRAM or the L2: where such tiles split an N wider than 32, each loads A's rows again, at
   // the same four fair shares. H200, 2026-12-03 (bench/results/2026-12-03-fitted-n-h200.md,
   // sections 2 and 3): 1024 x 96 x 8192 on 48 t128x16 tiles took 24.7 us (12.6 predicted without
   // it), 2048 x 65 x 16384 on 80 44.4 (32.8), 1536 x 112 x 12288 on 48 t128x32 29.9 (24.5), where
   // parallel split-K over tiles spanning N took 17.1, 24.8 and 18.0. Only over a K loop of 32
   // k-blocks or more: on short ones (K of 320-1000) the picks it moved ran 1.03-1.26x slower,
-  // over K of 4000-16384 1.00-1.38x faster (that bound was set after those seven were timed).
+  // over K of 4000-16384 1.01-1.38x faster (that bound was set after those seven were timed).
+  // Not over decode shapes (N or M of 32 or less, swapped operands included): not measured.
+  // The bytes are the L2 term's, rows off 128-byte lines weighted as there: 3000 x 90 x 5000 NN
+  // (rows of 10000 bytes) ranks its parallel split-K first only so (18.0 us against 23.5).
   const double loaded_bytes =
-      narrow && !swap_pays(p) && across_n > 1 && k_blocks >= 32 ? l2_bytes : 0.0;
+      narrow && !swap_pays(p) && p.n > 32 && k_blocks >= 32 ? l2_bytes : 0.0;
   const double memory_us = std::max({dram_bytes / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9),
                                      loaded_bytes / (per_cta_share * active * sm_bw)}) *
                            1e6;

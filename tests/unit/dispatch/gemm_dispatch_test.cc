@@ -549,6 +549,13 @@ TEST(Heuristic, TilesNarrowToNOfSixtyFiveToOneTwelve) {
               std::string::npos)
         << ranked.front().why;
     EXPECT_EQ(widths(ranked).count(128), 0u) << n;
+    // 128-row tiles 96 wide rank although they fill less than a wave (the rule set's own 96-wide
+    // tiles rank only for a wave's tail): they are the fitted 128-wide tiles.
+    if (fitted == 96) {
+      EXPECT_TRUE(std::any_of(ranked.begin(), ranked.end(), [](const Candidate& c) {
+        return c.config.find("_t128x96x64_c1x1_pingpong_persistent_") != std::string::npos;
+      })) << n;
+    }
     std::set<std::string> names;
     for (const Candidate& c : ranked) EXPECT_TRUE(names.insert(c.config).second) << c.config;
   }
@@ -558,7 +565,7 @@ TEST(Heuristic, TilesNarrowToNOfSixtyFiveToOneTwelve) {
     EXPECT_EQ(w.count(128), 1u) << n;
   }
   // B N-major: its tiles 80 or 112 wide would be staged in a 32-byte swizzle (14336 x 72 x 14336:
-  // 148.4 us on t128x80, 125.0 on t128x128; H200, 2026-12-03).
+  // 148.4-148.7 us on t128x80, 124.6-125.0 on t128x128; H200, 2026-12-03).
   for (int64_t n : {72, 104}) {
     ops::GemmProblem n_major = aligned(14336, n, 14336);
     n_major.trans_b = ops::Transpose::kT;
@@ -645,6 +652,7 @@ TEST(Heuristic, FewTileDeepKGemmsSplitKOverTilesSpanningN) {
   const auto best = [](const ops::GemmProblem& p) {
     const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
     EXPECT_FALSE(ranked.empty());
+    if (ranked.empty()) return space::GemmSm90Config{};
     auto c = space::GemmSm90Config::parse_name(ranked.front().config);
     EXPECT_TRUE(c.has_value()) << ranked.front().config;
     return c.has_value() ? *c : space::GemmSm90Config{};
@@ -656,7 +664,6 @@ TEST(Heuristic, FewTileDeepKGemmsSplitKOverTilesSpanningN) {
     const space::GemmSm90Config c = best(aligned(m, n, k));
     EXPECT_EQ(c.scheduler, space::GemmScheduler::kSplitKParallel)
         << m << "x" << n << ": " << c.name();
-    EXPECT_GE(c.tile_n, 64) << m << "x" << n << ": " << c.name();
   }
   const space::GemmSm90Config short_k = best(aligned(512, 512, 1000));
   EXPECT_EQ(short_k.tile_n, 32) << short_k.name();
