@@ -273,7 +273,7 @@ std::vector<Candidate> rank_sm90(const ops::GemmProblem& p, const DeviceModel& d
     const bool sliced =
         c.scheduler == GemmScheduler::kSplitK || c.scheduler == GemmScheduler::kSplitKParallel;
     note_long_accumulation(p, sliced ? ceil_div(p.k, c.splits) : p.k, cand);
-    if (fitted > 0 && is_fitted(p, c)) {
+    if (is_fitted(p, c)) {
       char buf[96];
       std::snprintf(buf, sizeof(buf),
                     "; tile %d wide for N = %lld (128 wide: %lld padding columns)", c.tile_n,

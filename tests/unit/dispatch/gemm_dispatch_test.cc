@@ -44,6 +44,24 @@ ops::GemmProblem aligned_nt(int64_t m, int64_t n, int64_t k) {
   return p;
 }
 
+// The default rule set's first gemm.sm90 config for `p` and its explanation (a default config and
+// no explanation, with a test failure, where none ranks or its name does not parse).
+std::pair<space::GemmSm90Config, std::string> default_pick(const ops::GemmProblem& p) {
+  const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
+  EXPECT_FALSE(ranked.empty());
+  if (ranked.empty()) return {};
+  auto c = space::GemmSm90Config::parse_name(ranked.front().config);
+  EXPECT_TRUE(c.has_value()) << ranked.front().config;
+  if (!c.has_value()) return {};
+  return {*c, ranked.front().why};
+}
+
+// Each config of a ranking is listed once.
+void expect_each_config_once(const std::vector<Candidate>& ranked) {
+  std::set<std::string> names;
+  for (const Candidate& c : ranked) EXPECT_TRUE(names.insert(c.config).second) << c.config;
+}
+
 class DispatchTest : public boo::testing::FakeCacheTest {};
 
 TEST_F(DispatchTest, AlignedProblemGoesToSm90ThenFallbackLast) {
@@ -556,8 +574,7 @@ TEST(Heuristic, TilesNarrowToNOfSixtyFiveToOneTwelve) {
         return c.config.find("_t128x96x64_c1x1_pingpong_persistent_") != std::string::npos;
       })) << n;
     }
-    std::set<std::string> names;
-    for (const Candidate& c : ranked) EXPECT_TRUE(names.insert(c.config).second) << c.config;
+    expect_each_config_once(ranked);
   }
   for (int64_t n : {64, 113}) {
     const auto w = widths(rank(aligned(16032, n, 16384), space::RuleSet::kDefault));
@@ -579,8 +596,7 @@ TEST(Heuristic, TilesNarrowToNOfSixtyFiveToOneTwelve) {
     const auto full = widths(listed);
     EXPECT_EQ(full.count(fitted), 1u) << n;
     EXPECT_EQ(full.count(128), 1u) << n;
-    std::set<std::string> names;
-    for (const Candidate& c : listed) EXPECT_TRUE(names.insert(c.config).second) << c.config;
+    expect_each_config_once(listed);
   }
   for (core::DType t : {core::DType::kF32, core::DType::kF8E4M3}) {
     ops::GemmProblem other = aligned(16032, 109, 16384);
@@ -649,14 +665,7 @@ TEST(Heuristic, DeepNarrowGemmsTakeTilesSpanningN) {
 // their narrow tiles (512 x 512 x 1000: t128x32 in 1x2 clusters 8.7 us, 10.4-11.1 on the t128x64
 // the term would pick without the bound).
 TEST(Heuristic, FewTileDeepKGemmsSplitKOverTilesSpanningN) {
-  const auto best = [](const ops::GemmProblem& p) {
-    const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
-    EXPECT_FALSE(ranked.empty());
-    if (ranked.empty()) return space::GemmSm90Config{};
-    auto c = space::GemmSm90Config::parse_name(ranked.front().config);
-    EXPECT_TRUE(c.has_value()) << ranked.front().config;
-    return c.has_value() ? *c : space::GemmSm90Config{};
-  };
+  const auto best = [](const ops::GemmProblem& p) { return default_pick(p).first; };
   for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{2048, 65, 16384},
                                 {1536, 112, 12288},
                                 {1024, 96, 8192},
@@ -675,13 +684,7 @@ TEST(Heuristic, FewTileDeepKGemmsSplitKOverTilesSpanningN) {
 // on 64x112 tiles alone, 28.4 in 2x1 clusters); with K = 4096 the pick shares nothing. Batched
 // problems and gemm.sm90_unaligned's padded operands are modelled as before.
 TEST(Heuristic, RowsOffCacheLinesTakeMulticastClusters) {
-  const auto best = [](const ops::GemmProblem& p) {
-    const auto ranked = make_gemm_sm90()->rank(p, DeviceModel{}, space::RuleSet::kDefault);
-    EXPECT_FALSE(ranked.empty());
-    auto c = space::GemmSm90Config::parse_name(ranked.front().config);
-    EXPECT_TRUE(c.has_value());
-    return std::make_pair(*c, ranked.front().why);
-  };
+  const auto best = default_pick;
   ops::GemmProblem off = aligned(8192, 100, 4104);
   off.bias = true;
   off.activation = ops::Activation::kGeluTanh;
