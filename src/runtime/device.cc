@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace boo::runtime {
@@ -40,16 +42,31 @@ core::Expected<std::vector<DeviceInfo>> list_devices() {
     d.sm_count = prop.multiProcessorCount;
     d.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
     d.l2_bytes = prop.l2CacheSize;
+    int clock_khz = 0;
+    int bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, i) == cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, i) == cudaSuccess) {
+      d.bandwidth_gbs = peak_bandwidth_gbs(clock_khz, bus_bits);
+    }
     out.push_back(std::move(d));
   }
   return out;
 }
 
+double peak_bandwidth_gbs(int memory_clock_khz, int bus_width_bits) {
+  if (memory_clock_khz <= 0 || bus_width_bits <= 0) return 0.0;
+  // Double data rate: two transfers a clock, bus_width_bits / 8 bytes each.
+  return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
 std::string describe(const DeviceInfo& d) {
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "%s (sm_%d%d, %d SMs, %.1f GiB)", d.name.c_str(), d.cc_major,
-                d.cc_minor, d.sm_count, static_cast<double>(d.memory_bytes) / (1ull << 30));
-  return buf;
+  const int n =
+      std::snprintf(buf, sizeof(buf), "%s (sm_%d%d, %d SMs, %.1f GiB", d.name.c_str(), d.cc_major,
+                    d.cc_minor, d.sm_count, static_cast<double>(d.memory_bytes) / (1ull << 30));
+  std::string out(buf, static_cast<size_t>(std::max(n, 0)));
+  if (d.bandwidth_gbs > 0) out += ", " + std::to_string(std::lround(d.bandwidth_gbs)) + " GB/s";
+  return out + ")";
 }
 
 std::string cuda_runtime_version() {

@@ -120,7 +120,7 @@ int run_driver(const DriverOptions& opt) {
         ++outcome.failed;
       } else {
         if (!gpu) {
-          auto session = GpuSession::create(opt, devices->front().name, devices->front().sm_count);
+          auto session = GpuSession::create(opt, devices->front());
           if (!session) {
             print_error(cmd.source, session.status());
             ++outcome.failed;

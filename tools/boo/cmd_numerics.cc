@@ -80,7 +80,7 @@ int run_numerics(const NumericsOptions& opt) {
   DriverOptions dopt;
   dopt.seed = opt.seed;
   dopt.cpu_max_gflop = opt.cpu_max_gflop;
-  auto gpu = GpuSession::create(dopt, devices->front().name, devices->front().sm_count);
+  auto gpu = GpuSession::create(dopt, devices->front());
   if (!gpu) {
     std::fprintf(stderr, "boo numerics: error: %s\n", gpu.status().message().c_str());
     return 1;

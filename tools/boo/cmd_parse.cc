@@ -34,9 +34,9 @@ void print_ranked(const std::vector<std::string>& notes, const List& list, size_
 
 // Dispatch's ranked candidates with their predicted times (nothing is compiled): the GEMM
 // dispatcher's for a GEMM, the convolution dispatcher's for a convolution (and, for a 1x1
-// convolution that is a GEMM, that GEMM's). False where dispatch cannot start (a tuning database
-// that does not load): that is an error of the run, not of the problem.
-bool print_candidates(const ops::Problem& p, int n) {
+// convolution that is a GEMM, that GEMM's), modelled on `device`. False where dispatch cannot
+// start (a tuning database that does not load): that is an error of the run, not of the problem.
+bool print_candidates(const ops::Problem& p, int n, const dispatch::DeviceTraits& device) {
   const auto* g = std::get_if<ops::GemmProblem>(&p);
   const auto* conv = std::get_if<ops::ConvProblem>(&p);
   if (g == nullptr && conv == nullptr) {
@@ -46,7 +46,7 @@ bool print_candidates(const ops::Problem& p, int n) {
   }
   dispatch::DispatchOptions o;
   o.max_compile_attempts = n;
-  auto ctx = dispatch::Context::create(o);
+  auto ctx = dispatch::Context::create(o, device);
   if (!ctx) {
     std::printf("  dispatch unavailable: %s\n", ctx.status().message().c_str());
     std::fprintf(stderr, "boo parse: error: dispatch unavailable: %s\n",
@@ -128,6 +128,16 @@ int run_parse(const ParseOptions& opt) {
   const ops::Ceilings ceilings = ops::Ceilings::h100_sxm_datasheet();
   int errors = 0;
   bool dispatch_ok = true;
+  // Candidates are ranked for this machine's GPU, as the driver ranks them; without one, for the
+  // defaults (an H100 SXM).
+  dispatch::DeviceTraits device;
+  if (opt.candidates > 0 && !opt.keys_only) {
+    if (auto devices = runtime::list_devices(); devices && !devices->empty()) {
+      device = dispatch::traits_of(devices->front());
+      std::fprintf(stderr, "boo parse: candidates ranked for GPU %d: %s\n", devices->front().index,
+                   runtime::describe(devices->front()).c_str());
+    }
+  }
   for (const SourcedCommand& cmd : source->commands) {
     if (!cmd.parsed) {
       print_error(cmd.source, cmd.parsed.status());
@@ -141,7 +151,8 @@ int run_parse(const ParseOptions& opt) {
       }
       std::printf("%s: %s\n", cmd.source.c_str(), cmd.text.c_str());
       print_problem(p, ceilings);
-      if (opt.candidates > 0 && dispatch_ok) dispatch_ok = print_candidates(p, opt.candidates);
+      if (opt.candidates > 0 && dispatch_ok)
+        dispatch_ok = print_candidates(p, opt.candidates, device);
       if (cmd.weight != 1) std::printf("  weight   %lld\n", static_cast<long long>(cmd.weight));
     }
     if (!opt.keys_only) {

@@ -57,7 +57,7 @@ int run_preload(const PreloadOptions& opt) {
   dopt.max_compile_attempts = std::max(3, opt.top);
   dopt.rules = *space::parse_rule_set(opt.rule_set);  // CLI11 checked the name
   dopt.force_config = opt.config;
-  auto ctx = dispatch::Context::create(dopt);
+  auto ctx = dispatch::Context::create(dopt, dispatch::current_device_traits());
   if (!ctx) {
     std::fprintf(stderr, "boo preload: error: %s\n", ctx.status().message().c_str());
     return 2;

@@ -11,6 +11,7 @@
 
 #include "boo/ops/problem.h"
 #include "boo/parse/parsed_command.h"
+#include "boo/runtime/device.h"
 #include "boo/tune/result_csv.h"
 
 namespace boo::cli {
@@ -85,7 +86,7 @@ void run_cpu_reference(const DriverOptions& opt, bool explicit_backend, const st
 class GpuSession {
  public:
   static core::Expected<std::unique_ptr<GpuSession>> create(const DriverOptions& opt,
-                                                            std::string device_name, int sm_count);
+                                                            const runtime::DeviceInfo& device);
   ~GpuSession();
   void run_gemm(const std::string& source, const ops::GemmProblem& p,
                 const std::vector<std::string>& backends, const RunPlan& plan,

@@ -18,18 +18,14 @@
 namespace boo::cli {
 
 core::Expected<std::unique_ptr<GpuSession>> GpuSession::create(const DriverOptions& opt,
-                                                               std::string device_name,
-                                                               int sm_count) {
+                                                               const runtime::DeviceInfo& device) {
   auto s = std::unique_ptr<GpuSession>(new GpuSession());
   s->impl_ = std::make_unique<Impl>();
   s->impl_->opt = opt;
-  s->impl_->device_name = std::move(device_name);
-  s->impl_->sm_count = sm_count;
+  s->impl_->device_name = device.name;
+  s->impl_->device = dispatch::traits_of(device);
   BOO_ASSIGN_OR_RETURN(s->impl_->stream, runtime::Stream::create());
-  int l2 = 0;
-  if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess && l2 > 0) {
-    s->impl_->l2_bytes = l2;
-  }
+  if (device.l2_bytes > 0) s->impl_->l2_bytes = device.l2_bytes;
   return s;
 }
 
@@ -62,7 +58,7 @@ core::Status GpuSession::Impl::ensure_context() {
   d.force_config = opt.config;
   d.max_compile_attempts = std::max(3, opt.top);
   BOO_ASSIGN_OR_RETURN(d.rules, space::parse_rule_set(opt.rule_set));
-  BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
+  BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, device));
   return core::Status::ok();
 }
 

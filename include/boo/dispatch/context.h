@@ -3,6 +3,7 @@
 // singletons; a Context is an object its owner passes around).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "boo/dispatch/conv_dispatcher.h"
@@ -10,14 +11,27 @@
 #include "boo/dispatch/layernorm_dispatcher.h"
 #include "boo/dispatch/tuning_db.h"
 #include "boo/jit/kernel_cache.h"
+#include "boo/runtime/device.h"
 
 namespace boo::dispatch {
 
-// The model Context::create gives the dispatchers: the defaults (an H100 SXM's), the device's SM
-// count where `sm_count` > 0, and BOO_MODEL_BANDWIDTH_GBS (a positive integer, GB/s) for the HBM
-// bandwidth where it is set (an H200 streams 4800 GB/s: for A/B runs of the model's picks; a value
-// that is not a positive integer is an error that names the variable).
-core::Expected<DeviceModel> device_model_from_environment(int sm_count);
+// What dispatch is told of the GPU it plans for (0: unknown, the DeviceModel default stays). Not
+// its bandwidth: the model's 3350 GB/s is fitted to measured picks, and the H200's own 4814
+// GB/s picked 0.93x slower over the 22 moved picks timed on 2026-12-03
+// (bench/results/2026-12-03-device-bandwidth-h200.md).
+struct DeviceTraits {
+  int sm_count = 0;
+  int64_t l2_bytes = 0;
+};
+
+// The model Context::create gives the dispatchers: the defaults (an H100 SXM's), each trait of
+// `device` that is known, then BOO_MODEL_BANDWIDTH_GBS (a positive integer, GB/s) for the HBM
+// bandwidth where it is set (for A/B runs of the model's picks; a value that is not a positive
+// integer is an error that names the variable).
+core::Expected<DeviceModel> device_model_from_environment(const DeviceTraits& device);
+DeviceTraits traits_of(const runtime::DeviceInfo& device);
+// The first visible GPU's traits; none (the defaults) on a machine without one.
+DeviceTraits current_device_traits();
 
 struct Context {
   std::unique_ptr<jit::KernelCache> cache;
@@ -27,10 +41,10 @@ struct Context {
   std::unique_ptr<LayerNormDispatcher> layernorm;
 
   // Reads BOO_CACHE_*, BOO_JIT, BOO_NVCC, BOO_CUTLASS_DIR, BOO_TUNING_SPEC_PATH; the device
-  // model is device_model_from_environment(sm_count) (sm_count: the current GPU's, 0 without
-  // one).
+  // model is device_model_from_environment(device) (device: the current GPU's traits, none
+  // without one).
   static core::Expected<std::unique_ptr<Context>> create(DispatchOptions options = {},
-                                                         int sm_count = 0);
+                                                         DeviceTraits device = {});
 };
 
 }  // namespace boo::dispatch

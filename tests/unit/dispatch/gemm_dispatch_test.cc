@@ -710,28 +710,40 @@ TEST(Heuristic, RowsOffCacheLinesTakeMulticastClusters) {
             predict_gemm_sm90_us(padded_ld, alone, DeviceModel{}));
 }
 
-// BOO_MODEL_BANDWIDTH_GBS sets the model's HBM bandwidth (an H200's 4800 GB/s for A/B runs of
-// the picks); unset, the H100 SXM's; not a positive integer, an error that names it.
-TEST(Heuristic, ModelBandwidthComesFromTheEnvironment) {
+// The model takes the device's SM count and L2 where they are known, not its bandwidth (the
+// model's is fitted: an H200's 4814 GB/s picked slower), and BOO_MODEL_BANDWIDTH_GBS over the
+// bandwidth (A/B runs of the picks); without either, the H100 SXM's; the variable not a positive
+// integer is an error that names it.
+TEST(Heuristic, ModelTakesTheDeviceThenTheEnvironment) {
   unsetenv("BOO_MODEL_BANDWIDTH_GBS");
-  auto plain = device_model_from_environment(114);
+  auto plain = device_model_from_environment({});
   ASSERT_TRUE(plain.has_value());
-  EXPECT_EQ(plain->sm_count, 114);
+  EXPECT_EQ(plain->sm_count, DeviceModel{}.sm_count);
   EXPECT_EQ(plain->bandwidth_gbs, DeviceModel{}.bandwidth_gbs);
+  EXPECT_EQ(plain->l2_bytes, DeviceModel{}.l2_bytes);
+  runtime::DeviceInfo h200_info;
+  h200_info.sm_count = 114;
+  h200_info.bandwidth_gbs = 4814.0;
+  h200_info.l2_bytes = 60 << 20;
+  auto device = device_model_from_environment(traits_of(h200_info));
+  ASSERT_TRUE(device.has_value());
+  EXPECT_EQ(device->sm_count, 114);
+  EXPECT_EQ(device->l2_bytes, 60 << 20);
+  EXPECT_EQ(device->bandwidth_gbs, DeviceModel{}.bandwidth_gbs);
   setenv("BOO_MODEL_BANDWIDTH_GBS", "4800", 1);
-  auto h200 = device_model_from_environment(0);
+  auto h200 = device_model_from_environment(traits_of(h200_info));
   ASSERT_TRUE(h200.has_value());
   EXPECT_EQ(h200->bandwidth_gbs, 4800.0);
-  EXPECT_EQ(h200->sm_count, DeviceModel{}.sm_count);
+  EXPECT_EQ(h200->sm_count, 114);
   // A memory-bound problem is predicted faster at the higher bandwidth.
   const ops::GemmProblem decode = aligned(8192, 16, 8192);
   const auto at = [&](const DeviceModel& d) {
     return make_gemm_sm90()->rank(decode, d, space::RuleSet::kDefault).front().predicted_us;
   };
-  EXPECT_LT(at(*h200), at(*plain));
+  EXPECT_LT(at(*h200), at(*device));
   for (const char* bad : {"fast", "0", "-4800"}) {
     setenv("BOO_MODEL_BANDWIDTH_GBS", bad, 1);
-    auto e = device_model_from_environment(0);
+    auto e = device_model_from_environment({});
     ASSERT_FALSE(e.has_value()) << bad;
     EXPECT_NE(e.status().message().find("BOO_MODEL_BANDWIDTH_GBS"), std::string::npos)
         << e.status().message();
