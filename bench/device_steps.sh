@@ -13,15 +13,24 @@
 # few-channel list's gate, direct kernel first), `vendor` (a jobs file's lines with dispatch's
 # pick against a vendor), `profile` (one kernel of one command under ncu) and `source_profile`
 # (the same under ncu --set full, its SASS source page summed by stall reason);
-# and builds boo (incrementally where a build is there).
+# and builds boo (incrementally where a build is there). The kernels of earlier calls are
+# unpacked first where .deps/device-kcache is carried, and the cache is packed into
+# $OUT/kcache.tar.xz on exit (scripts/device-kcache.sh).
 source scripts/device-env.sh
 export BOO_CACHE_DIR="$PWD/.deps/device-cache"
+source scripts/device-kcache.sh
+kcache_unpack  # the kernels of earlier calls, where .deps/device-kcache is carried
 boo=build/device/tools/boo/boo
 R="${OUT:-/tmp/$1}"
 L="/tmp/$1-logs"
+LOGS_TGZ="${2:-$1-logs.tgz}"
 mkdir -p "$R" "$L"
-# shellcheck disable=SC2064  # the tarball's name is fixed now
-trap "tar czf \"$R/${2:-$1-logs.tgz}\" -C \"$L\" . 2>/dev/null" EXIT
+# On exit: the logs, and the kernel cache for the next call (scripts/device-kcache-keep.sh).
+on_exit() {
+  tar czf "$R/$LOGS_TGZ" -C "$L" . 2>/dev/null
+  [ -n "${OUT:-}" ] && kcache_pack "$R"
+}
+trap on_exit EXIT
 log() { echo "== $(date +%H:%M:%S) $*"; }
 step() {  # step NAME SECONDS COMMAND...: a bounded step, its output in $L/NAME.log
   local name=$1 limit=$2

@@ -14,7 +14,8 @@
 #   call, the rest in others; `conv` = convpreload, convtests, convbench; `ln` = lnpreload,
 #   lntests, lnbench)
 # Logs and CSVs go to out/; at the end the device tool's $OUT (which brings back at most 8
-# files) gets out/logs.tgz, summary.txt and the benchmark CSVs.
+# files) gets out/logs.tgz, summary.txt, the benchmark CSVs and kcache.tar.xz (the kernel
+# cache for the next call: scripts/device-kcache.sh).
 # Environment: BOO_SPACE_SAMPLE (configs of `full` to compile in spacecheck, default 24);
 # BOO_CONV_LISTS (the conv numerics lists, space-separated); BOO_LISTBENCH (listbench: gemm:FILE
 # and conv:FILE lists timed against the vendor); BOO_SKIP_DEPTHWISE_BENCH (convbench
@@ -30,6 +31,12 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(all)
 source scripts/device-env.sh
 export BOO_CACHE_DIR="${BOO_CACHE_DIR:-$PWD/.deps/device-cache}"
+# The kernels of earlier calls (.deps/device-kcache, carried); packed again at the end by the
+# script that unpacked them (this one, unless a caller did).
+source scripts/device-kcache.sh
+kcache_owner=
+[ -z "${BOO_KCACHE_UNPACKED:-}" ] && kcache_owner=1
+kcache_unpack
 boo=build/device/tools/boo/boo
 jobs=$(nproc)
 status=0
@@ -509,5 +516,6 @@ if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
     workload-numerics-layernorm_public.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
   done
+  [ -n "$kcache_owner" ] && kcache_pack "$RESULTS"
 fi
 exit $status
