@@ -12,10 +12,11 @@ if [ -z "$src" ]; then
     "before it did)" >&2
   exit 1
 fi
-if ! kernels=$(tar tf "$src" 2>/dev/null | grep -c '\.so$'); then
+if ! names=$(tar tf "$src" 2>/dev/null); then
   echo "error: $src is not a whole tarball (the call was cut while packing it); kept the old one" >&2
   exit 1
 fi
+kernels=$(grep -c '\.so$' <<<"$names" || true)
 mkdir -p .deps/device-kcache
 rm -f .deps/device-kcache/kcache.tar.xz .deps/device-kcache/kcache.tgz
 cp "$src" .deps/device-kcache/

@@ -16,7 +16,7 @@ kcache_unpack() {
   export BOO_KCACHE_UNPACKED=1
   local KCACHE_CARRIED
   KCACHE_CARRIED=$(ls .deps/device-kcache/kcache.tar.xz .deps/device-kcache/kcache.tgz 2>/dev/null |
-    head -1)
+    head -1 || true)
   [ -n "$KCACHE_CARRIED" ] || return 0
   mkdir -p "$BOO_CACHE_DIR"
   if tar xf "$KCACHE_CARRIED" -C "$BOO_CACHE_DIR"; then
@@ -31,18 +31,24 @@ kcache_pack() {  # kcache_pack DIR
   command -v xz >/dev/null || { out=$1/kcache.tgz && zip="gzip -6"; }
   local max=$((${BOO_KCACHE_MIB:-12} * 1024 * 1024))
   local raw=$((max * 6))  # kernel objects pack about 7:1
+  rm -f "$out" "$out.tmp"
   [ -d "$BOO_CACHE_DIR" ] || return 0
-  for _ in 1 2 3 4; do
-    # Each kernel's object, metadata and compile log (ptxas's spill and wait reports).
+  while [ "$raw" -ge $((256 * 1024)) ]; do
+    # Each kernel's object, metadata and compile log (ptxas's spill and wait reports), newest
+    # objects first, until their bytes pass the budget.
     (cd "$BOO_CACHE_DIR" && find . -name '*.so' -printf '%T@ %s %p\n' | sort -rn |
       awk -v raw="$raw" '{ s += $2; if (s > raw) exit; stem = substr($3, 1, length($3) - 3);
                            print stem ".so"; print stem ".json"; print stem ".log" }') >"$list"
-    [ -s "$list" ] || return 0
-    (cd "$BOO_CACHE_DIR" && tar cf - --ignore-failed-read -T "$list" 2>/dev/null) |
-      $zip >"$out.tmp" && mv "$out.tmp" "$out"
-    [ "$(stat -c %s "$out")" -le "$max" ] && break
+    [ -s "$list" ] || break
+    (cd "$BOO_CACHE_DIR" && tar cf - --ignore-failed-read -T "$list" 2>/dev/null) | $zip >"$out.tmp"
+    if [ "$(stat -c %s "$out.tmp")" -le "$max" ]; then
+      mv "$out.tmp" "$out"
+      echo "== kernel cache: $(grep -c '\.so$' "$list") kernels packed into $out" \
+        "($(($(stat -c %s "$out") / 1024)) KiB)"
+      return 0
+    fi
     raw=$((raw / 2))
   done
-  echo "== kernel cache: $(grep -c '\.so$' "$list") kernels packed into $out" \
-    "($(($(stat -c %s "$out") / 1024)) KiB)"
+  rm -f "$out.tmp"
+  echo "== kernel cache: nothing packed (no kernels, or none fit ${BOO_KCACHE_MIB:-12} MiB)"
 }

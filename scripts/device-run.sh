@@ -34,8 +34,10 @@ export BOO_CACHE_DIR="${BOO_CACHE_DIR:-$PWD/.deps/device-cache}"
 # The kernels of earlier calls (.deps/device-kcache, carried); packed again at the end by the
 # script that unpacked them (this one, unless a caller did).
 source scripts/device-kcache.sh
-kcache_owner=
-[ -z "${BOO_KCACHE_UNPACKED:-}" ] && kcache_owner=1
+# On any exit, a cut call's included: what it compiled is what the next call needs.
+if [ -z "${BOO_KCACHE_UNPACKED:-}" ] && [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
+  trap 'kcache_pack "$RESULTS"' EXIT
+fi
 kcache_unpack
 boo=build/device/tools/boo/boo
 jobs=$(nproc)
@@ -516,6 +518,5 @@ if [ -n "$RESULTS" ] && [ "$RESULTS" != "$OUT" ]; then
     workload-numerics-layernorm_public.txt; do
     [ -f "$OUT/$f" ] && cp "$OUT/$f" "$RESULTS/"
   done
-  [ -n "$kcache_owner" ] && kcache_pack "$RESULTS"
 fi
 exit $status

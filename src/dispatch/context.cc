@@ -7,15 +7,12 @@ namespace boo::dispatch {
 core::Expected<DeviceModel> device_model_from_environment(const DeviceTraits& device) {
   DeviceModel model;
   if (device.sm_count > 0) model.sm_count = device.sm_count;
-  if (device.l2_bytes > 0) model.l2_bytes = device.l2_bytes;
   BOO_ASSIGN_OR_RETURN(const int64_t gbs, core::env_int("BOO_MODEL_BANDWIDTH_GBS", 0));
   if (gbs > 0) model.bandwidth_gbs = static_cast<double>(gbs);
   return model;
 }
 
-DeviceTraits traits_of(const runtime::DeviceInfo& device) {
-  return {device.sm_count, device.l2_bytes};
-}
+DeviceTraits traits_of(const runtime::DeviceInfo& device) { return {device.sm_count}; }
 
 DeviceTraits current_device_traits() {
   auto devices = runtime::list_devices();

@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -60,11 +59,10 @@ double peak_bandwidth_gbs(int memory_clock_khz, int bus_width_bits) {
 }
 
 std::string describe(const DeviceInfo& d) {
-  char buf[256];
-  const int n =
-      std::snprintf(buf, sizeof(buf), "%s (sm_%d%d, %d SMs, %.1f GiB", d.name.c_str(), d.cc_major,
-                    d.cc_minor, d.sm_count, static_cast<double>(d.memory_bytes) / (1ull << 30));
-  std::string out(buf, static_cast<size_t>(std::max(n, 0)));
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), " (sm_%d%d, %d SMs, %.1f GiB", d.cc_major, d.cc_minor, d.sm_count,
+                static_cast<double>(d.memory_bytes) / (1ull << 30));
+  std::string out = d.name + buf;
   if (d.bandwidth_gbs > 0) out += ", " + std::to_string(std::lround(d.bandwidth_gbs)) + " GB/s";
   return out + ")";
 }

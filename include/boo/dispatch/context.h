@@ -15,13 +15,13 @@
 
 namespace boo::dispatch {
 
-// What dispatch is told of the GPU it plans for (0: unknown, the DeviceModel default stays). Not
-// its bandwidth: the model's 3350 GB/s is fitted to measured picks, and the H200's own 4814
-// GB/s picked 0.93x slower over the 22 moved picks timed on 2026-12-03
-// (bench/results/2026-12-03-device-bandwidth-h200.md).
+// What dispatch is told of the GPU it plans for (0: unknown, the DeviceModel default stays): its
+// SM count. Not its bandwidth: the model's 3350 GB/s is fitted to measured picks, and the H200's
+// own 4814 GB/s picked 0.93x as fast over the 22 moved picks timed on 2026-12-03
+// (bench/results/2026-12-03-device-bandwidth-h200.md). Not its L2 size either: the model's 50 MiB
+// was fitted alongside, and another size was never timed.
 struct DeviceTraits {
   int sm_count = 0;
-  int64_t l2_bytes = 0;
 };
 
 // The model Context::create gives the dispatchers: the defaults (an H100 SXM's), each trait of

@@ -710,10 +710,10 @@ TEST(Heuristic, RowsOffCacheLinesTakeMulticastClusters) {
             predict_gemm_sm90_us(padded_ld, alone, DeviceModel{}));
 }
 
-// The model takes the device's SM count and L2 where they are known, not its bandwidth (the
-// model's is fitted: an H200's 4814 GB/s picked slower), and BOO_MODEL_BANDWIDTH_GBS over the
-// bandwidth (A/B runs of the picks); without either, the H100 SXM's; the variable not a positive
-// integer is an error that names it.
+// The model takes the device's SM count where it is known, not its bandwidth or L2 (the model's
+// are fitted: an H200's 4814 GB/s picked slower), and BOO_MODEL_BANDWIDTH_GBS over the bandwidth
+// (A/B runs of the picks); without either, the H100 SXM's; the variable not a positive integer is
+// an error that names it.
 TEST(Heuristic, ModelTakesTheDeviceThenTheEnvironment) {
   unsetenv("BOO_MODEL_BANDWIDTH_GBS");
   auto plain = device_model_from_environment({});
@@ -721,17 +721,17 @@ TEST(Heuristic, ModelTakesTheDeviceThenTheEnvironment) {
   EXPECT_EQ(plain->sm_count, DeviceModel{}.sm_count);
   EXPECT_EQ(plain->bandwidth_gbs, DeviceModel{}.bandwidth_gbs);
   EXPECT_EQ(plain->l2_bytes, DeviceModel{}.l2_bytes);
-  runtime::DeviceInfo h200_info;
-  h200_info.sm_count = 114;
-  h200_info.bandwidth_gbs = 4814.0;
-  h200_info.l2_bytes = 60 << 20;
-  auto device = device_model_from_environment(traits_of(h200_info));
+  runtime::DeviceInfo pcie;  // an H100 PCIe: 114 SMs, HBM2e
+  pcie.sm_count = 114;
+  pcie.bandwidth_gbs = 2039.0;
+  pcie.l2_bytes = 60 << 20;
+  auto device = device_model_from_environment(traits_of(pcie));
   ASSERT_TRUE(device.has_value());
   EXPECT_EQ(device->sm_count, 114);
-  EXPECT_EQ(device->l2_bytes, 60 << 20);
   EXPECT_EQ(device->bandwidth_gbs, DeviceModel{}.bandwidth_gbs);
+  EXPECT_EQ(device->l2_bytes, DeviceModel{}.l2_bytes);
   setenv("BOO_MODEL_BANDWIDTH_GBS", "4800", 1);
-  auto h200 = device_model_from_environment(traits_of(h200_info));
+  auto h200 = device_model_from_environment(traits_of(pcie));
   ASSERT_TRUE(h200.has_value());
   EXPECT_EQ(h200->bandwidth_gbs, 4800.0);
   EXPECT_EQ(h200->sm_count, 114);
