@@ -40,7 +40,7 @@ int fail(const core::Status& s) {
 int main() {
   auto devices = runtime::list_devices();
   if (!devices) return fail(devices.status());
-  auto ctx = dispatch::Context::create({}, dispatch::traits_of(devices->front()));
+  auto ctx = dispatch::Context::create({}, devices->front().sm_count);
   if (!ctx) return fail(ctx.status());
   auto stream = runtime::Stream::create();
   if (!stream) return fail(stream.status());

@@ -4,31 +4,22 @@
 
 namespace boo::dispatch {
 
-core::Expected<DeviceModel> device_model_from_environment(const DeviceTraits& device) {
+core::Expected<DeviceModel> device_model_from_environment(int sm_count) {
   DeviceModel model;
-  if (device.sm_count > 0) model.sm_count = device.sm_count;
+  if (sm_count > 0) model.sm_count = sm_count;
   BOO_ASSIGN_OR_RETURN(const int64_t gbs, core::env_int("BOO_MODEL_BANDWIDTH_GBS", 0));
   if (gbs > 0) model.bandwidth_gbs = static_cast<double>(gbs);
   return model;
 }
 
-DeviceTraits traits_of(const runtime::DeviceInfo& device) { return {device.sm_count}; }
-
-DeviceTraits current_device_traits() {
-  auto devices = runtime::list_devices();
-  if (!devices || devices->empty()) return {};
-  return traits_of(devices->front());
-}
-
-core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options,
-                                                         DeviceTraits device) {
+core::Expected<std::unique_ptr<Context>> Context::create(DispatchOptions options, int sm_count) {
   auto ctx = std::make_unique<Context>();
   BOO_ASSIGN_OR_RETURN(jit::CacheOptions cache, jit::CacheOptions::from_environment());
   BOO_ASSIGN_OR_RETURN(jit::CompilerOptions compiler, jit::CompilerOptions::from_environment());
   ctx->cache = std::make_unique<jit::KernelCache>(std::move(cache), std::move(compiler));
   BOO_ASSIGN_OR_RETURN(TuningDb db, TuningDb::from_environment());
   ctx->tuning_db = std::make_unique<TuningDb>(std::move(db));
-  BOO_ASSIGN_OR_RETURN(DeviceModel model, device_model_from_environment(device));
+  BOO_ASSIGN_OR_RETURN(DeviceModel model, device_model_from_environment(sm_count));
   // A forced config names one kernel: a GEMM's goes to the GEMM dispatcher (conv.gemm_1x1 uses
   // it), a convolution's to the convolution dispatcher, a layer norm's to the layer norm one.
   DispatchOptions gemm_options = options;

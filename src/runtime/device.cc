@@ -52,6 +52,12 @@ core::Expected<std::vector<DeviceInfo>> list_devices() {
   return out;
 }
 
+std::optional<DeviceInfo> first_device() {
+  auto devices = list_devices();
+  if (!devices || devices->empty()) return std::nullopt;
+  return devices->front();
+}
+
 double peak_bandwidth_gbs(int memory_clock_khz, int bus_width_bits) {
   if (memory_clock_khz <= 0 || bus_width_bits <= 0) return 0.0;
   // Double data rate: two transfers a clock, bus_width_bits / 8 bytes each.

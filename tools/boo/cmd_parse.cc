@@ -6,6 +6,7 @@
 #include "boo/dispatch/context.h"
 #include "boo/dispatch/conv_gemm_1x1.h"
 #include "boo/ops/problem.h"
+#include "boo/runtime/device.h"
 #include "cli_checks.h"
 #include "command_source.h"
 #include "format.h"
@@ -34,9 +35,10 @@ void print_ranked(const std::vector<std::string>& notes, const List& list, size_
 
 // Dispatch's ranked candidates with their predicted times (nothing is compiled): the GEMM
 // dispatcher's for a GEMM, the convolution dispatcher's for a convolution (and, for a 1x1
-// convolution that is a GEMM, that GEMM's), modelled on `device`. False where dispatch cannot
-// start (a tuning database that does not load): that is an error of the run, not of the problem.
-bool print_candidates(const ops::Problem& p, int n, const dispatch::DeviceTraits& device) {
+// convolution that is a GEMM, that GEMM's), for `sm_count` SMs (0: the default). False where
+// dispatch cannot start (a tuning database that does not load): that is an error of the run, not of
+// the problem.
+bool print_candidates(const ops::Problem& p, int n, int sm_count) {
   const auto* g = std::get_if<ops::GemmProblem>(&p);
   const auto* conv = std::get_if<ops::ConvProblem>(&p);
   if (g == nullptr && conv == nullptr) {
@@ -46,7 +48,7 @@ bool print_candidates(const ops::Problem& p, int n, const dispatch::DeviceTraits
   }
   dispatch::DispatchOptions o;
   o.max_compile_attempts = n;
-  auto ctx = dispatch::Context::create(o, device);
+  auto ctx = dispatch::Context::create(o, sm_count);
   if (!ctx) {
     std::printf("  dispatch unavailable: %s\n", ctx.status().message().c_str());
     std::fprintf(stderr, "boo parse: error: dispatch unavailable: %s\n",
@@ -130,12 +132,12 @@ int run_parse(const ParseOptions& opt) {
   bool dispatch_ok = true;
   // Candidates are ranked for this machine's GPU, as the driver ranks them; without one, for the
   // defaults (an H100 SXM).
-  dispatch::DeviceTraits device;
+  int sm_count = 0;
   if (opt.candidates > 0 && !opt.keys_only) {
-    if (auto devices = runtime::list_devices(); devices && !devices->empty()) {
-      device = dispatch::traits_of(devices->front());
-      std::fprintf(stderr, "boo parse: candidates ranked for GPU %d: %s\n", devices->front().index,
-                   runtime::describe(devices->front()).c_str());
+    if (const auto gpu = runtime::first_device()) {
+      sm_count = gpu->sm_count;
+      std::fprintf(stderr, "boo parse: candidates ranked for GPU %d: %s\n", gpu->index,
+                   runtime::describe(*gpu).c_str());
     }
   }
   for (const SourcedCommand& cmd : source->commands) {
@@ -152,7 +154,7 @@ int run_parse(const ParseOptions& opt) {
       std::printf("%s: %s\n", cmd.source.c_str(), cmd.text.c_str());
       print_problem(p, ceilings);
       if (opt.candidates > 0 && dispatch_ok)
-        dispatch_ok = print_candidates(p, opt.candidates, device);
+        dispatch_ok = print_candidates(p, opt.candidates, sm_count);
       if (cmd.weight != 1) std::printf("  weight   %lld\n", static_cast<long long>(cmd.weight));
     }
     if (!opt.keys_only) {

@@ -8,6 +8,7 @@
 
 #include "boo/dispatch/context.h"
 #include "boo/jit/compile_log.h"
+#include "boo/runtime/device.h"
 #include "cli_checks.h"
 #include "command_source.h"
 #include "parallel_compile.h"
@@ -57,7 +58,9 @@ int run_preload(const PreloadOptions& opt) {
   dopt.max_compile_attempts = std::max(3, opt.top);
   dopt.rules = *space::parse_rule_set(opt.rule_set);  // CLI11 checked the name
   dopt.force_config = opt.config;
-  auto ctx = dispatch::Context::create(dopt, dispatch::current_device_traits());
+  // Ranked for this machine's GPU, as the driver will rank them.
+  const auto gpu = runtime::first_device();
+  auto ctx = dispatch::Context::create(dopt, gpu ? gpu->sm_count : 0);
   if (!ctx) {
     std::fprintf(stderr, "boo preload: error: %s\n", ctx.status().message().c_str());
     return 2;

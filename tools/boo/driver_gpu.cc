@@ -23,7 +23,7 @@ core::Expected<std::unique_ptr<GpuSession>> GpuSession::create(const DriverOptio
   s->impl_ = std::make_unique<Impl>();
   s->impl_->opt = opt;
   s->impl_->device_name = device.name;
-  s->impl_->device = dispatch::traits_of(device);
+  s->impl_->sm_count = device.sm_count;
   BOO_ASSIGN_OR_RETURN(s->impl_->stream, runtime::Stream::create());
   if (device.l2_bytes > 0) s->impl_->l2_bytes = device.l2_bytes;
   return s;
@@ -58,7 +58,7 @@ core::Status GpuSession::Impl::ensure_context() {
   d.force_config = opt.config;
   d.max_compile_attempts = std::max(3, opt.top);
   BOO_ASSIGN_OR_RETURN(d.rules, space::parse_rule_set(opt.rule_set));
-  BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, device));
+  BOO_ASSIGN_OR_RETURN(ctx, dispatch::Context::create(d, sm_count));
   return core::Status::ok();
 }
 

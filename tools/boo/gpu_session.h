@@ -25,7 +25,7 @@ struct MisalignedOperands;  // driver_gpu.cc (--misalign for GEMMs)
 struct GpuSession::Impl {
   DriverOptions opt;
   std::string device_name;
-  dispatch::DeviceTraits device;  // what dispatch plans for
+  int sm_count = 0;  // what dispatch plans for
   runtime::Stream stream;
   std::unique_ptr<dispatch::Context> ctx;
   std::unique_ptr<reference::CublasLtGemm> lt;

@@ -3,7 +3,6 @@
 // singletons; a Context is an object its owner passes around).
 #pragma once
 
-#include <cstdint>
 #include <memory>
 
 #include "boo/dispatch/conv_dispatcher.h"
@@ -11,27 +10,17 @@
 #include "boo/dispatch/layernorm_dispatcher.h"
 #include "boo/dispatch/tuning_db.h"
 #include "boo/jit/kernel_cache.h"
-#include "boo/runtime/device.h"
 
 namespace boo::dispatch {
 
-// What dispatch is told of the GPU it plans for (0: unknown, the DeviceModel default stays): its
-// SM count. Not its bandwidth: the model's 3350 GB/s is fitted to measured picks, and the H200's
-// own 4814 GB/s picked 0.93x as fast over the 22 moved picks timed on 2026-12-03
-// (bench/results/2026-12-03-device-bandwidth-h200.md). Not its L2 size either: the model's 50 MiB
-// was fitted alongside, and another size was never timed.
-struct DeviceTraits {
-  int sm_count = 0;
-};
-
-// The model Context::create gives the dispatchers: the defaults (an H100 SXM's), each trait of
-// `device` that is known, then BOO_MODEL_BANDWIDTH_GBS (a positive integer, GB/s) for the HBM
+// The model Context::create gives the dispatchers: the defaults (an H100 SXM's), the device's SM
+// count where `sm_count` > 0, and BOO_MODEL_BANDWIDTH_GBS (a positive integer, GB/s) for the HBM
 // bandwidth where it is set (for A/B runs of the model's picks; a value that is not a positive
-// integer is an error that names the variable).
-core::Expected<DeviceModel> device_model_from_environment(const DeviceTraits& device);
-DeviceTraits traits_of(const runtime::DeviceInfo& device);
-// The first visible GPU's traits; none (the defaults) on a machine without one.
-DeviceTraits current_device_traits();
+// integer is an error that names the variable). Not the device's own bandwidth: the model's 3350
+// GB/s is fitted to measured picks, and the H200's 4814 GB/s picked 0.93x as fast over the 22
+// moved picks timed on 2026-12-03 (bench/results/2026-12-03-device-bandwidth-h200.md). Not its L2
+// size either: the model's 50 MiB was fitted alongside, and another size was never timed.
+core::Expected<DeviceModel> device_model_from_environment(int sm_count);
 
 struct Context {
   std::unique_ptr<jit::KernelCache> cache;
@@ -41,10 +30,10 @@ struct Context {
   std::unique_ptr<LayerNormDispatcher> layernorm;
 
   // Reads BOO_CACHE_*, BOO_JIT, BOO_NVCC, BOO_CUTLASS_DIR, BOO_TUNING_SPEC_PATH; the device
-  // model is device_model_from_environment(device) (device: the current GPU's traits, none
-  // without one).
+  // model is device_model_from_environment(sm_count) (sm_count: the current GPU's, 0 without
+  // one).
   static core::Expected<std::unique_ptr<Context>> create(DispatchOptions options = {},
-                                                         DeviceTraits device = {});
+                                                         int sm_count = 0);
 };
 
 }  // namespace boo::dispatch

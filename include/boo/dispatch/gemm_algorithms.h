@@ -21,7 +21,7 @@ struct DeviceModel {
   double tflops_16bit = 989.4;
   double tflops_tf32 = 494.7;
   // HBM bandwidth as the model uses it: fitted to measured picks on H100 and H200 alike (an
-  // H200's own 4814 GB/s made them slower: dispatch/context.h, DeviceTraits).
+  // H200's own 4814 GB/s made them slower: dispatch/context.h).
   double bandwidth_gbs = 3350.0;
   double launch_us = 3.0;
   int64_t l2_bytes = int64_t{50} << 20;  // H100 SXM

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct DeviceInfo {
 
 // Every visible CUDA device; kUnavailable (with the CUDA runtime's reason) when there is none.
 core::Expected<std::vector<DeviceInfo>> list_devices();
+// The first visible GPU; none on a machine without one.
+std::optional<DeviceInfo> first_device();
 // One line: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB, 3352 GB/s)".
 std::string describe(const DeviceInfo& d);
 // Peak bandwidth of a DDR memory interface in GB/s from the driver's memory clock (kHz) and bus
