@@ -615,6 +615,27 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                           (static_cast<double>(p.m) * p.k * reads(a_off, across_n, c.cluster_n) +
                            static_cast<double>(p.n) * p.k * reads(b_off, across_m, c.cluster_m)) *
                           p.batch;
+  // What an MN-major operand's off-line rows cost beyond aligned ones is not hidden under the
+  // DRAM stream over a long K loop (K of 4096 or more): there it adds. H200
+  // (bench/results/2026-12-04-nmajor-h200.md): with B N-major (rows of 144-192 bytes) on t128x128
+  // pingpong tiles, 2x1 clusters multicasting B took 14336 x 72 x 14336 124.6 -> 110.2 us, 16384 x
+  // 88 x 4096 48.6 -> 41.1, 10240 x 96 x 8192 54.9 -> 53.1, where the model gave both clusters the
+  // same DRAM-bound time. Over 32 (fp16 8192 x 80: 15.8 -> 16.5 us) and for K-major operands (the
+  // seven list picks the term moved there: a 1x1 convolution 5% slower, 8192 x 100 x 4104 +bias
+  // +gelu 16% slower on parallel split-K, decode shapes 3-7% faster) it is left out.
+  const auto off_line_extra = [&](bool off, bool mn_major, double operand, int64_t tiles_across,
+                                  int cluster) {
+    return off && mn_major && p.k >= 4096
+               ? operand * (reads(off, tiles_across, cluster) - static_cast<double>(tiles_across))
+               : 0.0;
+  };
+  const double off_line_bytes =
+      bytes_ab * p.batch *
+      (off_line_extra(a_off, p.trans_a == ops::Transpose::kN, static_cast<double>(p.m) * p.k,
+                      across_n, c.cluster_n) +
+       off_line_extra(b_off, p.trans_b == ops::Transpose::kT, static_cast<double>(p.n) * p.k,
+                      across_m, c.cluster_m));
+  const double off_line_us = std::max(0.0, off_line_bytes) / (4.0 * d.bandwidth_gbs * 1e9) * 1e6;
   // Sweeps of the large operand: over a narrow side (N, or M, of at most 256: one tile could span
   // it) tiles that split that side, in a grid of more than one wave, stream the large operand
   // once per tile across it. The raster runs along the long side, so a wave holds few tiles of
@@ -645,9 +666,9 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // (rows of 10000 bytes) ranks its parallel split-K first only so (18.0 us against 23.5).
   const double loaded_bytes =
       narrow && !swap_pays(p) && p.n > 32 && k_blocks >= 32 ? l2_bytes : 0.0;
-  const double memory_us = std::max({dram_bytes / hbm, l2_bytes / (4.0 * d.bandwidth_gbs * 1e9),
-                                     loaded_bytes / (per_cta_share * active * sm_bw)}) *
-                           1e6;
+  const double memory_us = std::max({dram_bytes / hbm * 1e6 + off_line_us,
+                                     l2_bytes / (4.0 * d.bandwidth_gbs * 1e9) * 1e6,
+                                     loaded_bytes / (per_cta_share * active * sm_bw) * 1e6});
   // A narrow tile does little work per tile, so its per-tile cost (pipeline fill and drain, the
   // epilogue's stores) shows when each SM runs many of them: H100, 2026-11-23, the 1x1
   // convolution GEMM 64 x 200704 x 256 on 64x16x128 tiles (95 per SM) measured 77.2 us against

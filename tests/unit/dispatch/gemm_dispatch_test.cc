@@ -710,6 +710,24 @@ TEST(Heuristic, RowsOffCacheLinesTakeMulticastClusters) {
             predict_gemm_sm90_us(padded_ld, alone, DeviceModel{}));
 }
 
+// An MN-major operand whose rows start off 128-byte lines (B N-major with N = 72: rows of 144
+// bytes) over a long K loop is multicast in 2x1 clusters (H200, 2026-12-04: 14336 x 72 x 14336
+// 124.6 -> 110.2 us); with K = 2048 (fp16 8192 x 80: 15.8 -> 16.5 us) the cluster is left out.
+TEST(Heuristic, MnMajorRowsOffCacheLinesTakeMulticastOverLongK) {
+  ops::GemmProblem p = aligned(14336, 72, 14336);
+  p.trans_b = ops::Transpose::kT;
+  p.ldb = 72;
+  const space::GemmSm90Config long_k = default_pick(p).first;
+  EXPECT_EQ(long_k.cluster_m, 2) << long_k.name();
+  ops::GemmProblem short_k = aligned(8192, 80, 2048);
+  short_k.a_type = short_k.b_type = short_k.c_type = short_k.d_type = short_k.bias_type =
+      core::DType::kF16;
+  short_k.trans_b = ops::Transpose::kT;
+  short_k.ldb = 80;
+  const space::GemmSm90Config c = default_pick(short_k).first;
+  EXPECT_EQ(c.cluster_m * c.cluster_n, 1) << c.name();
+}
+
 // The model takes the device's SM count where it is known, not its bandwidth or L2 (the model's
 // are fitted: an H200's 4814 GB/s picked slower), and BOO_MODEL_BANDWIDTH_GBS over the bandwidth
 // (A/B runs of the picks); without either, the H100 SXM's; the variable not a positive integer is
