@@ -620,9 +620,9 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   // (bench/results/2026-12-04-nmajor-h200.md): with B N-major (rows of 144-192 bytes) on t128x128
   // pingpong tiles, 2x1 clusters multicasting B took 14336 x 72 x 14336 124.6 -> 110.2 us, 16384 x
   // 88 x 4096 48.6 -> 41.1, 10240 x 96 x 8192 54.9 -> 53.1, where the model gave both clusters the
-  // same DRAM-bound time. Over 32 (fp16 8192 x 80: 15.8 -> 16.5 us) and for K-major operands (the
-  // seven list picks the term moved there: a 1x1 convolution 5% slower, 8192 x 100 x 4104 +bias
-  // +gelu 16% slower on parallel split-K, decode shapes 3-7% faster) it is left out.
+  // same DRAM-bound time. With K = 2048 (fp16 8192 x 80: 15.8 -> 16.5 us) and for K-major operands
+  // (the seven list picks the term moved there: a 1x1 convolution 5% slower, 8192 x 100 x 4104
+  // +bias +gelu 16% slower on parallel split-K, decode shapes 3-7% faster) it is left out.
   const auto off_line_extra = [&](bool off, bool mn_major, double operand, int64_t tiles_across,
                                   int cluster) {
     return off && mn_major && p.k >= 4096
