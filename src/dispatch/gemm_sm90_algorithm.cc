@@ -33,6 +33,9 @@ constexpr double kNarrowTileUs = 0.22;
 // What a TMA box row of an operand whose rows start off 128-byte lines costs in the L2, in
 // aligned rows (predict_gemm_sm90_us).
 constexpr double kOffLineRowCost = 2.5;
+// What an L2 read of few rows of A shared by every tile across N costs, in bytes streamed from
+// DRAM (predict_gemm_sm90_us).
+constexpr double kSharedReadCost = 0.67;
 
 // A 128-wide tile over N of 65 to 112 multiplies and stages up to 63 columns of padding; the
 // same tile as wide as N rounded up to 16 does not. H200 (16-bit operands, aligned):
@@ -378,8 +381,12 @@ class GemmSm90UnalignedAlgorithm final : public GemmAlgorithm {
 
 }  // namespace
 
-double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
-                            const DeviceModel& d, std::string* why) {
+namespace {
+
+// predict_gemm_sm90_us; `sliced_k` > 0: p is parallel split-K's slices of a GEMM of that K as a
+// batch (the batches are one GEMM's parts of K).
+double predict_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c, const DeviceModel& d,
+                       std::string* why, int64_t sliced_k) {
   if (c.scheduler == GemmScheduler::kSplitKParallel) {
     // The slices as the batch of a persistent GEMM with an fp32 output, then the reduction: it
     // reads every slice's partials from L2 (written just before; ~4x HBM bandwidth), writes D
@@ -398,7 +405,7 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     GemmSm90Config ic = c;
     ic.scheduler = GemmScheduler::kPersistent;
     ic.splits = 1;
-    const double inner_us = predict_gemm_sm90_us(inner, ic, d, why);
+    const double inner_us = predict_sm90_us(inner, ic, d, why, /*sliced_k=*/p.k);
     const double partials = static_cast<double>(splits) * p.m * p.n * 4.0;
     const double outputs =
         static_cast<double>(p.m) * p.n * core::dtype_bytes(p.d_type) * (p.reads_c() ? 2 : 1);
@@ -416,7 +423,7 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
   if (c.swap_ab) {
     GemmSm90Config inner = c;
     inner.swap_ab = false;
-    return predict_gemm_sm90_us(swapped_problem(p), inner, d, why);
+    return predict_sm90_us(swapped_problem(p), inner, d, why, sliced_k);
   }
   const double peak = p.a_type == core::DType::kF32 ? d.tflops_tf32
                       : core::is_fp8(p.a_type)      ? d.tflops_fp8
@@ -652,7 +659,35 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     return swept ? (static_cast<double>(tiles_across) - 1.0) * operand : 0.0;
   };
   const double swept_a = sweeps(p.n, across_n, p.m), swept_b = sweeps(p.m, across_m, p.n);
-  const double dram_bytes = static_cast<double>(p.min_bytes()) + swept_a + swept_b;
+  // Over few rows (M of 33 to 127, a wide N, a long K) every tile across N reads all of A's rows
+  // and a wave's tiles read the same ones at the same k-block: each L2 read of A beyond its
+  // first (one per cluster that multicasts it), and of B beyond its first where tiles split M,
+  // costs about two thirds of a byte streamed from DRAM (kSharedReadCost). H200, 2026-12-04
+  // (bench/results/2026-12-04-mnarrow-h200.md): 72 x 4096 x 12288 fp16 with A M-major took
+  // 50.7 us on 64 columns of t128x64 tiles in 2 parallel slices, 38.5 on 32 columns of t128x128
+  // in 4 slices, 34.4 with those in 1x2 clusters (cuBLASLt 34.0); its K-major twin 74.8 on 128
+  // columns of t128x32 (rows on 128-byte lines cost the same a byte); 104 x 8192 x 8192 52.4 on
+  // t128x128 tiles in 2 slices, 45.1 in 1x2 clusters, 50.2 on t64x128 tiles in 1x2 clusters (B
+  // read by two rows of tiles). With the term the six lines studied ran 1.10-2.14x faster, ten
+  // random ones held out 0.97-2.64x (geometric mean 1.34x). Left out: M of 128 and more (held
+  // out: 128 x 9984 x 10752 +bias +gelu 16% slower on the wide tiles it chose; over M of
+  // 136-248 0.84-1.26x), N under 16 M (the 1x1 backward weight's 128 x 384 GEMM measured slower
+  // in clusters), K under 4096 (not measured), the mirror with B shared (4096 x 72 x 12288 with
+  // B K-major ran 35.3 us on its t128x32 pick: no such cost), decode shapes and batches of
+  // separate GEMMs.
+  const int64_t gemm_k = sliced_k > 0 ? sliced_k : p.k;
+  const bool shared =
+      (p.batch == 1 || sliced_k > 0) && p.m > 32 && p.m < 128 && p.n >= 16 * p.m && gemm_k >= 4096;
+  const auto rereads = [&](double operand, int64_t tiles_across, int cluster, double swept) {
+    return shared && swept == 0.0
+               ? operand * static_cast<double>(ceil_div(tiles_across, cluster) - 1)
+               : 0.0;
+  };
+  const double shared_bytes =
+      kSharedReadCost * bytes_ab * p.batch *
+      (rereads(static_cast<double>(p.m) * p.k, across_n, c.cluster_n, swept_a) +
+       rereads(static_cast<double>(p.n) * p.k, across_m, c.cluster_m, swept_b));
+  const double dram_bytes = static_cast<double>(p.min_bytes()) + swept_a + swept_b + shared_bytes;
   // A narrow tile's CTA loads at what its pipeline keeps in flight whether the bytes come from
   // DRAM or the L2: where such tiles split an N wider than 32, each loads A's rows again, at
   // the same four fair shares. H200, 2026-12-03 (bench/results/2026-12-03-fitted-n-h200.md,
@@ -692,6 +727,12 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
                     a ? "A" : "B", static_cast<long long>(a ? across_n : across_m), a ? "N" : "M");
       *why += buf;
     }
+    if (shared_bytes > 0.0) {
+      std::snprintf(
+          buf, sizeof(buf), "; A's %lld rows read %lld times from the L2 (tiles across N)",
+          static_cast<long long>(p.m), static_cast<long long>(ceil_div(across_n, c.cluster_n)));
+      *why += buf;
+    }
     if (a_off || b_off) {
       *why += std::string("; rows of ") +
               (a_off && b_off ? "A and B"
@@ -701,6 +742,13 @@ double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
     }
   }
   return total;
+}
+
+}  // namespace
+
+double predict_gemm_sm90_us(const ops::GemmProblem& p, const GemmSm90Config& c,
+                            const DeviceModel& d, std::string* why) {
+  return predict_sm90_us(p, c, d, why, /*sliced_k=*/0);
 }
 
 core::Status gemm_sm90_alignment(const ops::GemmProblem& p) {
