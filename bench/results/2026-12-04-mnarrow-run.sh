@@ -5,6 +5,7 @@
 #   bash bench/results/2026-12-04-mnarrow-run.sh check heldout   # call 2
 #   bash bench/results/2026-12-04-mnarrow-run.sh heldout2 mirror # call 3
 #   bash bench/results/2026-12-04-mnarrow-run.sh c4              # call 4
+#   bash bench/results/2026-12-04-mnarrow-run.sh swap            # call 5
 #   sweep:  -sweep-jobs.txt: GEMMs with few rows (M of 72-104) and A stored M-major (hipBLASLt
 #           transA N; its 144-208-byte columns start off 128-byte lines), wide N and long K: the
 #           held-out lines of 2026-12-04-nmajor at 0.67-0.82x cuBLASLt. Each on dispatch's pick
@@ -63,6 +64,16 @@
 #           of the 132 SMs (bench/probes/cluster_occupancy.cu), which may eat the gain.
 #           Measured: 1.13-1.17x on 88 x 11008 x 6144 (88 CTAs), 1.28-1.42x slower on the split
 #           lines (128 CTAs: a second wave of clusters). Not landed.
+#   swap:   -swap-jobs.txt: four GEMMs with few rows and A K-major (tn; 88, 104, 80 and 136 rows)
+#           on dispatch's pick and with swapped operands (swap_ab: the mirror problem, B' = A
+#           K-major and narrow, on the tiles dispatch picks for the mirror, alone and in 2x1
+#           clusters); boo and cuBLASLt, -V 1 first, two rounds. For the next session: the
+#           space swaps only 16- and 32-wide tiles today. Expected (written before the call): the
+#           mirror's times, as the mirror call measured 8192 x 104 x 8192 at 40.9 us: 104 x 8192 x
+#           8192 44.7 -> ~41, 88 x 11008 x 6144 45.4 -> ~41, 80 x 5376 x 11264 41.5 -> ~38, 136 x
+#           9216 x 13312 (pick t64x256, not timed) ~85.
+#           Measured: 39.2, 40.4, 37.6 us (1.12-1.20x the landed picks, 0.95-1.01x cuBLASLt);
+#           136 rows 88.5 against 83.8 on the pick. 2x1 clusters 1-3% slower. Not landed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 source bench/device_steps.sh mnarrow
@@ -78,6 +89,7 @@ for phase in "$@"; do
     patch -p1 <"$J-c4-experiments.diff" && timed c4 "$J-c4-jobs.txt" base boo,cublaslt 400
     patch -R -p1 <"$J-c4-experiments.diff"
     ;;
+  swap) timed swap "$J-swap-jobs.txt" base boo,cublaslt 230 ;;
   *) echo "unknown phase $phase" ;;
   esac
 done
